@@ -1,0 +1,13 @@
+//! Integration tests: one binary, one module per area.
+
+mod asm_roundtrip;
+mod cli;
+mod corpus;
+mod decode;
+mod interp;
+mod validate;
+
+/// The shared corpus beside the checkout (`../shared/corpus`).
+pub fn corpus_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}

@@ -1,0 +1,2 @@
+//! The `sm5jit` command line (stub; being written).
+fn main() {}

@@ -1,0 +1,1 @@
+//! Conformance cases in the corpus format (stub; being written).

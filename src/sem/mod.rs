@@ -1,0 +1,1 @@
+//! Scalar semantics of every instruction (stub; being written).
