@@ -940,3 +940,291 @@ fn decode_cb(w: &mut Window, controls: u32) -> Result<Decl, DecodeError> {
         })
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// VK-TEST `raw_tgsm_code` (`dxbc-format.md` §11): the whole SHEX payload.
+    pub(crate) const RAW_TGSM: [u32; 61] = [
+        0x00050050, 0x0000003d, 0x0100086a, 0x0300009d, 0x0011e000, 0x00000000, 0x0200005f,
+        0x00024000, 0x0200005f, 0x00021012, 0x02000068, 0x00000001, 0x0400009f, 0x0011f000,
+        0x00000000, 0x00000004, 0x0400009b, 0x00000020, 0x00000001, 0x00000001, 0x0200001f,
+        0x0002400a, 0x060000a6, 0x0011f012, 0x00000000, 0x00004001, 0x00000000, 0x0002100a,
+        0x01000015, 0x010018be, 0x060000ad, 0x0011f000, 0x00000000, 0x00004001, 0x00000000,
+        0x0002100a, 0x010018be, 0x0200001f, 0x0002400a, 0x06000029, 0x00100012, 0x00000000,
+        0x0002100a, 0x00004001, 0x00000002, 0x070000a5, 0x00100022, 0x00000000, 0x00004001,
+        0x00000000, 0x0011f006, 0x00000000, 0x070000a6, 0x0011e012, 0x00000000, 0x0010000a,
+        0x00000000, 0x0010001a, 0x00000000, 0x01000015, 0x0100003e,
+    ];
+
+    fn stream(body: &[u32]) -> Vec<u32> {
+        let mut s = vec![0x00050050, body.len() as u32 + 2];
+        s.extend_from_slice(body);
+        s
+    }
+
+    fn err_at(body: &[u32]) -> (usize, Option<Opcode>, String) {
+        match decode_program(&stream(body)) {
+            Err(DecodeError::Token {
+                offset,
+                opcode,
+                what,
+            }) => (offset, opcode, what),
+            other => panic!("expected a token error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn decodes_the_worked_example() {
+        let p = decode_program(&RAW_TGSM).unwrap();
+        assert_eq!(
+            p.version,
+            Version {
+                kind: ProgramKind::Compute,
+                major: 5,
+                minor: 0
+            }
+        );
+        assert_eq!(p.decls.len(), 7);
+        assert_eq!(p.decls[0], Decl::GlobalFlags(1));
+        assert_eq!(
+            p.decls[5],
+            Decl::TgsmRaw {
+                op: p.decls[5].clone().tgsm_op(),
+                bytes: 4
+            }
+        );
+        assert_eq!(p.decls[6], Decl::ThreadGroup([32, 1, 1]));
+        let ops: Vec<Opcode> = p.insts.iter().map(|i| i.opcode).collect();
+        assert_eq!(ops.len(), 12);
+        assert_eq!(ops[2], Opcode::EndIf);
+        let sync = &p.insts[3];
+        assert_eq!((sync.opcode, sync.sync_flags()), (Opcode::Sync, 0x3));
+        assert!(!p.insts[0].test_nz());
+        let ld = &p.insts[8];
+        assert_eq!(ld.opcode, Opcode::LdRaw);
+        assert_eq!(
+            ld.operands[0].comps,
+            Components::Four(Selection::Mask(0b0010))
+        );
+        assert_eq!(ld.operands[1].imm, vec![0]);
+        assert_eq!(
+            ld.operands[2].comps,
+            Components::Four(Selection::Swizzle([0, 0, 0, 0]))
+        );
+        assert_eq!(ld.operands[2].ty, OperandType::Tgsm);
+    }
+
+    impl Decl {
+        fn tgsm_op(self) -> Operand {
+            match self {
+                Decl::TgsmRaw { op, .. } => op,
+                _ => panic!("not a tgsm_raw"),
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_unknown_opcodes_and_operand_types() {
+        let (off, op, what) = err_at(&[0x010001FF]);
+        assert_eq!((off, op), (2, None));
+        assert!(what.contains("unknown opcode 0x1ff"), "{what}");
+        let e = decode_program(&stream(&[0x010001FF])).unwrap_err();
+        assert_eq!(e.to_string(), "dword 2: unknown opcode 0x1ff");
+        // mov r0.x, <operand type 0xFF>
+        let (off, op, what) = err_at(&[0x05000036, 0x00100012, 0, 0x000FF001, 0]);
+        assert_eq!((off, op), (5, Some(Opcode::Mov)));
+        assert!(what.contains("unknown operand type 255"), "{what}");
+    }
+
+    #[test]
+    fn rejects_lengths_past_the_end() {
+        let (off, _, what) = err_at(&[0x7F000036, 0x00100012]);
+        assert_eq!(off, 2);
+        assert!(what.contains("length 127"), "{what}");
+        // Length-0 escape whose length dword points past the end.
+        let (off, _, what) = err_at(&[0x00000091, 1000]);
+        assert_eq!(off, 2);
+        assert!(what.contains("1000"), "{what}");
+        // Length 0 as the last dword: no room for the length.
+        let (off, _, _) = err_at(&[0x0000003e]);
+        assert_eq!(off, 2);
+        // Length token larger than the chunk.
+        let mut s = stream(&[0x0100003e]);
+        s[1] = 99;
+        assert!(matches!(
+            decode_program(&s),
+            Err(DecodeError::Token { offset: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn ignores_excess_dwords_after_the_length() {
+        let mut s = stream(&[0x0100003e]);
+        s.push(0xDEAD_BEEF);
+        assert_eq!(decode_program(&s).unwrap().insts.len(), 1);
+    }
+
+    #[test]
+    fn rejects_over_long_instructions_and_wrong_operand_counts() {
+        // ret with a stray dword inside its window.
+        let (off, op, what) = err_at(&[0x0300003e, 0x00100012, 0]);
+        assert_eq!((off, op), (2, Some(Opcode::Ret)));
+        assert!(what.contains("1 operands, expected 0"), "{what}");
+        // ret with half an operand.
+        let (off, _, what) = err_at(&[0x0200003e, 0x00100012]);
+        assert_eq!(off, 4);
+        assert!(what.contains("past the end of the instruction"), "{what}");
+        // dcl_temps with an extra dword.
+        let (off, op, what) = err_at(&[0x03000068, 1, 7]);
+        assert_eq!((off, op), (4, Some(Opcode::DclTemps)));
+        assert!(what.contains("trailing"), "{what}");
+        // mov whose source runs past its own window (into the next instruction).
+        let (off, _, what) = err_at(&[0x04000036, 0x00100012, 0, 0x00100006, 0, 0x0100003e]);
+        assert_eq!(off, 6);
+        assert!(what.contains("past the end of the instruction"), "{what}");
+    }
+
+    #[test]
+    fn rejects_deep_relative_nesting() {
+        // mov r0.x, x0[x1[r0.x + 0].x + 0].x : two levels of relative indices.
+        let inner = [0x0010000a, 0];
+        let mut body = vec![0x00000036, 0x00100012, 0];
+        let x1 = 0x0620300a; // x#.x, 2D, [imm][imm32+rel]
+        let x0 = 0x0620300a;
+        body.extend_from_slice(&[x0, 0, 0, x1, 1, 0]);
+        body.extend_from_slice(&inner);
+        body[0] |= (body.len() as u32) << 24;
+        let (_, op, what) = err_at(&body);
+        assert_eq!(op, Some(Opcode::Mov));
+        assert!(what.contains("nested"), "{what}");
+        // One level is fine.
+        let mut ok = vec![0x00000036, 0x00100012, 0, x0, 0, 0, 0x0010000a, 0];
+        ok[0] |= (ok.len() as u32) << 24;
+        let p = decode_program(&stream(&ok)).unwrap();
+        assert!(matches!(
+            p.insts[0].operands[1].indices[1],
+            Index::Imm32PlusRelative(0, _)
+        ));
+    }
+
+    #[test]
+    fn rejects_control_bits_outside_the_rule() {
+        // mov with the _nz bit.
+        let (off, op, what) = err_at(&[0x05040036, 0x00100012, 0, 0x00004001, 0]);
+        assert_eq!((off, op), (2, Some(Opcode::Mov)));
+        assert!(what.contains("control bits 0x80"), "{what}");
+        // resinfo return type 3.
+        let (_, _, what) = err_at(&[0x0700183d, 0x001000f2, 0, 0x00004001, 0, 0x00107e46, 0]);
+        assert!(what.contains("resinfo"), "{what}");
+        // dcl_temps with a control bit.
+        let (_, op, _) = err_at(&[0x02000868, 1]);
+        assert_eq!(op, Some(Opcode::DclTemps));
+        // mov_sat and if_nz are fine.
+        let p = decode_program(&stream(&[
+            0x05002036, 0x00100012, 0, 0x00004001, 0, 0x0304001f, 0x0010000a, 0,
+        ]));
+        let p = p.unwrap();
+        assert!(p.insts[0].saturate());
+        assert!(p.insts[1].test_nz());
+    }
+
+    #[test]
+    fn rejects_declarations_after_instructions() {
+        let (off, op, what) = err_at(&[0x0100003e, 0x02000068, 1]);
+        assert_eq!((off, op), (3, Some(Opcode::DclTemps)));
+        assert!(what.contains("after the first executable"), "{what}");
+    }
+
+    #[test]
+    fn immediate_constant_buffer_and_comments() {
+        let p = decode_program(&stream(&[
+            0x00001835, 6, 1, 2, 3, 4, 0x00000035, 3, 0xAA, 0x0100003e,
+        ]))
+        .unwrap();
+        assert_eq!(
+            p.decls,
+            vec![Decl::ImmediateConstantBuffer(vec![1, 2, 3, 4])]
+        );
+        assert_eq!(p.insts.len(), 1);
+        let (_, _, what) = err_at(&[0x00001835, 5, 1, 2, 3]);
+        assert!(what.contains("whole number of rows"), "{what}");
+        let (_, _, what) = err_at(&[0x00007835, 2]);
+        assert!(what.contains("custom data class 15"), "{what}");
+    }
+
+    #[test]
+    fn extended_tokens_decode() {
+        // ld_raw r0.x, l(0), t0.x with the fxc extended opcode tokens.
+        let body = [
+            0x890000a5u32,
+            0x800002c2,
+            0x00199983,
+            0x00100012,
+            0,
+            0x00004001,
+            0,
+            0x00107006,
+            0,
+        ];
+        let p = decode_program(&stream(&body)).unwrap();
+        let i = &p.insts[0];
+        assert_eq!(i.ext.len(), 2);
+        assert_eq!(
+            i.ext[0],
+            ExtOpcode::ResourceDim {
+                dim: ResourceDim::RawBuffer,
+                stride: 0
+            }
+        );
+        assert_eq!(i.ext[1], ExtOpcode::ReturnType([ReturnType::Mixed; 4]));
+        // add r0.x, -cb0[0].x, |r1.x| (neg and abs modifiers).
+        let body = [
+            0x0a000000u32,
+            0x00100012,
+            0,
+            0x80208006,
+            0x41,
+            0,
+            0,
+            0x8010000a,
+            0x81,
+            1,
+        ];
+        let p = decode_program(&stream(&body)).unwrap();
+        assert_eq!(p.insts[0].operands[1].modifier, Modifier::Neg);
+        assert_eq!(p.insts[0].operands[2].modifier, Modifier::Abs);
+        // _aoffimmi(-1, 2, 0)
+        assert_eq!(
+            decode_ext_opcode(0x1 | (0xF << 9) | (2 << 13)),
+            Ok(ExtOpcode::SampleControls([-1, 2, 0]))
+        );
+        assert!(decode_ext_opcode(0x4).is_err());
+        assert!(decode_ext_opcode(0x1 | (1 << 25)).is_err());
+    }
+
+    #[test]
+    fn rejects_bad_version_tokens() {
+        assert!(matches!(
+            decode_program(&[]),
+            Err(DecodeError::Token { offset: 0, .. })
+        ));
+        assert!(matches!(
+            decode_program(&[0x00090050, 2]),
+            Err(DecodeError::Token { offset: 0, .. })
+        ));
+        assert!(matches!(
+            decode_program(&[0x00050070, 2]),
+            Err(DecodeError::Token { offset: 0, .. })
+        ));
+        assert!(matches!(
+            decode_program(&[0x00050050]),
+            Err(DecodeError::Token { offset: 1, .. })
+        ));
+        assert!(matches!(
+            decode_program(&[0x00050050, 1]),
+            Err(DecodeError::Token { offset: 1, .. })
+        ));
+    }
+}

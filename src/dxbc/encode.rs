@@ -545,3 +545,260 @@ fn index_rep(index: &Index) -> u32 {
         Index::Imm64PlusRelative(..) => 4,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dxbc::decode::tests::RAW_TGSM;
+    use crate::dxbc::{decode_program, dxbc_checksum, read_dxbc, ReadOptions};
+    use crate::ir::{ProgramKind, Version};
+
+    fn cs(major: u8, minor: u8) -> Version {
+        Version {
+            kind: ProgramKind::Compute,
+            major,
+            minor,
+        }
+    }
+
+    fn reg(ty: OperandType, index: u32) -> Operand {
+        let mut op = Operand::new(ty, Components::Zero);
+        op.indices.push(Index::Imm32(index));
+        op
+    }
+
+    #[test]
+    fn worked_example_reencodes_and_matches_the_vkd3d_checksum() {
+        let p = decode_program(&RAW_TGSM).unwrap();
+        assert_eq!(encode_program(&p).unwrap(), RAW_TGSM);
+        // VK-TEST `raw_tgsm_code`: ISGN, OSGN, SHEX, 328 bytes.
+        let bytes = write_dxbc(&p, None, None).unwrap();
+        assert_eq!(bytes.len(), 328);
+        let stored: Vec<u32> = (0..5)
+            .map(|i| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()))
+            .collect();
+        assert_eq!(
+            stored,
+            [0x43425844, 0x467df6d9, 0x5f56edda, 0x5c96b787, 0x60c91fb8]
+        );
+        assert_eq!(dxbc_checksum(&bytes).to_vec(), stored[1..]);
+        let back = read_dxbc(&bytes, &ReadOptions::default()).unwrap();
+        assert_eq!(back.program, p);
+        assert_eq!(back.info.input_signature, Some(vec![]));
+    }
+
+    #[test]
+    fn sm4_programs_go_into_shdr() {
+        let p = Program {
+            version: cs(4, 0),
+            decls: vec![],
+            insts: vec![Instruction::new(Opcode::Ret, vec![])],
+        };
+        let bytes = write_dxbc(&p, None, None).unwrap();
+        let c = Container::parse(&bytes, &ReadOptions::default()).unwrap();
+        let tags: Vec<[u8; 4]> = c.chunks.iter().map(|c| c.tag).collect();
+        assert_eq!(tags, [*b"ISGN", *b"OSGN", *b"SHDR"]);
+    }
+
+    #[test]
+    fn every_declaration_form_round_trips() {
+        let mut range = reg(OperandType::Uav, 2);
+        range.indices.extend([Index::Imm32(4), Index::Imm32(7)]);
+        let mut cb = reg(OperandType::ConstantBuffer, 0);
+        cb.comps = Components::Four(Selection::Swizzle([0, 1, 2, 3]));
+        cb.indices.push(Index::Imm32(3));
+        let ret = [ReturnType::Float; 4];
+        let flags = UavFlags {
+            globally_coherent: true,
+            rasterizer_ordered: false,
+            order_preserving_counter: false,
+        };
+        let opc = UavFlags {
+            order_preserving_counter: true,
+            ..flags
+        };
+        let sm50 = vec![
+            Decl::GlobalFlags(0x1 | 0x4),
+            Decl::ImmediateConstantBuffer(vec![1, 2, 3, 4, 5, 6, 7, 8]),
+            Decl::ConstantBuffer {
+                op: cb.clone(),
+                dynamic: true,
+                size: 3,
+                space: 0,
+            },
+            Decl::Sampler {
+                op: reg(OperandType::Sampler, 1),
+                mode: 1,
+                space: 0,
+            },
+            Decl::Resource {
+                op: reg(OperandType::Resource, 0),
+                dim: ResourceDim::Texture2DMS,
+                sample_count: 4,
+                ret,
+                space: 0,
+            },
+            Decl::ResourceRaw {
+                op: reg(OperandType::Resource, 1),
+                space: 0,
+            },
+            Decl::ResourceStructured {
+                op: reg(OperandType::Resource, 2),
+                stride: 16,
+                space: 0,
+            },
+            Decl::UavTyped {
+                op: reg(OperandType::Uav, 0),
+                dim: ResourceDim::Texture3D,
+                flags,
+                ret,
+                space: 0,
+            },
+            Decl::UavRaw {
+                op: reg(OperandType::Uav, 1),
+                flags,
+                space: 0,
+            },
+            Decl::UavStructured {
+                op: reg(OperandType::Uav, 2),
+                stride: 8,
+                flags: opc,
+                space: 0,
+            },
+            Decl::Temps(3),
+            Decl::IndexableTemp {
+                reg: 0,
+                len: 5,
+                comps: 4,
+            },
+            Decl::TgsmRaw {
+                op: reg(OperandType::Tgsm, 0),
+                bytes: 64,
+            },
+            Decl::TgsmStructured {
+                op: reg(OperandType::Tgsm, 1),
+                stride: 4,
+                count: 32,
+            },
+            Decl::ThreadGroup([8, 8, 1]),
+            Decl::FunctionBody(3),
+            Decl::FunctionTable {
+                index: 0,
+                bodies: (0..200).collect(),
+            },
+            Decl::Interface {
+                index: 1,
+                dynamic: true,
+                table_len: 2,
+                array_len: 3,
+                tables: vec![0, 1],
+            },
+            Decl::Other {
+                opcode: Opcode::DclGsInstanceCount,
+                controls: 0,
+                body: vec![4],
+            },
+        ];
+        let p = Program {
+            version: cs(5, 0),
+            decls: sm50,
+            insts: vec![],
+        };
+        let tokens = encode_program(&p).unwrap();
+        assert_eq!(decode_program(&tokens).unwrap(), p);
+        let sm51 = vec![
+            Decl::ConstantBuffer {
+                op: range.clone(),
+                dynamic: false,
+                size: 12,
+                space: 2,
+            },
+            Decl::UavStructured {
+                op: range.clone(),
+                stride: 4,
+                flags: UavFlags::default(),
+                space: 1,
+            },
+            Decl::Resource {
+                op: range.clone(),
+                dim: ResourceDim::Buffer,
+                sample_count: 0,
+                ret,
+                space: 5,
+            },
+            Decl::Sampler {
+                op: range,
+                mode: 0,
+                space: 3,
+            },
+        ];
+        let p = Program {
+            version: cs(5, 1),
+            decls: sm51,
+            insts: vec![],
+        };
+        assert_eq!(decode_program(&encode_program(&p).unwrap()).unwrap(), p);
+    }
+
+    #[test]
+    fn long_function_tables_use_the_length_escape() {
+        let d = Decl::FunctionTable {
+            index: 0,
+            bodies: (0..200).collect(),
+        };
+        let p = Program {
+            version: cs(5, 0),
+            decls: vec![d],
+            insts: vec![],
+        };
+        let tokens = encode_program(&p).unwrap();
+        assert_eq!(tokens[2], Opcode::DclFunctionTable.number());
+        assert_eq!(tokens[3], 204);
+        assert_eq!(decode_program(&tokens).unwrap(), p);
+    }
+
+    #[test]
+    fn rejects_what_tokens_cannot_hold() {
+        let imm = |n: usize| {
+            let mut op = Operand::new(OperandType::Imm32, Components::Four(Selection::Mask(0)));
+            op.imm = vec![0; n];
+            op
+        };
+        let long = Instruction::new(Opcode::Mov, vec![imm(4); 40]);
+        let p = Program {
+            version: cs(5, 0),
+            decls: vec![],
+            insts: vec![long],
+        };
+        let e = encode_program(&p).unwrap_err();
+        assert!(e.to_string().contains("at most 127"), "{e}");
+        let p = Program {
+            version: cs(5, 0),
+            decls: vec![],
+            insts: vec![Instruction::new(Opcode::Mov, vec![imm(3)])],
+        };
+        assert!(encode_program(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("immediate dwords"));
+        let mut bad = Instruction::new(Opcode::Mov, vec![]);
+        bad.controls = 0x80;
+        let p = Program {
+            version: cs(5, 0),
+            decls: vec![],
+            insts: vec![bad],
+        };
+        assert!(encode_program(&p).is_err());
+        let d = Decl::Other {
+            opcode: Opcode::DclTemps,
+            controls: 0,
+            body: vec![1],
+        };
+        let p = Program {
+            version: cs(5, 0),
+            decls: vec![d],
+            insts: vec![],
+        };
+        assert!(encode_program(&p).is_err());
+    }
+}
