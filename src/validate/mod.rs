@@ -29,11 +29,12 @@ use std::fmt;
 
 use crate::ir::{Opcode, Program};
 
-pub use cfg::{Flow, FlowTable};
+pub use cfg::{Flow, FlowTable, MAX_NESTING};
 pub use info::{
     CbInfo, IndexableTempInfo, IoReg, ProgramInfo, ResourceInfo, ResourceKind, SamplerInfo,
     TgsmInfo, TgsmKind, UavInfo,
 };
+pub use limits::global_flags;
 
 /// Which family of rule a [`ValidationError`] breaks (for callers and tests
 /// that want to match on the kind without parsing the message).
