@@ -147,7 +147,7 @@ pub struct IoReg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramInfo {
     pub version: Version,
-    /// `dcl_globalFlags` bits, shifted like `Decl::GlobalFlags` (see [`super::global_flags`]).
+    /// `dcl_globalFlags` bits at their token positions (see [`super::global_flags`]).
     pub global_flags: u32,
     /// `dcl_thread_group` (compute only).
     pub thread_group: Option<[u32; 3]>,

@@ -14,15 +14,14 @@ use crate::ir::{
 
 use super::{ProgramInfo, Rule, TgsmKind, VResult, ValidationError};
 
-/// `dcl_globalFlags` bits as `Decl::GlobalFlags` holds them: the opcode
-/// token's bits [23:11] shifted down by 11 (`dxbc-format.md` §10.2 lists
-/// them unshifted, e.g. doubles = 0x1000 there, 0x2 here).
+/// `dcl_globalFlags` bits as `Decl::GlobalFlags` holds them: at their
+/// opcode-token bit positions (`dxbc-format.md` §10.2).
 pub mod global_flags {
-    pub const REFACTORING_ALLOWED: u32 = 0x1;
-    pub const DOUBLES: u32 = 0x2;
-    pub const RAW_AND_STRUCTURED_4X: u32 = 0x8;
-    pub const DOUBLE_EXTENSIONS_11_1: u32 = 0x40;
-    pub const SHADER_EXTENSIONS_11_1: u32 = 0x80;
+    pub const REFACTORING_ALLOWED: u32 = 0x800;
+    pub const DOUBLES: u32 = 0x1000;
+    pub const RAW_AND_STRUCTURED_4X: u32 = 0x4000;
+    pub const DOUBLE_EXTENSIONS_11_1: u32 = 0x20000;
+    pub const SHADER_EXTENSIONS_11_1: u32 = 0x40000;
 }
 
 /// Largest temp storage (r# plus every x# element), in vec4.

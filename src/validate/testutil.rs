@@ -93,7 +93,7 @@ pub fn cs(
     mut insts: Vec<Instruction>,
 ) -> Program {
     let mut all = vec![
-        Decl::GlobalFlags(0x1),
+        Decl::GlobalFlags(0x800),
         Decl::Temps(temps),
         Decl::ThreadGroup(group),
     ];
