@@ -359,3 +359,167 @@ fn broken_doubles_without_flag() {
     let e = expect(&p, Rule::Model, Some(at), None);
     assert!(e.message.contains("enableDoublePrecisionFloatOps"), "{e}");
 }
+
+// ---------------------------------------------------------------------------
+// Programs written as assembly text.
+// ---------------------------------------------------------------------------
+
+fn asm(text: &str) -> Program {
+    sm5jit::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+const HEADER: &str = "cs_5_0\n\
+    dcl_globalFlags refactoringAllowed\n\
+    dcl_constantbuffer cb0[2], immediateIndexed\n\
+    dcl_resource_structured t0, 16\n\
+    dcl_uav_raw u0\n\
+    dcl_uav_structured u1, 8\n\
+    dcl_input vThreadID.x\n\
+    dcl_temps 2\n\
+    dcl_tgsm_structured g0, 4, 64\n\
+    dcl_thread_group 64, 1, 1\n";
+
+fn with_header(body: &str) -> Program {
+    asm(&format!("{HEADER}{body}"))
+}
+
+#[test]
+fn text_program_validates_with_full_summary() {
+    let p = with_header(
+        "ld_structured r0.x, vThreadID.x, l(0), t0.xxxx\n\
+         iadd r0.x, r0.x, cb0[1].x\n\
+         store_structured g0.x, vThreadID.x, l(0), r0.x\n\
+         sync_g_t\n\
+         switch r0.x\n\
+           case l(1)\n\
+           case l(2)\n\
+             store_raw u0.x, l(0), r0.x\n\
+             break\n\
+           default\n\
+             imm_atomic_alloc r1.x, u1\n\
+             break\n\
+         endswitch\n\
+         ret\n",
+    );
+    let info = validate(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(info.temps, 2);
+    assert_eq!(info.constant_buffers[&0].size, 2);
+    assert!(info.uses_barrier && info.uses_atomics);
+    assert!(info.uavs[&1].uses_alloc);
+    assert_eq!(
+        info.flow.get(4),
+        &Flow::Switch {
+            cases: vec![(1, 5), (2, 6)],
+            default: Some(9),
+            endswitch: 12
+        }
+    );
+    assert_eq!(info.flow.get(8), &Flow::Break { end: 12 });
+}
+
+/// Each broken body fails with `rule` at instruction `at`, and the message
+/// contains `says`.
+#[test]
+fn text_programs_with_errors() {
+    let cases: &[(&str, Rule, usize, &str)] = &[
+        (
+            "mov r0.x, l(0)\nmov r2.x, r0.x\nret\n",
+            Rule::Undeclared,
+            1,
+            "r2 is not declared",
+        ),
+        (
+            "mov r0.x, cb0[2].x\nret\n",
+            Rule::Undeclared,
+            0,
+            "cb0[2] is past the declared size 2",
+        ),
+        (
+            "mov r0.x, cb1[0].x\nret\n",
+            Rule::Undeclared,
+            0,
+            "cb1 is not declared",
+        ),
+        (
+            "ld_raw r0.x, l(0), t0.xxxx\nret\n",
+            Rule::ResourceKind,
+            0,
+            "t0 is a structured buffer",
+        ),
+        (
+            "ld_structured r0.x, l(0), l(0), t3.xxxx\nret\n",
+            Rule::Undeclared,
+            0,
+            "t3 is not declared",
+        ),
+        (
+            "store_structured u0.x, l(0), l(0), r0.x\nret\n",
+            Rule::ResourceKind,
+            0,
+            "u0 is a raw buffer",
+        ),
+        (
+            "imm_atomic_alloc r0.x, u0\nret\n",
+            Rule::ResourceKind,
+            0,
+            "structured UAV",
+        ),
+        (
+            "mov r0.x, vThreadGroupID.x\nret\n",
+            Rule::Undeclared,
+            0,
+            "vThreadGroupID",
+        ),
+        (
+            "store_raw u0.xz, l(0), r0.xyxx\nret\n",
+            Rule::Operand,
+            0,
+            ".xz",
+        ),
+        (
+            "mov r0.x, l(0)\nelse\nret\n",
+            Rule::Flow,
+            1,
+            "else without an open if",
+        ),
+        (
+            "loop\nmov r0.x, l(0)\nret\n",
+            Rule::Flow,
+            0,
+            "loop without endloop",
+        ),
+        (
+            "if_nz r0.x\nbreak\nendif\nret\n",
+            Rule::Flow,
+            1,
+            "break outside",
+        ),
+        (
+            "loop\nswitch r0.x\ndefault\ncontinue\nendswitch\nendloop\ncontinue\nret\n",
+            Rule::Flow,
+            6,
+            "continue outside",
+        ),
+        (
+            "switch r0.x\ncase l(0)\ncase l(0)\nendswitch\nret\n",
+            Rule::Flow,
+            2,
+            "duplicate case value 0",
+        ),
+        ("deriv_rtx r0.x, r0.x\nret\n", Rule::Model, 0, "compute"),
+        ("sync_t\nret\n", Rule::Model, 0, "fence"),
+        (
+            "dadd r0.xy, r0.xyxy, r0.xyxy\nret\n",
+            Rule::Model,
+            0,
+            "enableDoublePrecisionFloatOps",
+        ),
+        ("call l3\nret\n", Rule::Flow, 0, "l3"),
+    ];
+    for (body, rule, at, says) in cases {
+        let p = with_header(body);
+        let e = validate(&p).expect_err(body);
+        assert_eq!((e.rule, e.inst_index), (*rule, Some(*at)), "{body}: {e}");
+        assert!(e.message.contains(says), "{body}: {e}");
+    }
+}
