@@ -523,3 +523,98 @@ fn text_programs_with_errors() {
         assert!(e.message.contains(says), "{body}: {e}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// Mutated corpus programs: never a panic, and an accepted program always
+// has a consistent flow table.
+// ---------------------------------------------------------------------------
+
+/// Checks that every match recorded in the flow table points at the right
+/// kind of instruction.
+fn assert_flow_consistent(p: &Program, info: &ProgramInfo) {
+    let op = |i: usize| p.insts[i].opcode;
+    for i in 0..p.insts.len() {
+        match info.flow.get(i) {
+            Flow::If { else_, endif } => {
+                assert_eq!(op(*endif), Opcode::EndIf);
+                assert!(else_.is_none_or(|e| op(e) == Opcode::Else && e < *endif));
+            }
+            Flow::Loop { endloop } => assert_eq!(op(*endloop), Opcode::EndLoop),
+            Flow::Break { end } => {
+                assert!(matches!(op(*end), Opcode::EndLoop | Opcode::EndSwitch) && *end > i)
+            }
+            Flow::Continue { loop_, endloop } => {
+                assert_eq!((op(*loop_), op(*endloop)), (Opcode::Loop, Opcode::EndLoop));
+                assert!(*loop_ < i && i < *endloop);
+            }
+            Flow::Switch {
+                cases,
+                default,
+                endswitch,
+            } => {
+                assert_eq!(op(*endswitch), Opcode::EndSwitch);
+                assert!(cases.iter().all(|(_, c)| op(*c) == Opcode::Case));
+                assert!(default.is_none_or(|d| op(d) == Opcode::Default));
+            }
+            Flow::Call { label } => assert_eq!(op(*label), Opcode::Label),
+            Flow::None => assert!(!matches!(
+                op(i),
+                Opcode::If | Opcode::Loop | Opcode::Switch | Opcode::Break | Opcode::Breakc
+            )),
+            _ => {}
+        }
+    }
+}
+
+fn mutation_sources() -> Vec<Program> {
+    [
+        "conformance/wine_tgsm_structured",
+        "conformance/vkd3d_raw_copy_loops",
+        "conformance_ps/vkd3d_ps_nested_switch",
+        "conformance_ps/vkd3d_ps_loop_end_break",
+        "conformance_ps/wine_sm4_continuec_nz",
+    ]
+    .iter()
+    .map(|c| load(c))
+    .collect()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn mutated_programs_never_panic(
+        which in 0usize..5,
+        edits in proptest::collection::vec((0u8..5, 0usize..1000, 0usize..1000), 1..6),
+    ) {
+        let mut p = mutation_sources().swap_remove(which);
+        for (kind, a, b) in edits {
+            let n = p.insts.len().max(1);
+            match kind {
+                0 if !p.insts.is_empty() => { p.insts.remove(a % n); }
+                1 if !p.insts.is_empty() => { let i = p.insts[a % n].clone(); p.insts.insert(b % n, i); }
+                2 if !p.insts.is_empty() => {
+                    p.insts[a % n].opcode = Opcode::ALL[b % Opcode::ALL.len()];
+                }
+                3 if !p.decls.is_empty() => { let m = p.decls.len(); p.decls.remove(a % m); }
+                4 if !p.insts.is_empty() => { p.insts[a % n].operands.truncate(b % 3); }
+                _ => {}
+            }
+        }
+        if let Ok(info) = validate(&p) {
+            assert_flow_consistent(&p, &info);
+        }
+    }
+}
+
+#[test]
+fn corpus_flow_tables_are_consistent() {
+    for path in corpus_shaders() {
+        let bytes = std::fs::read(&path).expect("read shader");
+        let p = read_dxbc(&bytes, &ReadOptions::default())
+            .expect("decode")
+            .program;
+        let info = validate(&p).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_flow_consistent(&p, &info);
+    }
+}
