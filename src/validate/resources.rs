@@ -516,15 +516,7 @@ fn check_register(v: Version, info: &ProgramInfo, op: &Operand, depth: u32) -> R
         T::Resource => check_slot_declared(v, op, info.srvs.get(&key(op)?).map(|r| r.range)),
         T::Uav => check_slot_declared(v, op, info.uavs.get(&key(op)?).map(|r| r.range)),
         T::Sampler => check_slot_declared(v, op, info.samplers.get(&key(op)?).map(|r| r.range)),
-        T::Tgsm => check_slot_declared(
-            Version {
-                major: 5,
-                minor: 0,
-                ..v
-            },
-            op,
-            info.tgsm.get(&key(op)?).map(|_| None),
-        ),
+        T::Tgsm => check_tgsm(info, op),
         T::Input | T::Output => check_io(v, info, op),
         ty if is_declared_system_input(ty) => check_system_input(v, info, ty),
         ty if is_declared_system_output(ty) => check_system_output(v, info, ty),
@@ -638,6 +630,17 @@ fn check_slot_declared(v: Version, op: &Operand, found: Option<Option<(u32, u32)
     }
     if v.is_sm51() {
         check_in_range(op, range, 1)?;
+    }
+    Ok(())
+}
+
+/// g#: declared, one index (TGSM has no SM5.1 ranges).
+fn check_tgsm(info: &ProgramInfo, op: &Operand) -> RegResult {
+    let [Index::Imm32(g)] = op.indices.as_slice() else {
+        return Err(bad_operand("g# takes exactly one constant index".into()));
+    };
+    if !info.tgsm.contains_key(g) {
+        return Err(undeclared(format!("g{g} is not declared")));
     }
     Ok(())
 }
@@ -834,71 +837,63 @@ fn check_kinds(info: &ProgramInfo, inst: &Instruction) -> Result<(), String> {
     let Some(mem) = lookup(info, op) else {
         return Ok(());
     };
-    let wrong = |want: &str| {
-        Err(format!(
-            "{} needs {want}, but {} is {}",
-            inst.opcode.mnemonic(),
-            name(op),
-            mem.describe()
-        ))
+    let Some((ok, want)) = kind_rule(inst.opcode, mem) else {
+        return Ok(());
     };
-    use Opcode::*;
-    match inst.opcode {
-        LdRaw | LdRawS | StoreRaw => {
-            if mem.is_raw() {
-                Ok(())
-            } else {
-                wrong("a raw buffer or raw TGSM")
-            }
-        }
-        LdStructured | LdStructuredS | StoreStructured => {
-            if mem.is_structured() {
-                Ok(())
-            } else {
-                wrong("a structured buffer or structured TGSM")
-            }
-        }
-        LdUavTyped | LdUavTypedS | StoreUavTyped => match mem {
-            Mem::Uav(ResourceKind::Typed { .. }) => Ok(()),
-            _ => wrong("a typed UAV"),
-        },
-        Ld | LdS => typed_dim(mem, |d| !is_ms(d) && !is_cube(d)).map_or_else(
-            || wrong("a typed, non-multisampled, non-cube resource"),
-            |_| Ok(()),
-        ),
-        LdMs | LdMsS => {
-            typed_dim(mem, is_ms).map_or_else(|| wrong("a multisampled texture"), |_| Ok(()))
-        }
-        ResInfo => typed_dim(mem, |d| d != ResourceDim::Buffer)
-            .map_or_else(|| wrong("a typed texture (not a buffer)"), |_| Ok(())),
-        BufInfo => match mem {
-            Mem::Srv(k) | Mem::Uav(k) if k.is_buffer() => Ok(()),
-            _ => wrong("a buffer (typed, raw or structured)"),
-        },
-        SampleInfo | SamplePos => {
-            typed_dim(mem, |_| true).map_or_else(|| wrong("a typed texture"), |_| Ok(()))
-        }
-        ImmAtomicAlloc | ImmAtomicConsume => match mem {
-            Mem::Uav(ResourceKind::Structured { .. }) => Ok(()),
-            _ => wrong("a structured UAV"),
-        },
-        op if op.class() == OpClass::Sample => {
-            typed_dim(mem, |d| d != ResourceDim::Buffer && !is_ms(d)).map_or_else(
-                || wrong("a typed texture (not a buffer or multisampled)"),
-                |_| Ok(()),
-            )
-        }
-        op if op.class() == OpClass::Atomic => check_atomic_target(mem).map_or_else(
-            || wrong("raw, structured or 32-bit integer typed memory"),
-            |_| Ok(()),
-        ),
-        _ => Ok(()),
+    if ok {
+        return Ok(());
     }
+    Err(format!(
+        "{} needs {want}, but {} is {}",
+        inst.opcode.mnemonic(),
+        name(op),
+        mem.describe()
+    ))
 }
 
-fn typed_dim(mem: Mem, ok: impl Fn(ResourceDim) -> bool) -> Option<()> {
-    let (dim, _) = mem.typed()?;
-    ok(dim).then_some(())
+/// Whether `mem` suits opcode `op`, and what the opcode wants (`None` for
+/// opcodes without a kind rule).
+fn kind_rule(op: Opcode, mem: Mem) -> Option<(bool, &'static str)> {
+    use Opcode::*;
+    let typed = |ok: fn(ResourceDim) -> bool| mem.typed().is_some_and(|(d, _)| ok(d));
+    Some(match op {
+        LdRaw | LdRawS | StoreRaw => (mem.is_raw(), "a raw buffer or raw TGSM"),
+        LdStructured | LdStructuredS | StoreStructured => (
+            mem.is_structured(),
+            "a structured buffer or structured TGSM",
+        ),
+        LdUavTyped | LdUavTypedS | StoreUavTyped => (
+            matches!(mem, Mem::Uav(ResourceKind::Typed { .. })),
+            "a typed UAV",
+        ),
+        Ld | LdS => (
+            typed(|d| !is_ms(d) && !is_cube(d)),
+            "a typed, non-multisampled, non-cube resource",
+        ),
+        LdMs | LdMsS => (typed(is_ms), "a multisampled texture"),
+        ResInfo => (
+            typed(|d| d != ResourceDim::Buffer),
+            "a typed texture (not a buffer)",
+        ),
+        BufInfo => (
+            matches!(mem, Mem::Srv(k) | Mem::Uav(k) if k.is_buffer()),
+            "a buffer (typed, raw or structured)",
+        ),
+        SampleInfo | SamplePos => (typed(|_| true), "a typed texture"),
+        ImmAtomicAlloc | ImmAtomicConsume => (
+            matches!(mem, Mem::Uav(ResourceKind::Structured { .. })),
+            "a structured UAV",
+        ),
+        op if op.class() == OpClass::Sample => (
+            typed(|d| d != ResourceDim::Buffer && !is_ms(d)),
+            "a typed texture (not a buffer or multisampled)",
+        ),
+        op if op.class() == OpClass::Atomic => (
+            is_atomic_target(mem),
+            "raw, structured or 32-bit integer typed memory",
+        ),
+        _ => return None,
+    })
 }
 
 fn is_ms(d: ResourceDim) -> bool {
@@ -910,13 +905,13 @@ fn is_cube(d: ResourceDim) -> bool {
 }
 
 /// Atomics work on u#/g#; a typed u# must be declared UINT or SINT.
-fn check_atomic_target(mem: Mem) -> Option<()> {
+fn is_atomic_target(mem: Mem) -> bool {
     match mem {
-        Mem::Srv(_) => None,
+        Mem::Srv(_) => false,
         Mem::Uav(ResourceKind::Typed { ret, .. }) => {
-            matches!(ret[0], ReturnType::Uint | ReturnType::Sint).then_some(())
+            matches!(ret[0], ReturnType::Uint | ReturnType::Sint)
         }
-        Mem::Uav(_) | Mem::Tgsm(_) => Some(()),
+        Mem::Uav(_) | Mem::Tgsm(_) => true,
     }
 }
 
