@@ -436,11 +436,12 @@ mod tests {
             assert_eq!(min_precision_from_name(&min_precision_name(v)), Some(v));
         }
         assert_eq!(
-            global_flags_text(0x3),
+            global_flags_text(0x1800),
             "refactoringAllowed | enableDoublePrecisionFloatOps"
         );
         assert_eq!(global_flags_text(0), "0");
-        assert_eq!(global_flags_text(0x1001), "refactoringAllowed | 0x1000");
+        assert_eq!(global_flags_text(0x801), "refactoringAllowed | 0x1");
+        assert_eq!(global_flag_from_name("allResourcesBound"), Some(0x80000));
     }
 
     #[test]

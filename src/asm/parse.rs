@@ -489,7 +489,7 @@ impl Parser {
     }
 
     fn imm32(&mut self) -> R<Operand> {
-        let vals = self.literal_list(|s| literal_bits32(s), "32-bit")?;
+        let vals = self.literal_list(literal_bits32, "32-bit")?;
         let comps = match vals.len() {
             1 => Components::One,
             4 => Components::Four(Selection::Mask(0)),
@@ -501,7 +501,7 @@ impl Parser {
     }
 
     fn imm64(&mut self) -> R<Operand> {
-        let vals = self.literal_list(|s| literal_bits64(s), "64-bit")?;
+        let vals = self.literal_list(literal_bits64, "64-bit")?;
         let comps = match vals.len() {
             1 => Components::One,
             2 => Components::Four(Selection::Mask(0)),
