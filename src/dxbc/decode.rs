@@ -483,7 +483,7 @@ fn return_types(bits: u32) -> Result<[ReturnType; 4], u32> {
 }
 
 /// The number of operands an opcode takes, where fixed.
-fn operand_count(op: Opcode) -> Option<usize> {
+pub(crate) fn operand_count(op: Opcode) -> Option<usize> {
     use Opcode::*;
     Some(match op {
         Break | Continue | Default | Else | EndIf | EndLoop | EndSwitch | Loop | Nop | Ret
