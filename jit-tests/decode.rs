@@ -439,3 +439,36 @@ fn hand_built_program_round_trips_through_a_container() {
         p
     );
 }
+
+#[test]
+fn corpus_signatures_and_features_parse() {
+    let mut ps_targets = 0;
+    let mut features = 0;
+    for f in corpus_shaders() {
+        let s = read_dxbc(&std::fs::read(&f).unwrap(), &ReadOptions::default()).unwrap();
+        let out = s
+            .info
+            .output_signature
+            .as_ref()
+            .expect("every corpus shader has OSGN");
+        if s.program.version.kind == sm5jit::ir::ProgramKind::Compute {
+            assert!(out.is_empty(), "{}: compute output signature", f.display());
+        }
+        for e in out
+            .iter()
+            .filter(|e| e.name.eq_ignore_ascii_case("SV_Target"))
+        {
+            assert_eq!(e.register, e.semantic_index, "{}", f.display());
+            assert_ne!(e.mask, 0);
+            ps_targets += 1;
+        }
+        if let Some(c) = s.container.chunk(b"SFI0") {
+            let bits = u64::from_le_bytes(c.data[..8].try_into().unwrap());
+            assert_eq!(s.info.features.map(|f| f.0), Some(bits));
+            assert!(!s.info.features.unwrap().names().is_empty());
+            features += 1;
+        }
+    }
+    assert!(ps_targets > 0, "no pixel shader declared SV_Target");
+    assert_eq!(features, 18);
+}
