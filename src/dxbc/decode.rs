@@ -15,6 +15,11 @@
 //! SM5.1, `Decl::ConstantBuffer::size` repeats the operand's second index
 //! (the encoder writes the operand and ignores `size`).
 //!
+//! Length-0 escape: as vkd3d, any opcode token with length 0 takes its
+//! length (all dwords, escape included) from the next dword; the encoder
+//! emits the escape only for `dcl_function_table` / `dcl_interface` longer
+//! than 127 dwords.
+//!
 //! Custom-data blocks other than the immediate constant buffer (comments,
 //! debug info, opaque data, messages) have no place in `Program` and are
 //! skipped by their length, so a stream holding them does not re-encode to
