@@ -4,6 +4,7 @@
 //! first; see [`pack`] / [`unpack`]). Out: the `f64` result, a `u32` mask for
 //! comparisons, or the converted value. Invariants: IEEE arithmetic with
 //! round-to-nearest-even and **denormals preserved** (no flushing on doubles);
+//! every NaN result is the canonical quiet NaN [`CANONICAL_NAN`];
 //! `dfma` is fused (one rounding); `dmin`/`dmax` follow the float NaN and
 //! ±0 rules; `dtof` rounds to nearest even and flushes an f32 denormal
 //! result, like every other op producing an f32; `ftod` is exact and flushes
@@ -16,6 +17,19 @@
 
 use super::float;
 use super::mask;
+
+/// The bits of the NaN every double op returns (positive quiet NaN).
+pub const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
+
+/// Output rule of every double op: NaN becomes [`CANONICAL_NAN`].
+#[inline]
+pub fn finish(x: f64) -> f64 {
+    if x.is_nan() {
+        f64::from_bits(CANONICAL_NAN)
+    } else {
+        x
+    }
+}
 
 /// Splits a double into its (low, high) 32-bit words.
 #[inline]
@@ -47,31 +61,31 @@ pub fn apply_modifier(x: f64, m: crate::ir::Modifier) -> f64 {
 /// `dadd`.
 #[inline]
 pub fn dadd(a: f64, b: f64) -> f64 {
-    a + b
+    finish(a + b)
 }
 
 /// `dmul`.
 #[inline]
 pub fn dmul(a: f64, b: f64) -> f64 {
-    a * b
+    finish(a * b)
 }
 
 /// `ddiv` (IEEE, 0.5 ULP).
 #[inline]
 pub fn ddiv(a: f64, b: f64) -> f64 {
-    a / b
+    finish(a / b)
 }
 
 /// `dfma`: a*b + c with a single rounding.
 #[inline]
 pub fn dfma(a: f64, b: f64, c: f64) -> f64 {
-    a.mul_add(b, c)
+    finish(a.mul_add(b, c))
 }
 
 /// `drcp`: 1/x, correctly rounded (so exact whenever representable).
 #[inline]
 pub fn drcp(x: f64) -> f64 {
-    1.0 / x
+    finish(1.0 / x)
 }
 
 /// Non-NaN order used by min/max: ordinary `<`, plus −0 < +0.
@@ -84,7 +98,7 @@ fn less(a: f64, b: f64) -> bool {
 #[inline]
 pub fn dmin(a: f64, b: f64) -> f64 {
     if a.is_nan() {
-        b
+        finish(b)
     } else if b.is_nan() || less(a, b) {
         a
     } else {
@@ -96,7 +110,7 @@ pub fn dmin(a: f64, b: f64) -> f64 {
 #[inline]
 pub fn dmax(a: f64, b: f64) -> f64 {
     if a.is_nan() {
-        b
+        finish(b)
     } else if b.is_nan() || less(b, a) {
         a
     } else {
@@ -138,14 +152,14 @@ pub fn dge(a: f64, b: f64) -> u32 {
 /// signed zero; overflow gives ±INF; NaN stays NaN.
 #[inline]
 pub fn dtof(x: f64) -> f32 {
-    float::flush(x as f32)
+    float::finish(x as f32)
 }
 
 /// `ftod`: exact widening. A denormal f32 input is flushed to a signed zero
 /// first (float input rule); ±INF and NaN are kept.
 #[inline]
 pub fn ftod(x: f32) -> f64 {
-    float::flush(x) as f64
+    finish(float::flush(x) as f64)
 }
 
 /// `dtoi`: truncate, saturate to i32, NaN → 0.
@@ -197,6 +211,20 @@ mod tests {
             apply_modifier(DDEN, Modifier::Neg).to_bits(),
             0x8000_0000_0000_0001
         );
+    }
+
+    #[test]
+    fn nan_results_are_canonical() {
+        let odd = f64::from_bits(0xFFF8_0000_0000_1234);
+        assert_eq!(dadd(odd, 1.0).to_bits(), CANONICAL_NAN);
+        assert_eq!(dmul(INF, 0.0).to_bits(), CANONICAL_NAN);
+        assert_eq!(ddiv(0.0, 0.0).to_bits(), CANONICAL_NAN);
+        assert_eq!(dfma(odd, 1.0, 1.0).to_bits(), CANONICAL_NAN);
+        assert_eq!(drcp(odd).to_bits(), CANONICAL_NAN);
+        assert_eq!(dmin(odd, odd).to_bits(), CANONICAL_NAN);
+        assert_eq!(dmax(odd, odd).to_bits(), CANONICAL_NAN);
+        assert_eq!(ftod(f32::from_bits(0xFFC0_0001)).to_bits(), CANONICAL_NAN);
+        assert_eq!(dtof(odd).to_bits(), crate::sem::float::CANONICAL_NAN);
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! denormal outputs to a zero of the same sign; add/sub/mul/div/sqrt are
 //! IEEE round-to-nearest-even; `mad` and `dp*` are unfused (each step rounded
 //! and flushed, dp left to right); min/max drop a NaN operand and order
-//! −0 < +0; nothing depends on the host FP mode (flushing is explicit).
+//! −0 < +0; every NaN an arithmetic op returns is the canonical quiet NaN
+//! [`CANONICAL_NAN`] (so results do not depend on the host's NaN payload
+//! rules); nothing depends on the host FP mode (flushing is explicit).
 //!
 //! The transcendental ops (`exp2`, `log2`, `sin`, `cos`) are computed in
 //! `f64` through Rust's `f64::{exp2, ln, sin, cos}`, which call the platform
@@ -20,6 +22,21 @@ use crate::ir::Modifier;
 
 const SIGN: u32 = 0x8000_0000;
 const EXP_MASK: u32 = 0x7F80_0000;
+
+/// The bits of the NaN every float arithmetic op returns (positive quiet
+/// NaN, the pattern Cranelift's NaN canonicalisation also produces).
+pub const CANONICAL_NAN: u32 = 0x7FC0_0000;
+
+/// Output rule of every float arithmetic op: NaN becomes [`CANONICAL_NAN`],
+/// a denormal becomes a zero of the same sign, anything else passes.
+#[inline]
+pub fn finish(x: f32) -> f32 {
+    if x.is_nan() {
+        f32::from_bits(CANONICAL_NAN)
+    } else {
+        flush(x)
+    }
+}
 
 /// Flushes a denormal to a zero of the same sign; other values pass through.
 #[inline]
@@ -66,19 +83,19 @@ pub fn abs(x: f32) -> f32 {
 /// `a + b`.
 #[inline]
 pub fn add(a: f32, b: f32) -> f32 {
-    flush(flush(a) + flush(b))
+    finish(flush(a) + flush(b))
 }
 
 /// `a * b`.
 #[inline]
 pub fn mul(a: f32, b: f32) -> f32 {
-    flush(flush(a) * flush(b))
+    finish(flush(a) * flush(b))
 }
 
 /// `a / b` (IEEE division; x/0 = ±INF, 0/0 = NaN).
 #[inline]
 pub fn div(a: f32, b: f32) -> f32 {
-    flush(flush(a) / flush(b))
+    finish(flush(a) / flush(b))
 }
 
 /// `a * b + c`, unfused: the product is rounded and flushed before the add.
@@ -117,7 +134,7 @@ fn less(a: f32, b: f32) -> bool {
 pub fn min(a: f32, b: f32) -> f32 {
     let (a, b) = (flush(a), flush(b));
     if a.is_nan() {
-        b
+        finish(b)
     } else if b.is_nan() || less(a, b) {
         a
     } else {
@@ -130,7 +147,7 @@ pub fn min(a: f32, b: f32) -> f32 {
 pub fn max(a: f32, b: f32) -> f32 {
     let (a, b) = (flush(a), flush(b));
     if a.is_nan() {
-        b
+        finish(b)
     } else if b.is_nan() || less(b, a) {
         a
     } else {
@@ -148,7 +165,7 @@ pub fn sat(x: f32) -> f32 {
 #[inline]
 pub fn exp2(x: f32) -> f32 {
     let x = flush(x);
-    flush((x as f64).exp2() as f32)
+    finish((x as f64).exp2() as f32)
 }
 
 /// `log`: log2(x). log2(±0) = −INF, log2(negative) = NaN, log2(+INF) = +INF.
@@ -158,12 +175,12 @@ pub fn log2(x: f32) -> f32 {
     if x == 0.0 {
         return f32::NEG_INFINITY;
     }
-    if x < 0.0 {
-        return f32::NAN;
+    if x < 0.0 || x.is_nan() {
+        return f32::from_bits(CANONICAL_NAN);
     }
     // An f32 is exact in f64; the f64 log2 of it is within an f64 ULP, so
     // rounding to f32 is correctly rounded except in astronomically rare ties.
-    flush(log2_f64(x as f64) as f32)
+    finish(log2_f64(x as f64) as f32)
 }
 
 /// log2 in f64, exact for powers of two (so log2(2^k) = k exactly).
@@ -175,7 +192,7 @@ fn log2_f64(x: f64) -> f64 {
 /// `sqrt`: IEEE square root. sqrt(−0) = −0, sqrt(negative) = NaN.
 #[inline]
 pub fn sqrt(x: f32) -> f32 {
-    flush(flush(x).sqrt())
+    finish(flush(x).sqrt())
 }
 
 /// `rsq`: 1/sqrt(x). rsq(±0) = ±INF, rsq(+INF) = +0, rsq(negative) = NaN.
@@ -192,7 +209,7 @@ pub fn rsq(x: f32) -> f32 {
     }
     // In f64 the square root and the division are each exact to half an f64
     // ULP, so the single rounding to f32 is within an f32 ULP.
-    flush((1.0 / (x as f64).sqrt()) as f32)
+    finish((1.0 / (x as f64).sqrt()) as f32)
 }
 
 /// `rcp`: 1/x. rcp(±0) = ±INF, rcp(±INF) = ±0, tiny results flush to ±0.
@@ -205,53 +222,53 @@ pub fn rcp(x: f32) -> f32 {
 #[inline]
 pub fn frc(x: f32) -> f32 {
     let x = flush(x);
-    let r = flush(x - x.floor());
+    let r = finish(x - x.floor());
     // For tiny negative x, x − floor(x) = 1 − tiny rounds up to 1.0, which is
     // outside the spec's [0, 1) range: return the largest float below 1.
     if r >= 1.0 {
         f32::from_bits(0x3F7F_FFFF)
     } else {
-        // x − floor(x) is never −0 (−0 − (−0) = +0), but keep it explicit.
-        r + 0.0
+        // Never −0: an exact zero difference x − x is +0 under RNE.
+        r
     }
 }
 
 /// `round_ne`: round to nearest, ties to even. Zero results keep the sign.
 #[inline]
 pub fn round_ne(x: f32) -> f32 {
-    flush(x).round_ties_even()
+    finish(flush(x).round_ties_even())
 }
 
 /// `round_ni`: round toward −INF (floor).
 #[inline]
 pub fn round_ni(x: f32) -> f32 {
-    flush(x).floor()
+    finish(flush(x).floor())
 }
 
 /// `round_pi`: round toward +INF (ceil). round_pi(−0.5) = −0.
 #[inline]
 pub fn round_pi(x: f32) -> f32 {
-    flush(x).ceil()
+    finish(flush(x).ceil())
 }
 
 /// `round_z`: round toward zero (trunc).
 #[inline]
 pub fn round_z(x: f32) -> f32 {
-    flush(x).trunc()
+    finish(flush(x).trunc())
 }
 
 /// `sincos` sine. sin(±INF) = NaN, sin(±0) = ±0.
 #[inline]
 pub fn sin(x: f32) -> f32 {
     let x = flush(x);
-    flush((x as f64).sin() as f32)
+    finish((x as f64).sin() as f32)
 }
 
 /// `sincos` cosine. cos(±INF) = NaN, cos(±0) = 1.
 #[inline]
 pub fn cos(x: f32) -> f32 {
     let x = flush(x);
-    flush((x as f64).cos() as f32)
+    finish((x as f64).cos() as f32)
 }
 
 /// `eq`: ordered equal (NaN → false, +0 == −0), after flushing.
@@ -304,6 +321,28 @@ mod tests {
         assert!(flush(NAN).is_nan());
         assert_eq!(flush(INF), INF);
         assert!(is_denormal(NDEN) && !is_denormal(NZ) && !is_denormal(1.0));
+    }
+
+    #[test]
+    fn nan_results_are_canonical() {
+        let odd = f32::from_bits(0xFFC0_1234);
+        let ops: [fn(f32) -> f32; 13] = [
+            exp2, log2, sqrt, rsq, rcp, frc, round_ne, round_ni, round_pi, round_z, sin, cos,
+            finish,
+        ];
+        for op in ops {
+            assert_eq!(bits(op(odd)), CANONICAL_NAN);
+        }
+        assert_eq!(bits(add(odd, 1.0)), CANONICAL_NAN);
+        assert_eq!(bits(mul(1.0, odd)), CANONICAL_NAN);
+        assert_eq!(bits(div(0.0, 0.0)), CANONICAL_NAN);
+        assert_eq!(bits(add(INF, NINF)), CANONICAL_NAN);
+        assert_eq!(bits(min(odd, odd)), CANONICAL_NAN);
+        assert_eq!(bits(max(odd, odd)), CANONICAL_NAN);
+        assert_eq!(bits(mad(odd, 1.0, 1.0)), CANONICAL_NAN);
+        assert_eq!(bits(sqrt(-1.0)), CANONICAL_NAN);
+        assert_eq!(bits(log2(-1.0)), CANONICAL_NAN);
+        assert_eq!(bits(sin(INF)), CANONICAL_NAN);
     }
 
     #[test]
