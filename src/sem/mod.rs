@@ -22,6 +22,9 @@ pub mod float;
 pub mod int;
 pub mod memory;
 
+#[cfg(test)]
+mod corpus_rows;
+
 /// The all-ones mask comparisons return for "true".
 pub const TRUE: u32 = 0xFFFF_FFFF;
 /// The mask comparisons return for "false".
