@@ -537,3 +537,58 @@ mod tests {
         assert_eq!(ge(NINF, INF), 0);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Distance in ULPs between two finite floats of the same sign.
+    fn ulps(a: f32, b: f32) -> u32 {
+        (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs() as u32
+    }
+
+    proptest! {
+        #[test]
+        fn min_max_pick_a_flushed_operand(a: u32, b: u32) {
+            let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+            let (lo, hi) = (min(x, y), max(x, y));
+            prop_assume!(!x.is_nan() || !y.is_nan());
+            for r in [lo, hi] {
+                prop_assert!(r.to_bits() == flush(x).to_bits() || r.to_bits() == flush(y).to_bits());
+            }
+            prop_assert_eq!(lo.to_bits(), min(y, x).to_bits());
+            prop_assert_eq!(hi.to_bits(), max(y, x).to_bits());
+            prop_assert!(!lo.is_nan() && !hi.is_nan());
+            prop_assert!(lo <= hi);
+        }
+
+        #[test]
+        fn outputs_are_never_denormal(a: u32, b: u32) {
+            let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+            for r in [add(x, y), mul(x, y), div(x, y), mad(x, y, x), rcp(x), rsq(x), sqrt(x),
+                      exp2(x), log2(x), frc(x), sin(x), cos(x), min(x, y), max(x, y), sat(x)] {
+                prop_assert!(!is_denormal(r));
+                prop_assert!(!r.is_nan() || r.to_bits() == CANONICAL_NAN);
+            }
+        }
+
+        #[test]
+        fn frc_in_unit_interval(a: u32) {
+            let r = frc(f32::from_bits(a));
+            prop_assert!(r.is_nan() || (0.0..1.0).contains(&r));
+            prop_assert!(r.to_bits() != 0x8000_0000);
+        }
+
+        #[test]
+        fn transcendentals_within_one_ulp_of_f64(a in -126.0f32..127.0, p in 1.0e-30f32..1.0e30) {
+            let e = (a as f64).exp2() as f32;
+            prop_assert!(ulps(exp2(a), e) <= 1);
+            let l = (p as f64).log2() as f32;
+            prop_assert!(l == 0.0 || ulps(log2(p), l) <= 1);
+            let r = (1.0 / (p as f64).sqrt()) as f32;
+            prop_assert!(ulps(rsq(p), r) <= 1);
+            prop_assert!(ulps(rcp(p), flush(1.0 / p)) == 0 || rcp(p) == 0.0);
+        }
+    }
+}
