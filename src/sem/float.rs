@@ -10,14 +10,13 @@
 //! [`CANONICAL_NAN`] (so results do not depend on the host's NaN payload
 //! rules); nothing depends on the host FP mode (flushing is explicit).
 //!
-//! The transcendental ops (`exp2`, `log2`, `sin`, `cos`) are computed in
-//! `f64` through Rust's `f64::{exp2, ln, sin, cos}`, which call the platform
-//! libm, and then rounded to `f32`. On glibc and musl these are within an ULP
-//! in f64, so the f32 results are correctly rounded in practice and far inside
-//! the spec tolerances (2^-21 relative, 0.0008 absolute for sincos); the JIT
-//! calls these same functions, so both engines agree on one host.
+//! The transcendental ops (`exp2`, `log2`, `sin`, `cos`) are evaluated in
+//! f64 by [`super::elementary`] (pure Rust, no libm) and rounded once to f32:
+//! correctly rounded except in rare near-tie cases, far inside the spec
+//! tolerances (2^-21 relative; 0.0008 absolute for sincos), and bit-identical
+//! on every host.
 
-use super::mask;
+use super::{elementary, mask};
 use crate::ir::Modifier;
 
 const SIGN: u32 = 0x8000_0000;
@@ -165,7 +164,16 @@ pub fn sat(x: f32) -> f32 {
 #[inline]
 pub fn exp2(x: f32) -> f32 {
     let x = flush(x);
-    finish((x as f64).exp2() as f32)
+    if x.is_nan() {
+        f32::from_bits(CANONICAL_NAN)
+    } else if x >= 128.0 {
+        f32::INFINITY
+    } else if x < -127.0 {
+        // Below 2^-127 the result is a denormal (or less) and flushes.
+        0.0
+    } else {
+        finish(elementary::exp2(x) as f32)
+    }
 }
 
 /// `log`: log2(x). log2(±0) = −INF, log2(negative) = NaN, log2(+INF) = +INF.
@@ -178,15 +186,10 @@ pub fn log2(x: f32) -> f32 {
     if x < 0.0 || x.is_nan() {
         return f32::from_bits(CANONICAL_NAN);
     }
-    // An f32 is exact in f64; the f64 log2 of it is within an f64 ULP, so
-    // rounding to f32 is correctly rounded except in astronomically rare ties.
-    finish(log2_f64(x as f64) as f32)
-}
-
-/// log2 in f64, exact for powers of two (so log2(2^k) = k exactly).
-#[inline]
-fn log2_f64(x: f64) -> f64 {
-    x.log2()
+    if x == f32::INFINITY {
+        return x;
+    }
+    finish(elementary::log2(x) as f32)
 }
 
 /// `sqrt`: IEEE square root. sqrt(−0) = −0, sqrt(negative) = NaN.
@@ -261,14 +264,20 @@ pub fn round_z(x: f32) -> f32 {
 #[inline]
 pub fn sin(x: f32) -> f32 {
     let x = flush(x);
-    finish((x as f64).sin() as f32)
+    if !x.is_finite() {
+        return f32::from_bits(CANONICAL_NAN);
+    }
+    finish(elementary::sin(x) as f32)
 }
 
 /// `sincos` cosine. cos(±INF) = NaN, cos(±0) = 1.
 #[inline]
 pub fn cos(x: f32) -> f32 {
     let x = flush(x);
-    finish((x as f64).cos() as f32)
+    if !x.is_finite() {
+        return f32::from_bits(CANONICAL_NAN);
+    }
+    finish(elementary::cos(x) as f32)
 }
 
 /// `eq`: ordered equal (NaN → false, +0 == −0), after flushing.

@@ -18,6 +18,7 @@ pub mod atomic;
 pub mod bits;
 pub mod convert;
 pub mod double;
+pub mod elementary;
 pub mod float;
 pub mod int;
 pub mod memory;
