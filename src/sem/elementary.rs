@@ -6,10 +6,9 @@
 //! f64 approximation of the exact result with a relative error of a few
 //! f64 ULPs, which the caller rounds once to f32. Invariant: only IEEE
 //! add/sub/mul/div, exact rounding to integer and integer arithmetic are
-//! used (no libm, no FMA), so
-//! the results are bit-identical on every host and the f32 results are the
-//! correctly rounded ones except when the exact value lies within ~2^-50
-//! relative of an f32 rounding boundary.
+//! used (no libm, no FMA), so the results are bit-identical on every host,
+//! and the f32 results are the correctly rounded ones except when the exact
+//! value lies within ~2^-50 relative of an f32 rounding boundary.
 //!
 //! - `exp2`: x = n + r with |r| ≤ 1/2, 2^r = e^(r·ln 2) by a degree-16
 //!   Taylor polynomial, scaled by 2^n exactly.
