@@ -533,11 +533,6 @@ fn key(op: &Operand) -> Result<u32, (Rule, String)> {
     })
 }
 
-/// A constant index value, if the index is a plain immediate.
-fn const_index(op: &Operand, i: usize) -> Option<u32> {
-    op.imm_index(i)
-}
-
 fn check_temp(info: &ProgramInfo, op: &Operand) -> RegResult {
     let [Index::Imm32(r)] = op.indices.as_slice() else {
         return Err(bad_operand("r# takes exactly one constant index".into()));
@@ -560,7 +555,7 @@ fn check_indexable(info: &ProgramInfo, op: &Operand) -> RegResult {
         .indexable_temps
         .get(&reg)
         .ok_or_else(|| undeclared(format!("x{reg} is not declared")))?;
-    if let Some(e) = const_index(op, 1) {
+    if let Some(e) = op.imm_index(1) {
         if e >= x.len {
             return Err(undeclared(format!(
                 "x{reg}[{e}] is past the declared length {}",
@@ -584,7 +579,7 @@ fn check_cb(v: Version, info: &ProgramInfo, op: &Operand) -> RegResult {
     if v.is_sm51() {
         check_in_range(op, cb.range, 1)?;
     }
-    if let Some(e) = const_index(op, want - 1) {
+    if let Some(e) = op.imm_index(want - 1) {
         if cb.size != 0 && !cb.dynamic && e >= cb.size {
             return Err(undeclared(format!(
                 "cb{slot}[{e}] is past the declared size {}",
@@ -602,7 +597,7 @@ fn check_icb(info: &ProgramInfo, op: &Operand) -> RegResult {
     if op.indices.len() != 1 {
         return Err(bad_operand("icb takes one index".into()));
     }
-    if let Some(e) = const_index(op, 0) {
+    if let Some(e) = op.imm_index(0) {
         if e as usize >= rows {
             return Err(undeclared(format!(
                 "icb[{e}] is past the {rows} declared rows"
@@ -647,7 +642,7 @@ fn check_tgsm(info: &ProgramInfo, op: &Operand) -> RegResult {
 
 /// SM5.1: a constant register index `i` must lie inside the declared range.
 fn check_in_range(op: &Operand, range: Option<(u32, u32)>, i: usize) -> RegResult {
-    if let (Some((lo, hi)), Some(r)) = (range, const_index(op, i)) {
+    if let (Some((lo, hi)), Some(r)) = (range, op.imm_index(i)) {
         if r < lo || r > hi {
             return Err(undeclared(format!(
                 "{}{}[{r}] is outside the declared range [{lo}:{hi}]",
@@ -675,7 +670,7 @@ fn check_io(v: Version, info: &ProgramInfo, op: &Operand) -> RegResult {
     if op.indices.len() != 1 {
         return Err(bad_operand(format!("{}# takes one index", op.ty.prefix())));
     }
-    let Some(reg) = const_index(op, 0) else {
+    let Some(reg) = op.imm_index(0) else {
         return Ok(());
     };
     let list = if input { &info.inputs } else { &info.outputs };
