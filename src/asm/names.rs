@@ -230,6 +230,7 @@ pub fn dst_count(op: Opcode) -> usize {
         Gather4S | Gather4CS | Gather4PoS | Gather4PoCS | LdS | LdMsS | LdUavTypedS | LdRawS
         | LdStructuredS | SampleLS | SampleCLzS | SampleClS | SampleBClS | SampleDClS
         | SampleCClS => 2,
+        CheckAccessFullyMapped => 1,
         If | Breakc | Continuec | Retc | Callc | Discard | Switch | Case | Call | Label
         | InterfaceCall => 0,
         o if o.class() == OpClass::Sync || o.class() == OpClass::Misc => 0,

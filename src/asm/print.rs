@@ -220,9 +220,21 @@ impl Printer {
     /// The component suffix: default spellings by role, ours otherwise.
     fn comps_suffix(&self, op: &Operand, role: Role) -> String {
         let imm = matches!(op.ty, OperandType::Imm32 | OperandType::Imm64);
+        if imm {
+            // Immediates: the value count implies the components.
+            let default = if imm_default_one(op) {
+                Components::One
+            } else {
+                Components::Four(Selection::Mask(0))
+            };
+            return match op.comps {
+                c if c == default => String::new(),
+                Components::Zero => ".none".into(),
+                Components::One => ".scalar".into(),
+                Components::Four(sel) => selection_explicit(sel),
+            };
+        }
         match op.comps {
-            Components::Zero if imm => if imm_default_one(op) { ".none" } else { "" }.into(),
-            Components::One if imm => if imm_default_one(op) { "" } else { ".scalar" }.into(),
             Components::Zero => if names::default_one(op.ty) {
                 ".none"
             } else {
@@ -235,8 +247,6 @@ impl Printer {
                 ".scalar"
             }
             .into(),
-            Components::Four(Selection::Mask(0)) if imm && imm_default_four(op) => String::new(),
-            Components::Four(sel) if imm => selection_explicit(sel),
             Components::Four(sel) => match (role, sel) {
                 (Role::Dst, Selection::Mask(m)) if m != 0 => format!(".{}", letters(m)),
                 (Role::Src, Selection::Swizzle(sw)) => {
@@ -615,10 +625,6 @@ fn imm_default_one(op: &Operand) -> bool {
         OperandType::Imm64 => op.imm.len() == 2,
         _ => op.imm.len() == 1,
     }
-}
-
-fn imm_default_four(op: &Operand) -> bool {
-    op.imm.len() == 4
 }
 
 fn letters(m: u8) -> String {
