@@ -1285,7 +1285,7 @@ mod tests {
     fn parses_extended_mnemonics() {
         let text = "cs_5_0\nld_structured_indexable(structured_buffer, stride=16)(mixed,mixed,mixed,mixed) r0.xyzw, r0.x, l(0), t0.xyzw\n\
                     resinfo_indexable(texture2d)(float,float,float,float)_uint r0.xy, l(0), t0.xyzw\n\
-                    sample_l_aoffimmi(1,-2,0)_indexable(texture2d)(float,float,float,float) r0.xyzw, r0.xy, t0.xyzw, s0, l(0.000000)\n\
+                    sample_l_aoffimmi_indexable(1,-2,0)(texture2d)(float,float,float,float) r0.xyzw, r0.xy, t0.xyzw, s0, l(0.000000)\n\
                     mul_sat r0.x, -|r0.x|, x0[r1.x + 2].y\n";
         let p = parse_program(text).unwrap();
         assert_eq!(

@@ -122,21 +122,7 @@ impl Printer {
                 }
             }
         }
-        for e in &inst.ext {
-            match e {
-                ExtOpcode::SampleControls(o) => {
-                    let _ = write!(s, "_aoffimmi({},{},{})", o[0], o[1], o[2]);
-                }
-                ExtOpcode::ResourceDim { dim, stride } => {
-                    let _ = write!(s, "_indexable({}", names::dim_name(*dim));
-                    if *dim == ResourceDim::StructuredBuffer || *stride != 0 {
-                        let _ = write!(s, ", stride={stride}");
-                    }
-                    s.push(')');
-                }
-                ExtOpcode::ReturnType(r) => s.push_str(&names::ret_list(r)),
-            }
-        }
+        s.push_str(&ext_text(&inst.ext));
         if op == Opcode::ResInfo {
             match c & 0x3 {
                 1 => s.push_str("_rcpFloat"),
@@ -602,6 +588,44 @@ fn cb_suffix(op: &Operand) -> String {
         Components::Four(sel) => selection_explicit(sel),
         Components::Zero => ".none".into(),
         Components::One => ".scalar".into(),
+    }
+}
+
+/// The extended opcode tokens. fxc writes the words first and the groups
+/// after, in token order: `_aoffimmi_indexable(-1,0,0)(texture2d)(float,…)`.
+/// Any other order or repetition is written word-then-group per token
+/// (`(uint,…)_indexable(buffer)`), which the parser reads the same way.
+fn ext_text(ext: &[ExtOpcode]) -> String {
+    let rank = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(_) => 0,
+        ExtOpcode::ResourceDim { .. } => 1,
+        ExtOpcode::ReturnType(_) => 2,
+    };
+    let canonical = ext.windows(2).all(|w| rank(&w[0]) < rank(&w[1]));
+    let word = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(_) => "_aoffimmi",
+        ExtOpcode::ResourceDim { .. } => "_indexable",
+        ExtOpcode::ReturnType(_) => "",
+    };
+    let group = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(o) => format!("({},{},{})", o[0], o[1], o[2]),
+        ExtOpcode::ResourceDim { dim, stride } => {
+            if *dim == ResourceDim::StructuredBuffer || *stride != 0 {
+                format!("({}, stride={stride})", names::dim_name(*dim))
+            } else {
+                format!("({})", names::dim_name(*dim))
+            }
+        }
+        ExtOpcode::ReturnType(r) => names::ret_list(r),
+    };
+    if canonical {
+        let words: String = ext.iter().map(word).collect();
+        let groups: String = ext.iter().map(group).collect();
+        words + &groups
+    } else {
+        ext.iter()
+            .map(|e| format!("{}{}", word(e), group(e)))
+            .collect()
     }
 }
 
