@@ -246,6 +246,13 @@ fn broken_text_reports_line_and_column() {
     // garbage bytes
     assert_eq!(err_pos(&format!("{head}mov r0.x, \u{1}r1.x\n")), (5, 11));
     assert_eq!(err_pos("cs_5_0\nmov r0.x, r1.x ~\n"), (2, 16));
+    // absurd nesting is an error, not a stack overflow
+    let deep = format!(
+        "{head}mov r0.x, {}r0.x{}\n",
+        "x0[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert_eq!(err_pos(&deep), (5, 38));
     // missing model line
     assert_eq!(err_pos("dcl_temps 1\n"), (1, 1));
     let e = parse_program(&format!("{head}movx r0.x, r1.x\n")).unwrap_err();

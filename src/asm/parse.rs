@@ -25,6 +25,7 @@ pub fn parse_program(text: &str) -> Result<Program, AsmError> {
         toks,
         pos: 0,
         sm51: false,
+        depth: 0,
     };
     p.skip_newlines();
     let version = p.version()?;
@@ -105,7 +106,13 @@ struct Parser {
     toks: Vec<Tok>,
     pos: usize,
     sm51: bool,
+    /// Nesting of relative indices being parsed (bounded: see [`MAX_NESTING`]).
+    depth: u32,
 }
+
+/// Relative indices may nest this deep (the format allows one level; a
+/// little slack keeps odd but finite inputs readable without deep recursion).
+const MAX_NESTING: u32 = 8;
 
 type R<T> = Result<T, AsmError>;
 
@@ -595,7 +602,13 @@ impl Parser {
             }
             return Ok(());
         }
-        let rel = Box::new(self.operand(Role::Src, None)?);
+        if self.depth >= MAX_NESTING {
+            return self.err("relative indices nested too deeply");
+        }
+        self.depth += 1;
+        let rel = self.operand(Role::Src, None);
+        self.depth -= 1;
+        let rel = Box::new(rel?);
         if self.eat('+') {
             if let TokKind::Number(n) = &self.peek().kind {
                 if n == "0i32" {
