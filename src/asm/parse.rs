@@ -297,7 +297,12 @@ impl Parser {
         let (opcode, mut sfx) = split_mnemonic(word)
             .ok_or_else(|| AsmError::new(line, col, format!("unknown instruction `{word}`")))?;
         let mut inst = Instruction::new(opcode, Vec::new());
+        let mut precise = self.precise()?;
         self.suffix_groups(&mut inst, &mut sfx)?;
+        if precise == 0 {
+            precise = self.precise()?;
+        }
+        inst.controls |= (precise as u32) << 8;
         if takes_test(opcode) != sfx.test && sfx.test {
             return Err(AsmError::new(
                 line,
@@ -306,21 +311,6 @@ impl Parser {
             ));
         }
         inst.controls |= sfx.controls;
-        if self.is_punct('[') && self.peek_at(1).kind == TokKind::Ident("precise".into()) {
-            self.bump();
-            self.bump();
-            let mask = if self.eat('(') {
-                let (l, lt) = self.letters_word()?;
-                self.expect(')', "after the precise mask")?;
-                mask_from_letters(&l).ok_or_else(|| {
-                    AsmError::new(lt.line, lt.col, format!("bad precise mask `{l}`"))
-                })?
-            } else {
-                0xF
-            };
-            self.expect(']', "after `precise`")?;
-            inst.controls |= (mask as u32) << 8;
-        }
         let ndst = names::dst_count(opcode);
         if self.peek().kind != TokKind::Newline {
             loop {
@@ -348,6 +338,27 @@ impl Parser {
             }
         }
         Ok(inst)
+    }
+
+    /// `[precise(xy)]` or `[precise]` (all four) if present: the mask.
+    fn precise(&mut self) -> R<u8> {
+        if !(self.is_punct('[') && self.peek_at(1).kind == TokKind::Ident("precise".into())) {
+            return Ok(0);
+        }
+        self.bump();
+        self.bump();
+        let mask = if self.eat('(') {
+            let (l, lt) = self.letters_word()?;
+            self.expect(')', "after the precise mask")?;
+            match mask_from_letters(&l) {
+                Some(m) if m != 0 => m,
+                _ => return self.err_at(&lt, format!("bad precise mask `{l}`")),
+            }
+        } else {
+            0xF
+        };
+        self.expect(']', "after `precise`")?;
+        Ok(mask)
     }
 
     /// The `(…)` groups and `_suffix` words glued to a mnemonic.

@@ -137,9 +137,17 @@ impl Printer {
         if c & 0x4 != 0 {
             s.push_str("_sat");
         }
+        // fxc writes `[precise(xy)]` (`[precise]` for all four) after the
+        // mnemonic's words and before its groups: `ld_indexable [precise](texture1d)…`.
         let precise = (c >> 8) & 0xF;
         if precise != 0 {
-            let _ = write!(s, " [precise({})]", letters(precise as u8));
+            let tag = if precise == 0xF {
+                " [precise]".to_string()
+            } else {
+                format!(" [precise({})]", letters(precise as u8))
+            };
+            let at = s.find('(').unwrap_or(s.len());
+            s.insert_str(at, &tag);
         }
         s
     }
