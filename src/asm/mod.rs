@@ -98,7 +98,7 @@ mod tests {
             minor: 1,
         };
         let cb = reg(OperandType::ConstantBuffer, swz([0, 1, 2, 3]), &[0, 0, 0]);
-        let uav = reg(OperandType::Uav, Components::Zero, &[0, 0, 3]);
+        let uav = reg(OperandType::Uav, swz([0, 1, 2, 3]), &[0, 0, 3]);
         let mut u_use = reg(OperandType::Uav, Components::Zero, &[0]);
         u_use.indices.push(Index::Relative(Box::new(reg(
             OperandType::Temp,
@@ -151,7 +151,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("dcl_sampler S0[1:*], mode_comparison, space=0"),
+            text.contains("dcl_sampler S0[1:*].none, mode_comparison, space=0"),
             "{text}"
         );
         assert!(

@@ -664,6 +664,8 @@ impl Parser {
         let mut op = self.register(&w, &t, true)?;
         if let Some(c) = default {
             op.comps = c;
+        } else if self.sm51 && super::print::is_sm51_range(&op) {
+            op.comps = Components::Four(Selection::Swizzle([0, 1, 2, 3]));
         }
         if self.eat('.') {
             let st = self.peek().clone();

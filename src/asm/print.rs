@@ -327,7 +327,13 @@ impl Printer {
 
     fn decl_op(&self, op: &Operand) -> String {
         let upper = self.sm51 && names::sm51_upper(op.ty);
-        self.decl_op_with(op, upper, "", &self.comps_suffix(op, Role::Dst))
+        let suffix = if self.sm51 && is_sm51_range(op) {
+            // SM5.1 range declarations carry a hidden `.xyzw` swizzle.
+            cb_suffix(op)
+        } else {
+            self.comps_suffix(op, Role::Dst)
+        };
+        self.decl_op_with(op, upper, "", &suffix)
     }
 
     /// A declaration's register: SM5.1 ranges as `T0[lo:hi]`, then `extra`
@@ -588,8 +594,17 @@ impl Printer {
     }
 }
 
-/// The component suffix of a pre-5.1 constant-buffer declaration: none for
-/// the default `.xyzw` swizzle, our explicit spelling otherwise.
+/// True for an SM5.1 declaration operand `T0[lo:hi]`: a resource-like type
+/// with three immediate indices (range id, lower and upper bound).
+pub(crate) fn is_sm51_range(op: &Operand) -> bool {
+    names::sm51_upper(op.ty)
+        && op.indices.len() == 3
+        && op.indices.iter().all(|i| matches!(i, Index::Imm32(_)))
+}
+
+/// The component suffix of a declaration whose operand fxc writes with a
+/// hidden `.xyzw` swizzle (constant buffers, SM5.1 ranges): none for that
+/// swizzle, our explicit spelling otherwise.
 fn cb_suffix(op: &Operand) -> String {
     match op.comps {
         Components::Four(Selection::Swizzle([0, 1, 2, 3])) => String::new(),
