@@ -263,6 +263,11 @@ mod tests {
                 resinfo,
                 Instruction::new(Opcode::Mov, odd),
                 {
+                    let mut r = Instruction::new(Opcode::Ret, vec![]);
+                    r.controls = 0x1048;
+                    r
+                },
+                {
                     let mut s = Instruction::new(Opcode::Sync, vec![]);
                     s.controls = 0xB;
                     s
@@ -290,6 +295,7 @@ mod tests {
             "resinfo_uint r0.xy, l(0), t0.xyzw",
             "mov r0.select_z, r1.mask_xyzw",
             "sync_uglobal_g_t",
+            "ret_ctl1048",
             "discard_nz r0.x",
             "dcl_maxout raw(0x0, 0x00000004)",
         ] {

@@ -742,6 +742,11 @@ fn parse_suffixes(rest: &str, op: Opcode) -> Option<Suffixes> {
                 s.pending.push(Group::Offsets);
                 0
             }
+            (ctl, _) if ctl.starts_with("ctl") && ctl.len() > 3 => {
+                u32::from_str_radix(&ctl[3..], 16)
+                    .ok()
+                    .filter(|v| *v < 1 << 13)?
+            }
             ("indexable", _) => {
                 s.pending.push(Group::Dim);
                 0
