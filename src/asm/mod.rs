@@ -5,6 +5,9 @@
 //!
 //! Invariant: for every `Program` `p`,
 //! `parse_program(&print_program(&p, &PrintOptions { exact: true, ..Default::default() })) == Ok(p)`.
+//! (for any `p` whose component selectors are 0..=3, masks fit in four bits,
+//! immediates hold 1 or 4 values (2 or 4 for doubles) and carry no indices:
+//! every program the DXBC decoder produces).
 //! With `exact = false` the printer mimics fxc exactly, including its lossy
 //! float text; the parser accepts real fxc listings (comment header, blank
 //! lines, any whitespace, the slot-count trailer).
