@@ -72,11 +72,28 @@ pub enum EngineError {
     Failed(String),
 }
 
+/// Settings shared by every engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Instruction budget per invocation; `None` = the runtime's default.
+    pub budget: Option<u64>,
+    /// Worker threads; `None` = all cores.
+    pub threads: Option<usize>,
+}
+
 /// Something that runs programs over case resources: the interpreter, the
 /// JIT, or a test double.
 pub trait Engine {
     /// Short name for messages (`interp`, `jit`).
     fn name(&self) -> &'static str;
+
+    /// Prepares (compiles) `program` before its first dispatch; engines
+    /// that need no preparation keep the default. Timed separately by the
+    /// CLI as the compile time.
+    fn prepare(&mut self, program: &Program) -> Result<(), EngineError> {
+        let _ = program;
+        Ok(())
+    }
 
     /// Runs one compute dispatch; UAV memory and counters in `resources`
     /// are updated in place.
@@ -274,6 +291,15 @@ pub fn run_case(case: &Case, engine: &mut dyn Engine) -> Outcome {
         Ok(p) => p,
         Err(e) => return Outcome::Fail(format!("{}: {e}", path.display())),
     };
+    if let Some(reason) = unsupported_reason(&program) {
+        return Outcome::Skip(reason);
+    }
+    if let Err(e) = engine.prepare(&program) {
+        return match engine_stop(engine, e, "compile") {
+            Stop::Skip(why) => Outcome::Skip(why),
+            Stop::Fail(why) => Outcome::Fail(why),
+        };
+    }
     run_program(&case.spec, &program, engine)
 }
 
@@ -319,7 +345,7 @@ fn build_resources(specs: &[spec::ResourceSpec]) -> Result<Vec<Resource>, CaseEr
     specs.iter().map(Resource::from_spec).collect()
 }
 
-fn find<'r>(resources: &'r mut [Resource], slot: SlotRef) -> Option<&'r mut Resource> {
+fn find(resources: &mut [Resource], slot: SlotRef) -> Option<&mut Resource> {
     resources.iter_mut().find(|r| r.slot == slot)
 }
 
