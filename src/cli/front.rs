@@ -12,7 +12,9 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use super::error::CliError;
+use crate::dxbc::{read_dxbc, write_dxbc, ChunkInfo, DecodeError, ReadOptions, Shader};
 use crate::ir::Program;
+use crate::validate::ProgramInfo;
 
 /// The two input formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +32,8 @@ pub struct Loaded {
     pub program: Program,
     /// The input bytes (for `info`).
     pub bytes: Vec<u8>,
+    /// The container's reflection chunks (DXBC input only).
+    pub chunks: Option<ChunkInfo>,
 }
 
 /// The name used in messages for `path` (`<stdin>` for `-`).
@@ -84,8 +88,13 @@ pub fn load(path: &str, ignore_checksum: bool) -> Result<Loaded, CliError> {
     let bytes = read_input(path)?;
     let name = display_name(path);
     let format = detect_format(path, &bytes);
+    let mut chunks = None;
     let program = match format {
-        SourceFormat::Dxbc => decode(&name, &bytes, ignore_checksum)?,
+        SourceFormat::Dxbc => {
+            let shader = decode(&name, &bytes, ignore_checksum)?;
+            chunks = Some(shader.info);
+            shader.program
+        }
         SourceFormat::Asm => {
             let text = std::str::from_utf8(&bytes).map_err(|e| {
                 CliError::input(
@@ -100,17 +109,58 @@ pub fn load(path: &str, ignore_checksum: bool) -> Result<Loaded, CliError> {
         format,
         program,
         bytes,
+        chunks,
     })
 }
 
-/// Decodes a DXBC container; errors are `NAME: ...` with the decoder's
-/// byte/dword offset in the message.
-pub fn decode(name: &str, bytes: &[u8], ignore_checksum: bool) -> Result<Program, CliError> {
-    let _ = (bytes, ignore_checksum);
-    Err(CliError::input(
-        name,
-        "the DXBC decoder is not available in this build",
-    ))
+/// Decodes a DXBC container; errors are `NAME: byte N: ...` (token errors
+/// also give the dword inside the shader chunk and the opcode).
+pub fn decode(name: &str, bytes: &[u8], ignore_checksum: bool) -> Result<Shader, CliError> {
+    let opts = ReadOptions { ignore_checksum };
+    read_dxbc(bytes, &opts).map_err(|e| decode_error(name, bytes, &e))
+}
+
+fn decode_error(name: &str, bytes: &[u8], e: &DecodeError) -> CliError {
+    match e {
+        DecodeError::Container { offset, what } => {
+            CliError::input(format!("{name}: byte {offset}"), what.clone())
+        }
+        DecodeError::Token {
+            offset,
+            opcode,
+            what,
+        } => {
+            let op = opcode.map_or(String::new(), |o| format!(" ({})", o.mnemonic()));
+            let loc = match shader_chunk_start(bytes) {
+                Some(start) => format!(
+                    "{name}: byte {} (token {offset}{op})",
+                    start.saturating_add(offset.saturating_mul(4))
+                ),
+                None => format!("{name}: token {offset}{op}"),
+            };
+            CliError::input(loc, what.clone())
+        }
+        DecodeError::Checksum { .. } => CliError::input(
+            name,
+            format!("{e} (use --ignore-checksum to read it anyway)"),
+        ),
+        other => CliError::input(name, other.to_string()),
+    }
+}
+
+/// File offset of the SHEX/SHDR chunk's data, read from the chunk table
+/// with bounds checks (for messages only).
+fn shader_chunk_start(bytes: &[u8]) -> Option<usize> {
+    let word = |at: usize| -> Option<u32> {
+        let b = bytes.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let count = word(28)? as usize;
+    (0..count.min(bytes.len() / 4)).find_map(|i| {
+        let off = word(32 + 4 * i)? as usize;
+        let tag = bytes.get(off..off.checked_add(4)?)?;
+        (tag == b"SHEX" || tag == b"SHDR").then_some(off + 8)
+    })
 }
 
 /// Parses assembly text; errors are `NAME:LINE:COL: ...`.
@@ -123,12 +173,16 @@ pub fn parse(name: &str, text: &str) -> Result<Program, CliError> {
 }
 
 /// Validates a program; errors are `NAME: instruction N (opcode): ...`.
-pub fn validate(name: &str, program: &Program) -> Result<(), CliError> {
-    let _ = program;
-    Err(CliError::input(
-        name,
-        "the validator is not available in this build",
-    ))
+pub fn validate(name: &str, program: &Program) -> Result<ProgramInfo, CliError> {
+    crate::validate::validate(program).map_err(|e| {
+        let op = e.mnemonic().unwrap_or("?");
+        let loc = match (e.inst_index, e.decl_index) {
+            (Some(i), _) => format!("{name}: instruction {i} ({op})"),
+            (None, Some(d)) => format!("{name}: declaration {d} ({op})"),
+            (None, None) => name.to_string(),
+        };
+        CliError::input(loc, e.message)
+    })
 }
 
 /// The fxc-style listing (`exact` = lossless, re-assembles to the same tokens).
@@ -141,11 +195,7 @@ pub fn print(program: &Program, exact: bool) -> Result<String, CliError> {
 
 /// Encodes a DXBC container with a correct checksum.
 pub fn encode(name: &str, program: &Program) -> Result<Vec<u8>, CliError> {
-    let _ = program;
-    Err(CliError::input(
-        name,
-        "the DXBC encoder is not available in this build",
-    ))
+    write_dxbc(program, None, None).map_err(|e| CliError::input(name, e.to_string()))
 }
 
 #[cfg(test)]
@@ -159,6 +209,16 @@ mod tests {
         assert_eq!(detect_format("-", b"DXBC\0\0"), SourceFormat::Dxbc);
         assert_eq!(detect_format("-", b"cs_5_0\n"), SourceFormat::Asm);
         assert_eq!(detect_format("shader", b"DXBCxx"), SourceFormat::Dxbc);
+    }
+
+    #[test]
+    fn decode_errors_name_the_byte() {
+        let e = decode("x.dxbc", b"DXBC", false).unwrap_err();
+        assert_eq!(e.code as i32, 3);
+        assert!(
+            e.location.as_deref().unwrap().starts_with("x.dxbc: byte "),
+            "{e}"
+        );
     }
 
     #[test]

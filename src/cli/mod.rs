@@ -171,7 +171,7 @@ fn validate(a: &ValidateArgs) -> Result<ExitCode, CliError> {
         let result =
             front::load(file, a.ignore_checksum).and_then(|l| front::validate(&name, &l.program));
         match result {
-            Ok(()) => println!("{name}: ok"),
+            Ok(_) => println!("{name}: ok"),
             Err(e) => {
                 e.report();
                 worst.get_or_insert(e);

@@ -574,6 +574,9 @@ pub fn describe(name: &str, loaded: &Loaded) -> String {
     for (class, n) in by_class {
         let _ = writeln!(out, "  {class}: {n}");
     }
+    if let Some(chunks) = &loaded.chunks {
+        out.push_str(&chunks.describe());
+    }
     if let Some(reason) = case::unsupported_reason(p) {
         let _ = writeln!(
             out,
