@@ -288,10 +288,8 @@ fn read_decls(p: &mut Prepared) -> Result<(), RuntimeError> {
             | Decl::InputPs { op, .. }
             | Decl::InputPsSgv { op, .. }
             | Decl::InputPsSiv { op, .. } => {
-                if op.ty == crate::ir::OperandType::Input {
-                    if let Some(r) = op.imm_index(0) {
-                        p.io_regs = p.io_regs.max(r.saturating_add(1));
-                    }
+                if let (crate::ir::OperandType::Input, Some(r)) = (op.ty, op.imm_index(0)) {
+                    p.io_regs = p.io_regs.max(r.saturating_add(1));
                 }
             }
             _ => {}
