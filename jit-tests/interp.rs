@@ -1243,3 +1243,200 @@ fn budget_counts_per_group_and_names_the_group() {
         .unwrap();
     assert_eq!((stats.groups, stats.instructions), (1, 2));
 }
+
+const BINDING_PROGRAM: &str = "cs_5_0
+    dcl_constantbuffer cb0[1], immediateIndexed
+    dcl_resource_raw t0
+    dcl_uav_structured u0, 4
+    dcl_temps 1
+    dcl_thread_group 1, 1, 1
+    store_structured u0.x, l(0), l(0), cb0[0].x
+    ret";
+
+/// Dispatches BINDING_PROGRAM with the given u0 view and memory size;
+/// t0 and cb0 are bound unless `skip_t0`.
+fn bind_and_run(
+    u0: View,
+    u0_bytes: usize,
+    skip_t0: bool,
+    groups: [u32; 3],
+) -> Result<Vec<u32>, RuntimeError> {
+    let interp = Interpreter::new(&parse(BINDING_PROGRAM)).unwrap();
+    let cb = to_bytes(&[77, 0, 0, 0]);
+    let t0 = vec![0u8; 16];
+    let mut m0 = vec![0u8; u0_bytes];
+    let mut b = Bindings::new();
+    b.cb(Slot::new(0), &cb);
+    if !skip_t0 {
+        b.srv(Slot::new(0), &t0, raw(4));
+    }
+    b.uav(Slot::new(0), &mut m0, u0);
+    interp.dispatch(&mut b, groups, &DispatchOptions::default())?;
+    drop(b);
+    Ok(to_words(&m0))
+}
+
+#[test]
+fn correct_bindings_run() {
+    assert_eq!(
+        bind_and_run(structured(4, 0, 2), 8, false, [1, 1, 1]).unwrap(),
+        vec![77, 0]
+    );
+}
+
+#[test]
+fn zero_sized_dispatch_does_nothing() {
+    assert_eq!(
+        bind_and_run(structured(4, 0, 2), 8, false, [4, 0, 1]).unwrap(),
+        vec![0, 0]
+    );
+}
+
+#[test]
+fn missing_binding_is_an_error() {
+    let err = bind_and_run(structured(4, 0, 2), 8, true, [1, 1, 1]).unwrap_err();
+    assert_eq!(
+        err,
+        RuntimeError::MissingBinding {
+            kind: sm5jit::runtime::BindingKind::Srv,
+            slot: Slot::new(0)
+        }
+    );
+}
+
+#[test]
+fn kind_and_stride_mismatches_are_errors() {
+    let err = bind_and_run(raw(2), 8, false, [1, 1, 1]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RuntimeError::BindingKindMismatch {
+                slot: Slot { space: 0, index: 0 },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = bind_and_run(structured(8, 0, 1), 8, false, [1, 1, 1]).unwrap_err();
+    assert!(
+        err.to_string().contains("stride 4") && err.to_string().contains("stride 8"),
+        "{err}"
+    );
+    let err = bind_and_run(typed(Format::R32Uint, 0, 2), 8, false, [1, 1, 1]).unwrap_err();
+    assert!(
+        matches!(err, RuntimeError::BindingKindMismatch { .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn view_larger_than_memory_is_an_error() {
+    let err = bind_and_run(structured(4, 1, 2), 8, false, [1, 1, 1]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RuntimeError::ViewOutOfRange {
+                needed: 12,
+                available: 8,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn dispatch_size_limits() {
+    let err = bind_and_run(structured(4, 0, 2), 8, false, [65536, 1, 1]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RuntimeError::TooManyGroups {
+                groups: [65536, 1, 1],
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let text = "cs_4_0\ndcl_uav_raw u0\ndcl_temps 1\ndcl_thread_group 1, 1, 1\nret\n";
+    let interp = Interpreter::new(&parse(text)).unwrap();
+    let mut m = vec![0u8; 4];
+    let mut b = Bindings::new();
+    b.uav(Slot::new(0), &mut m, raw(1));
+    let err = interp
+        .dispatch(&mut b, [1, 1, 2], &DispatchOptions::default())
+        .unwrap_err();
+    assert!(matches!(err, RuntimeError::TooManyGroups { .. }), "{err:?}");
+    assert!(interp
+        .dispatch(&mut b, [65535, 1, 1], &DispatchOptions::default())
+        .is_ok());
+}
+
+#[test]
+fn dispatch_indirect_reads_aligned_in_range_arguments() {
+    let text = "cs_5_0
+        dcl_uav_raw u0
+        dcl_input vThreadGroupID.x
+        dcl_temps 1
+        dcl_thread_group 1, 1, 1
+        atomic_iadd u0, l(0), l(1)
+        ret";
+    let interp = Interpreter::new(&parse(text)).unwrap();
+    let args = to_bytes(&[9, 3, 2, 1]);
+    let mut m = vec![0u8; 4];
+    let o = DispatchOptions::default();
+    let mut b = Bindings::new();
+    b.uav(Slot::new(0), &mut m, raw(1));
+    let stats = interp.dispatch_indirect(&mut b, &args, 4, &o).unwrap();
+    assert_eq!(stats.groups, 6);
+    for bad in [2u64, 8, u64::MAX - 3] {
+        let err = interp
+            .dispatch_indirect(&mut b, &args, bad, &o)
+            .unwrap_err();
+        assert!(
+            matches!(err, RuntimeError::BadIndirectArgs { offset, len: 16 } if offset == bad),
+            "{err:?}"
+        );
+    }
+    drop(b);
+    assert_eq!(to_words(&m), vec![6]);
+}
+
+#[test]
+fn non_compute_programs_cannot_be_dispatched() {
+    let interp = Interpreter::new(&parse(
+        "ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(0, 0, 0, 0)\nret\n",
+    ))
+    .unwrap();
+    let err = interp
+        .dispatch(&mut Bindings::new(), [1, 1, 1], &DispatchOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(err, RuntimeError::InvalidProgram { .. }),
+        "{err:?}"
+    );
+    let cs = Interpreter::new(&parse("cs_5_0\ndcl_thread_group 1, 1, 1\nret\n")).unwrap();
+    let err = cs
+        .run_invocation(&mut Bindings::new(), &[], &DispatchOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(err, RuntimeError::InvalidProgram { .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn unbalanced_control_flow_is_rejected_at_prepare() {
+    for (text, at) in [
+        ("cs_5_0\ndcl_thread_group 1, 1, 1\nif_nz l(1)\nret\n", 0),
+        ("cs_5_0\ndcl_thread_group 1, 1, 1\nendloop\nret\n", 0),
+        ("cs_5_0\ndcl_thread_group 1, 1, 1\nret\nbreak\n", 1),
+        ("cs_5_0\ndcl_thread_group 1, 1, 1\nloop\nelse\nendloop\n", 1),
+    ] {
+        let err = Interpreter::new(&parse(text)).unwrap_err();
+        assert!(
+            matches!(err, RuntimeError::InvalidProgram { inst_index: Some(i), .. } if i == at),
+            "{text}: {err:?}"
+        );
+    }
+}
