@@ -1108,9 +1108,12 @@ fn sm51_resource_ranges_resolve_space_and_dynamic_index() {
         mov r0.x, l(1)
         store_raw U0[r0.x + 2].x, l(0), l(42)
         store_raw U0[4].x, l(0), l(43)
+        store_raw U0[r0.x + 8].x, l(0), l(44)
         ret";
     let interp = Interpreter::new(&parse(text)).unwrap();
     let mut mems = [[0u8; 4]; 4];
+    let mut outside = [0u8; 4];
+    let mut space0 = [0u8; 4];
     let mut b = Bindings::new();
     for (i, m) in mems.iter_mut().enumerate() {
         b.uav(
@@ -1122,12 +1125,16 @@ fn sm51_resource_ranges_resolve_space_and_dynamic_index() {
             raw(1),
         );
     }
+    b.uav(Slot { space: 1, index: 9 }, &mut outside, raw(1));
+    b.uav(Slot { space: 0, index: 3 }, &mut space0, raw(1));
     interp
         .dispatch(&mut b, [1, 1, 1], &DispatchOptions::default())
         .unwrap();
     drop(b);
     let words: Vec<u32> = mems.iter().map(|m| u32::from_le_bytes(*m)).collect();
     assert_eq!(words, vec![0, 42, 43, 0]);
+    // Register 9 is outside the range U0[2:5]; space 0 is another space.
+    assert_eq!((outside, space0), ([0; 4], [0; 4]));
 }
 
 #[test]
