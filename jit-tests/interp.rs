@@ -1447,3 +1447,42 @@ fn unbalanced_control_flow_is_rejected_at_prepare() {
         );
     }
 }
+
+#[test]
+fn feedback_loads_multisample_loads_and_sample_positions() {
+    let text = "cs_5_0
+        dcl_resource_raw t0
+        dcl_resource_texture2dms(0) (uint,uint,uint,uint) t1
+        dcl_uav_raw u0
+        dcl_temps 4
+        dcl_thread_group 1, 1, 1
+        ld_raw_s r0.xy, r1.x, l(4), t0.xyxx
+        check_access_fully_mapped r1.y, r1.x
+        ld2dms r2.xyzw, l(1, 0, 0, 0), t1.xyzw, l(0)
+        ld2dms r3.xyzw, l(1, 0, 0, 0), t1.xyzw, l(1)
+        store_raw u0.xyzw, l(0), r0.xyxy
+        store_raw u0.xy, l(16), r1.xyxx
+        store_raw u0.xyzw, l(32), r2.xyzw
+        store_raw u0.xyzw, l(48), r3.xyzw
+        samplepos r0.xyzw, t1.xyzw, l(0)
+        store_raw u0.xyzw, l(64), r0.xyzw
+        ret";
+    let t0 = to_bytes(&[10, 11, 12]);
+    let t1 = to_bytes(&[20, 21]);
+    let mut mem = vec![0xFFu8; 80];
+    run_program(text, |b| {
+        b.srv(Slot::new(0), &t0, raw(3));
+        b.srv(
+            Slot::new(1),
+            &t1,
+            View::Texture(TextureView::tex2d(Format::R32Uint, 2, 1)),
+        );
+        b.uav(Slot::new(0), &mut mem, raw(20));
+    });
+    let out = to_words(&mem);
+    assert_eq!(&out[0..4], &[11, 12, 11, 12]);
+    assert_eq!(&out[4..6], &[u32::MAX, u32::MAX]);
+    assert_eq!(&out[8..12], &[21, 0, 0, 1]);
+    assert_eq!(&out[12..16], &[0, 0, 0, 1]);
+    assert_eq!(&out[16..20], &[0, 0, 0, 0]);
+}
