@@ -1486,3 +1486,103 @@ fn feedback_loads_multisample_loads_and_sample_positions() {
     assert_eq!(&out[12..16], &[0, 0, 0, 1]);
     assert_eq!(&out[16..20], &[0, 0, 0, 0]);
 }
+
+/// A zeroed binding of the kind a declaration asks for.
+fn zeroed_view(kind: sm5jit::interp::prepare::ResKind) -> (View, usize) {
+    use sm5jit::interp::prepare::ResKind;
+    use sm5jit::ir::ResourceDim;
+    use sm5jit::runtime::TextureDim;
+    let tex = |dim, layers| {
+        let t = TextureView {
+            dim,
+            depth_or_array: layers,
+            ..TextureView::tex2d(Format::R32G32B32A32Float, 8, 8)
+        };
+        (View::Texture(t), t.size_bytes() as usize)
+    };
+    match kind {
+        ResKind::Raw => (raw(256), 1024),
+        ResKind::Structured { stride } => (structured(stride, 0, 64), 64 * stride as usize),
+        ResKind::Typed { dim, .. } => match dim {
+            ResourceDim::Buffer => (typed(Format::R32G32B32A32Float, 0, 64), 1024),
+            ResourceDim::Texture1D => tex(TextureDim::Tex1D, 1),
+            ResourceDim::Texture1DArray => tex(TextureDim::Tex1DArray, 2),
+            ResourceDim::Texture3D => tex(TextureDim::Tex3D, 2),
+            ResourceDim::Texture2DArray
+            | ResourceDim::TextureCube
+            | ResourceDim::TextureCubeArray => tex(TextureDim::Tex2DArray, 6),
+            _ => tex(TextureDim::Tex2D, 1),
+        },
+    }
+}
+
+#[test]
+fn realworld_shaders_run_a_group_on_zeroed_resources_or_say_why_not() {
+    let root = crate::corpus_dir().join("realworld");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    dirs.sort();
+    let (mut ran, mut unsupported, mut stopped) = (0, 0, 0);
+    for dir in dirs {
+        let bytes = std::fs::read(dir.join("shader.dxbc")).unwrap();
+        let program = sm5jit::dxbc::read_dxbc(&bytes, &sm5jit::dxbc::ReadOptions::default())
+            .unwrap()
+            .program;
+        let interp =
+            Interpreter::new(&program).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let p = interp.prepared();
+        let srvs: Vec<_> = p.srvs.iter().map(|d| (d, zeroed_view(d.kind))).collect();
+        let uavs: Vec<_> = p.uavs.iter().map(|d| (d, zeroed_view(d.kind))).collect();
+        let srv_mem: Vec<Vec<u8>> = srvs.iter().map(|(_, (_, n))| vec![0u8; *n]).collect();
+        let mut uav_mem: Vec<Vec<u8>> = uavs.iter().map(|(_, (_, n))| vec![0u8; *n]).collect();
+        let cb = vec![0u8; 4096 * 16];
+        let mut b = Bindings::new();
+        for c in &p.cbs {
+            b.cb(
+                Slot {
+                    space: c.space,
+                    index: c.lower,
+                },
+                &cb,
+            );
+        }
+        for ((d, (view, _)), mem) in srvs.iter().zip(&srv_mem) {
+            b.srv(
+                Slot {
+                    space: d.space,
+                    index: d.lower,
+                },
+                mem,
+                *view,
+            );
+        }
+        for ((d, (view, _)), mem) in uavs.iter().zip(uav_mem.iter_mut()) {
+            b.uav_with_counter(
+                Slot {
+                    space: d.space,
+                    index: d.lower,
+                },
+                mem,
+                *view,
+                0,
+            );
+        }
+        let o = DispatchOptions { budget: 1 << 22 };
+        match interp.dispatch(&mut b, [1, 1, 1], &o) {
+            Ok(stats) => {
+                assert!(stats.instructions > 0, "{}", dir.display());
+                ran += 1;
+            }
+            Err(RuntimeError::Unsupported { what, .. }) => {
+                assert!(what.contains("needs sampling"), "{}: {what}", dir.display());
+                unsupported += 1;
+            }
+            Err(RuntimeError::BudgetExhausted { .. }) => stopped += 1,
+            Err(e) => panic!("{}: {e}", dir.display()),
+        }
+    }
+    eprintln!("realworld: {ran} ran, {unsupported} need sampling, {stopped} stopped by the budget");
+    assert!(ran >= 10, "only {ran} ran");
+}
