@@ -1586,3 +1586,30 @@ fn realworld_shaders_run_a_group_on_zeroed_resources_or_say_why_not() {
     eprintln!("realworld: {ran} ran, {unsupported} need sampling, {stopped} stopped by the budget");
     assert!(ran >= 10, "only {ran} ran");
 }
+
+#[test]
+fn unbound_registers_of_a_range_read_zero_and_drop_writes() {
+    let text = "cs_5_1
+        dcl_uav_raw U0[0:3], space=0
+        dcl_temps 2
+        dcl_thread_group 1, 1, 1
+        mov r0.x, l(2)
+        store_raw U0[r0.x + 0].x, l(0), l(5)
+        ld_raw r1.x, l(0), U0[r0.x + 0].xxxx
+        imm_atomic_iadd r1.y, U0[r0.x + 0], l(0), l(1)
+        bufinfo r1.z, U0[r0.x + 0]
+        resinfo_uint r1.w, l(0), U0[r0.x + 0].xxxx
+        imm_atomic_alloc r0.y, U0[r0.x + 0]
+        iadd r1.w, r1.w, r0.y
+        store_raw U0[0].xyzw, l(0), r1.xyzw
+        ret";
+    let interp = Interpreter::new(&parse(text)).unwrap();
+    let mut m0 = vec![0xFFu8; 16];
+    let mut b = Bindings::new();
+    b.uav(Slot::new(0), &mut m0, raw(4));
+    interp
+        .dispatch(&mut b, [1, 1, 1], &DispatchOptions::default())
+        .unwrap();
+    drop(b);
+    assert_eq!(to_words(&m0), vec![0, 0, 0, 0]);
+}
