@@ -238,6 +238,14 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), CaseError> {
     Ok(())
 }
 
+/// The reference interpreter as an [`Engine`].
+pub fn interp_engine(opts: EngineOptions) -> Result<Box<dyn Engine>, EngineError> {
+    let _ = opts;
+    Err(EngineError::Failed(
+        "the interpreter is not available in this build".into(),
+    ))
+}
+
 /// Why no engine can run `program` yet, if so: sampling and gather need
 /// samplers and filtering, which are not implemented.
 pub fn unsupported_reason(program: &Program) -> Option<String> {
