@@ -560,6 +560,87 @@ mod tests {
         assert!(info.describe().contains("stat: 2 dwords, 7 instructions"));
     }
 
+    /// A cs_5_0 RDEF: one cbuffer `Params` { float scale at 4 }, one texture `tex` at t3.
+    fn rdef_chunk() -> Vec<u8> {
+        let strings_at = 156u32;
+        let creator = b"Microsoft (R) HLSL Shader Compiler\0";
+        let cb_name = strings_at + creator.len() as u32;
+        let var_name = cb_name + 7;
+        let res_name = var_name + 6;
+        let mut words = vec![1, 60, 1, 124, 0x4353_0500, 0x100, strings_at];
+        words.extend([u32::from_le_bytes(*b"RD11"), 60, 24, 32, 40, 36, 12, 0]);
+        words.extend([cb_name, 1, 84, 16, 0, 0]);
+        words.extend([var_name, 4, 4, 2, 0, 0, 0, 0, 0, 0]);
+        words.extend([res_name, 2, 5, 4, 0xFFFF_FFFF, 3, 1, 0xC]);
+        let mut d: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(d.len(), strings_at as usize);
+        d.extend_from_slice(creator);
+        d.extend_from_slice(b"Params\0scale\0tex\0");
+        d
+    }
+
+    #[test]
+    fn parses_an_sm5_rdef() {
+        let r = parse_rdef(&rdef_chunk()).unwrap();
+        assert_eq!(r.creator, "Microsoft (R) HLSL Shader Compiler");
+        assert_eq!(r.target, 0x4353_0500);
+        assert_eq!(r.constant_buffers.len(), 1);
+        let cb = &r.constant_buffers[0];
+        assert_eq!((cb.name.as_str(), cb.size), ("Params", 16));
+        assert_eq!(
+            cb.variables,
+            vec![Variable {
+                name: "scale".into(),
+                offset: 4,
+                size: 4,
+                flags: 2
+            }]
+        );
+        let t = &r.resources[0];
+        assert_eq!(
+            (
+                t.name.as_str(),
+                t.input_type,
+                t.dimension,
+                t.bind_point,
+                t.bind_count
+            ),
+            ("tex", 2, 4, 3, 1)
+        );
+        let info = ChunkInfo {
+            rdef: Some(r),
+            ..Default::default()
+        };
+        let text = info.describe();
+        assert!(
+            text.contains("cbuffer Params (16 bytes, 1 variables)"),
+            "{text}"
+        );
+        assert!(text.contains("resource tex: type 2"), "{text}");
+    }
+
+    #[test]
+    fn rdef_errors_name_offsets() {
+        let mut d = rdef_chunk();
+        // Variable count far beyond the chunk.
+        d[64..68].copy_from_slice(&1000u32.to_le_bytes());
+        assert!(matches!(
+            parse_rdef(&d),
+            Err(DecodeError::Chunk { offset: 64, .. })
+        ));
+        let mut d = rdef_chunk();
+        // Resource name offset past the end.
+        d[124..128].copy_from_slice(&5000u32.to_le_bytes());
+        assert!(matches!(
+            parse_rdef(&d),
+            Err(DecodeError::Chunk { offset: 5000, .. })
+        ));
+        // Unterminated creator string.
+        let d = rdef_chunk();
+        let cut = &d[..d.len() - 20];
+        assert!(parse_rdef(cut).is_err());
+    }
+
     #[test]
     fn rdef_with_absurd_counts_is_an_error() {
         let mut d = vec![0u8; 28];

@@ -8,6 +8,13 @@
 //! opcode or operand type, or control bit outside the agreed rule is a
 //! [`DecodeError::Token`] naming the dword offset and the opcode.
 //!
+//! Field conventions: `Decl::GlobalFlags` holds the flags at their token
+//! bit positions (`0x800` = refactoringAllowed, `0x1000` = doubles, as in
+//! `dxbc-format.md` §10.2); every other declaration field holds a plain
+//! value (interpolation mode, sampler mode, dimension, sample count). Before
+//! SM5.1, `Decl::ConstantBuffer::size` repeats the operand's second index
+//! (the encoder writes the operand and ignores `size`).
+//!
 //! Custom-data blocks other than the immediate constant buffer (comments,
 //! debug info, opaque data, messages) have no place in `Program` and are
 //! skipped by their length, so a stream holding them does not re-encode to
@@ -764,7 +771,7 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
     };
     check_controls(w, pos, controls, allowed)?;
     Ok(match w.op {
-        DclGlobalFlags => Decl::GlobalFlags(controls),
+        DclGlobalFlags => Decl::GlobalFlags(controls << 11),
         DclTemps => Decl::Temps(w.next()?),
         DclIndexableTemp => Decl::IndexableTemp {
             reg: w.next()?,
@@ -987,7 +994,7 @@ pub(crate) mod tests {
             }
         );
         assert_eq!(p.decls.len(), 7);
-        assert_eq!(p.decls[0], Decl::GlobalFlags(1));
+        assert_eq!(p.decls[0], Decl::GlobalFlags(0x800));
         assert_eq!(
             p.decls[5],
             Decl::TgsmRaw {

@@ -286,7 +286,12 @@ impl Enc {
         use dcl_bits::*;
         match d {
             Decl::ImmediateConstantBuffer(data) => return self.icb(data),
-            Decl::GlobalFlags(f) => self.fields(*f, GLOBAL_FLAGS, &[])?,
+            Decl::GlobalFlags(f) => {
+                if f & 0x7FF != 0 {
+                    return Err(self.err(format!("global flags {f:#x} set bits below bit 11")));
+                }
+                self.fields(f >> 11, GLOBAL_FLAGS, &[])?
+            }
             Decl::Temps(n) => self.fields(0, 0, &[*n])?,
             Decl::IndexableTemp { reg, len, comps } => self.fields(0, 0, &[*reg, *len, *comps])?,
             Decl::ThreadGroup(g) => self.fields(0, 0, g)?,
@@ -618,7 +623,7 @@ mod tests {
             ..flags
         };
         let sm50 = vec![
-            Decl::GlobalFlags(0x1 | 0x4),
+            Decl::GlobalFlags(0x800 | 0x2000),
             Decl::ImmediateConstantBuffer(vec![1, 2, 3, 4, 5, 6, 7, 8]),
             Decl::ConstantBuffer {
                 op: cb.clone(),
