@@ -14,6 +14,7 @@
 //! [`compare`]. The CLI only prints what this module returns.
 
 pub mod compare;
+pub mod interp;
 pub mod resource;
 pub mod spec;
 
@@ -240,10 +241,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), CaseError> {
 
 /// The reference interpreter as an [`Engine`].
 pub fn interp_engine(opts: EngineOptions) -> Result<Box<dyn Engine>, EngineError> {
-    let _ = opts;
-    Err(EngineError::Failed(
-        "the interpreter is not available in this build".into(),
-    ))
+    Ok(Box::new(interp::InterpEngine::new(opts)))
 }
 
 /// Why no engine can run `program` yet, if so: sampling and gather need

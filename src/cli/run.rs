@@ -537,7 +537,7 @@ pub fn render(counts: &[u32], width: usize, max_iter: u32) -> String {
                 '@'
             } else {
                 let t = (f64::from(c) / f64::from(max_iter.max(1))).sqrt();
-                let i = ((t * (PALETTE.len() - 1) as f64).round() as usize).min(PALETTE.len() - 1);
+                let i = ((t * PALETTE.len() as f64).floor() as usize).min(PALETTE.len() - 1);
                 char::from(PALETTE[i])
             };
             out.push(ch);
