@@ -346,3 +346,64 @@ fn failing_case_exits_1_with_the_first_difference() {
     );
     assert_eq!(out.lines().last(), Some("0 passed, 1 failed, 0 skipped"));
 }
+
+#[test]
+fn runaway_shader_is_stopped_by_the_budget() {
+    let dir = scratch("budget");
+    let path = dir.join("forever.asm");
+    std::fs::write(
+        &path,
+        "cs_5_0\ndcl_temps 1\ndcl_thread_group 1, 1, 1\nloop\n  iadd r0.x, r0.x, l(1)\nendloop\nret\n",
+    )
+    .unwrap();
+    let o = sm5jit(&["run", s(&path), "--budget", "1000"]);
+    assert_eq!(code(&o), 4, "{}", stderr(&o));
+    assert!(stderr(&o).contains("budget"), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_binding_is_a_runtime_error() {
+    let o = sm5jit(&["run", s(&case_shader("vkd3d_raw_copy_loops"))]);
+    assert_eq!(code(&o), 4, "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing is bound"), "{}", stderr(&o));
+}
+
+#[test]
+fn sampling_shader_cannot_run_yet() {
+    let path = corpus_dir().join("realworld/bgfx_cs_assao_apply/shader.dxbc");
+    let o = sm5jit(&["run", s(&path)]);
+    assert_eq!(code(&o), 4, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("needs sampling (sample"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn both_engines_need_the_jit() {
+    let o = sm5jit(&[
+        "case",
+        "--engine",
+        "both",
+        s(&corpus_dir().join("conformance/wine_tgsm_raw")),
+    ]);
+    assert_eq!(code(&o), 4, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the JIT is not available yet"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn showcase_json_has_every_pixel() {
+    let o = sm5jit(&["run", "--format", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let iterations = doc["iterations"].as_array().expect("iterations array");
+    assert_eq!(iterations.len(), 72 * 28);
+    // c = 0 (inside the set) is near column 50 of the middle rows; c = -2.2 - 1.2i escapes at once.
+    assert_eq!(iterations[0], 1);
+    assert_eq!(iterations[14 * 72 + 50], 200);
+}
