@@ -122,21 +122,7 @@ impl Printer {
                 }
             }
         }
-        for e in &inst.ext {
-            match e {
-                ExtOpcode::SampleControls(o) => {
-                    let _ = write!(s, "_aoffimmi({},{},{})", o[0], o[1], o[2]);
-                }
-                ExtOpcode::ResourceDim { dim, stride } => {
-                    let _ = write!(s, "_indexable({}", names::dim_name(*dim));
-                    if *dim == ResourceDim::StructuredBuffer || *stride != 0 {
-                        let _ = write!(s, ", stride={stride}");
-                    }
-                    s.push(')');
-                }
-                ExtOpcode::ReturnType(r) => s.push_str(&names::ret_list(r)),
-            }
-        }
+        s.push_str(&ext_text(&inst.ext));
         if op == Opcode::ResInfo {
             match c & 0x3 {
                 1 => s.push_str("_rcpFloat"),
@@ -208,7 +194,10 @@ impl Printer {
         match ix {
             Index::Imm32(v) => v.to_string(),
             Index::Imm64(v) => format!("{v}i64"),
-            Index::Relative(o) => rel(o),
+            // fxc spells a plain relative index `[r0.x + 0]` and never emits
+            // an explicit `+ 0` immediate; that one is ours: `+ 0i32`.
+            Index::Relative(o) => format!("{} + 0", rel(o)),
+            Index::Imm32PlusRelative(0, o) => format!("{} + 0i32", rel(o)),
             Index::Imm32PlusRelative(v, o) => format!("{} + {v}", rel(o)),
             Index::Imm64PlusRelative(v, o) => format!("{} + {v}i64", rel(o)),
         }
@@ -217,9 +206,21 @@ impl Printer {
     /// The component suffix: default spellings by role, ours otherwise.
     fn comps_suffix(&self, op: &Operand, role: Role) -> String {
         let imm = matches!(op.ty, OperandType::Imm32 | OperandType::Imm64);
+        if imm {
+            // Immediates: the value count implies the components.
+            let default = if imm_default_one(op) {
+                Components::One
+            } else {
+                Components::Four(Selection::Mask(0))
+            };
+            return match op.comps {
+                c if c == default => String::new(),
+                Components::Zero => ".none".into(),
+                Components::One => ".scalar".into(),
+                Components::Four(sel) => selection_explicit(sel),
+            };
+        }
         match op.comps {
-            Components::Zero if imm => if imm_default_one(op) { ".none" } else { "" }.into(),
-            Components::One if imm => if imm_default_one(op) { "" } else { ".scalar" }.into(),
             Components::Zero => if names::default_one(op.ty) {
                 ".none"
             } else {
@@ -232,8 +233,6 @@ impl Printer {
                 ".scalar"
             }
             .into(),
-            Components::Four(Selection::Mask(0)) if imm && imm_default_four(op) => String::new(),
-            Components::Four(sel) if imm => selection_explicit(sel),
             Components::Four(sel) => match (role, sel) {
                 (Role::Dst, Selection::Mask(m)) if m != 0 => format!(".{}", letters(m)),
                 (Role::Src, Selection::Swizzle(sw)) => {
@@ -537,7 +536,9 @@ impl Printer {
         }
         let upper = self.opts.style == ListingStyle::Modern;
         let reg = self.decl_op_with(op, upper, "", &suffix);
-        let size_text = if size != 0 {
+        // Before SM5.1 the size is the operand's second index; ours if not.
+        let implied = op.imm_index(1).unwrap_or(0);
+        let size_text = if size != implied {
             format!(", size={size}")
         } else {
             String::new()
@@ -590,6 +591,44 @@ fn cb_suffix(op: &Operand) -> String {
     }
 }
 
+/// The extended opcode tokens. fxc writes the words first and the groups
+/// after, in token order: `_aoffimmi_indexable(-1,0,0)(texture2d)(float,…)`.
+/// Any other order or repetition is written word-then-group per token
+/// (`(uint,…)_indexable(buffer)`), which the parser reads the same way.
+fn ext_text(ext: &[ExtOpcode]) -> String {
+    let rank = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(_) => 0,
+        ExtOpcode::ResourceDim { .. } => 1,
+        ExtOpcode::ReturnType(_) => 2,
+    };
+    let canonical = ext.windows(2).all(|w| rank(&w[0]) < rank(&w[1]));
+    let word = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(_) => "_aoffimmi",
+        ExtOpcode::ResourceDim { .. } => "_indexable",
+        ExtOpcode::ReturnType(_) => "",
+    };
+    let group = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(o) => format!("({},{},{})", o[0], o[1], o[2]),
+        ExtOpcode::ResourceDim { dim, stride } => {
+            if *dim == ResourceDim::StructuredBuffer || *stride != 0 {
+                format!("({}, stride={stride})", names::dim_name(*dim))
+            } else {
+                format!("({})", names::dim_name(*dim))
+            }
+        }
+        ExtOpcode::ReturnType(r) => names::ret_list(r),
+    };
+    if canonical {
+        let words: String = ext.iter().map(word).collect();
+        let groups: String = ext.iter().map(group).collect();
+        words + &groups
+    } else {
+        ext.iter()
+            .map(|e| format!("{}{}", word(e), group(e)))
+            .collect()
+    }
+}
+
 fn selection_explicit(sel: Selection) -> String {
     match sel {
         Selection::Mask(m) => format!(".mask_{}", letters(m)),
@@ -610,10 +649,6 @@ fn imm_default_one(op: &Operand) -> bool {
         OperandType::Imm64 => op.imm.len() == 2,
         _ => op.imm.len() == 1,
     }
-}
-
-fn imm_default_four(op: &Operand) -> bool {
-    op.imm.len() == 4
 }
 
 fn letters(m: u8) -> String {

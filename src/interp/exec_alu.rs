@@ -50,7 +50,8 @@ fn is_float_compare(op: Opcode) -> bool {
     matches!(op, Opcode::Eq | Opcode::Ne | Opcode::Lt | Opcode::Ge)
 }
 
-fn operand<'i>(inst: &'i Instruction, k: usize) -> Result<&'i Operand, RuntimeError> {
+/// Operand `k` of `inst`, or an error naming the missing operand.
+pub fn operand(inst: &Instruction, k: usize) -> Result<&Operand, RuntimeError> {
     inst.operands
         .get(k)
         .ok_or_else(|| RuntimeError::InvalidProgram {

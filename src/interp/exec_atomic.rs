@@ -14,19 +14,10 @@ use crate::runtime::{RuntimeError, View};
 use crate::sem::atomic::{combine, counter_alloc, counter_consume, AtomicOp};
 use crate::sem::memory::{raw_dword, structured_dword, OOB_READ};
 
-use super::exec_alu::{src, write};
+use super::exec_alu::{operand, src, write};
 use super::exec_memory::typed_location;
 use super::resources::{Loc, Target};
 use super::thread::{Ctx, Thread, Ty};
-
-fn op<'i>(inst: &'i Instruction, k: usize, i: usize) -> Result<&'i Operand, RuntimeError> {
-    inst.operands
-        .get(k)
-        .ok_or_else(|| RuntimeError::InvalidProgram {
-            inst_index: Some(i),
-            reason: format!("{} is missing operand {k}", inst.opcode.mnemonic()),
-        })
-}
 
 pub fn exec(
     cx: &mut Ctx,
@@ -36,8 +27,8 @@ pub fn exec(
 ) -> Result<(), RuntimeError> {
     debug_assert_eq!(inst.opcode.class(), OpClass::Atomic);
     match inst.opcode {
-        Opcode::ImmAtomicAlloc => counter(cx, t, inst, i, counter_alloc),
-        Opcode::ImmAtomicConsume => counter(cx, t, inst, i, counter_consume),
+        Opcode::ImmAtomicAlloc => counter(cx, t, inst, counter_alloc),
+        Opcode::ImmAtomicConsume => counter(cx, t, inst, counter_consume),
         other => {
             let Some(kind) = AtomicOp::from_opcode(other) else {
                 return Err(RuntimeError::Unsupported {
@@ -45,7 +36,7 @@ pub fn exec(
                     what: other.mnemonic().to_string(),
                 });
             };
-            rmw(cx, t, inst, i, kind.op, kind.returns_old)
+            rmw(cx, t, inst, kind.op, kind.returns_old)
         }
     }
 }
@@ -56,10 +47,9 @@ fn counter(
     cx: &mut Ctx,
     t: &mut Thread,
     inst: &Instruction,
-    i: usize,
     f: fn(u32) -> (u32, u32),
 ) -> Result<(), RuntimeError> {
-    let target = cx.target(t, op(inst, 1, i)?);
+    let target = cx.target(t, operand(inst, 1)?);
     let mut ret = OOB_READ;
     if let Target::Uav(slot) = target {
         if let Some(c) = cx.b.get_uav_mut(slot).and_then(|u| u.counter.as_mut()) {
@@ -127,12 +117,11 @@ fn rmw(
     cx: &mut Ctx,
     t: &mut Thread,
     inst: &Instruction,
-    i: usize,
     aop: AtomicOp,
     returns_old: bool,
 ) -> Result<(), RuntimeError> {
     let m = usize::from(returns_old);
-    let mem = op(inst, m, i)?;
+    let mem = operand(inst, m)?;
     let addr = src(cx, t, inst, m + 1, Ty::Int)?;
     let (cmp, v) = if aop == AtomicOp::CmpExch {
         (

@@ -14,18 +14,9 @@ use crate::runtime::memory::{texel, typed_element};
 use crate::runtime::{BufferKind, Format, RuntimeError, TextureDim, View};
 use crate::sem::memory::{component_dword, raw_dword, structured_dword};
 
-use super::exec_alu::{src, write};
+use super::exec_alu::{operand, src, write};
 use super::resources::Target;
 use super::thread::{Ctx, Thread, Ty};
-
-fn op<'i>(inst: &'i Instruction, k: usize, i: usize) -> Result<&'i Operand, RuntimeError> {
-    inst.operands
-        .get(k)
-        .ok_or_else(|| RuntimeError::InvalidProgram {
-            inst_index: Some(i),
-            reason: format!("{} is missing operand {k}", inst.opcode.mnemonic()),
-        })
-}
 
 pub fn exec(
     cx: &mut Ctx,
@@ -38,11 +29,17 @@ pub fn exec(
         Opcode::LdStructured => ld_buffer(cx, t, inst, i, true),
         Opcode::StoreRaw => store_buffer(cx, t, inst, i, false),
         Opcode::StoreStructured => store_buffer(cx, t, inst, i, true),
-        Opcode::Ld | Opcode::LdUavTyped => ld_typed(cx, t, inst, i),
-        Opcode::StoreUavTyped => store_typed(cx, t, inst, i),
-        Opcode::BufInfo => bufinfo(cx, t, inst, i),
-        Opcode::ResInfo => resinfo(cx, t, inst, i),
-        Opcode::SampleInfo => sampleinfo(cx, t, inst, i),
+        Opcode::Ld | Opcode::LdUavTyped | Opcode::LdMs => ld_typed(cx, t, inst),
+        Opcode::LdS
+        | Opcode::LdMsS
+        | Opcode::LdRawS
+        | Opcode::LdStructuredS
+        | Opcode::LdUavTypedS => feedback_load(cx, t, inst, i),
+        Opcode::SamplePos => write(cx, t, inst, 0, [0; 4], false),
+        Opcode::StoreUavTyped => store_typed(cx, t, inst),
+        Opcode::BufInfo => bufinfo(cx, t, inst),
+        Opcode::ResInfo => resinfo(cx, t, inst),
+        Opcode::SampleInfo => sampleinfo(cx, t, inst),
         other => Err(RuntimeError::Unsupported {
             inst_index: i,
             what: other.mnemonic().to_string(),
@@ -85,11 +82,11 @@ fn ld_buffer(
     structured: bool,
 ) -> Result<(), RuntimeError> {
     let mem_at = if structured { 3 } else { 2 };
-    let mem = op(inst, mem_at, i)?;
+    let mem = operand(inst, mem_at)?;
     let base = base_dword(cx, t, inst, i, 1, mem, structured)?;
     let target = cx.target(t, mem);
     let swz = mem.swizzle();
-    let mask = op(inst, 0, i)?.write_mask();
+    let mask = operand(inst, 0)?.write_mask();
     let mut v = [0u32; 4];
     for c in 0..4 {
         if mask & (1 << c) != 0 {
@@ -109,7 +106,7 @@ fn store_buffer(
     i: usize,
     structured: bool,
 ) -> Result<(), RuntimeError> {
-    let mem = op(inst, 0, i)?;
+    let mem = operand(inst, 0)?;
     let base = base_dword(cx, t, inst, i, 1, mem, structured)?;
     let value = src(cx, t, inst, if structured { 3 } else { 2 }, Ty::Int)?;
     let target = cx.target(t, mem);
@@ -159,14 +156,9 @@ fn read_texel(cx: &Ctx, target: Target, coords: [u32; 4], mip: u32) -> [u32; 4] 
 
 /// ld d, coords(+mip in .w), t# and ld_uav_typed d, coords, u#: the texel,
 /// swizzled by the resource operand.
-fn ld_typed(
-    cx: &mut Ctx,
-    t: &mut Thread,
-    inst: &Instruction,
-    i: usize,
-) -> Result<(), RuntimeError> {
+fn ld_typed(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
     let coords = src(cx, t, inst, 1, Ty::Int)?;
-    let res = op(inst, 2, i)?;
+    let res = operand(inst, 2)?;
     let target = cx.target(t, res);
     let is_buffer = matches!(cx.view(target), Some(View::Buffer(_)));
     let mip = if inst.opcode == Opcode::Ld && !is_buffer {
@@ -174,23 +166,52 @@ fn ld_typed(
     } else {
         0
     };
-    let texel = read_texel(cx, target, coords, mip);
+    // Views here are single-sampled: ld2dms reads sample 0 like ld at mip 0
+    // and any other sample index is out of range.
+    let texel = if inst.opcode == Opcode::LdMs && src(cx, t, inst, 3, Ty::Int)?[0] != 0 {
+        read_texel(cx, target, [u32::MAX; 4], 0)
+    } else {
+        read_texel(cx, target, coords, mip)
+    };
     let s = res.swizzle();
     let v = std::array::from_fn(|c| texel[s[c] as usize & 3]);
     write(cx, t, inst, 0, v, false)
 }
 
-/// store_uav_typed u#.xyzw, coords, value: all four components converted
-/// to the bound format; dropped when out of range.
-fn store_typed(
+/// The value `*_s` loads write to their status destination. No view here
+/// is tiled, so every access is fully mapped; `check_access_fully_mapped`
+/// tests for this value.
+pub const FULLY_MAPPED: u32 = 0xFFFF_FFFF;
+
+/// ld_s, ld2dms_s, ld_raw_s, ld_structured_s, ld_uav_typed_s: the base load
+/// (the status destination is operand 1) plus [`FULLY_MAPPED`] in the status.
+fn feedback_load(
     cx: &mut Ctx,
     t: &mut Thread,
     inst: &Instruction,
     i: usize,
 ) -> Result<(), RuntimeError> {
+    let mut base = inst.clone();
+    let status = operand(inst, 1)?;
+    base.operands.remove(1);
+    base.opcode = match inst.opcode {
+        Opcode::LdS => Opcode::Ld,
+        Opcode::LdMsS => Opcode::LdMs,
+        Opcode::LdRawS => Opcode::LdRaw,
+        Opcode::LdStructuredS => Opcode::LdStructured,
+        _ => Opcode::LdUavTyped,
+    };
+    exec(cx, t, &base, i)?;
+    cx.write(t, status, [FULLY_MAPPED; 4]);
+    Ok(())
+}
+
+/// store_uav_typed u#.xyzw, coords, value: all four components converted
+/// to the bound format; dropped when out of range.
+fn store_typed(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
     let coords = src(cx, t, inst, 1, Ty::Int)?;
     let value = src(cx, t, inst, 2, Ty::Int)?;
-    let target = cx.target(t, op(inst, 0, i)?);
+    let target = cx.target(t, operand(inst, 0)?);
     let Target::Uav(slot) = target else {
         return Ok(());
     };
@@ -215,8 +236,8 @@ fn store_typed(
 
 /// bufinfo d, t#/u#: raw → bytes, structured → structures, typed →
 /// elements, unbound or texture → 0; written to every masked component.
-fn bufinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction, i: usize) -> Result<(), RuntimeError> {
-    let target = cx.target(t, op(inst, 1, i)?);
+fn bufinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
+    let target = cx.target(t, operand(inst, 1)?);
     let n = match cx.view(target) {
         Some(View::Buffer(bv)) => match bv.kind {
             BufferKind::Raw => bv.num_elements.saturating_mul(4),
@@ -230,9 +251,9 @@ fn bufinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction, i: usize) -> Result
 
 /// resinfo[_uint|_rcpFloat] d, mip, t#/u#: (width, height, depth or array
 /// size, mip count) at that mip, swizzled by the resource operand.
-fn resinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction, i: usize) -> Result<(), RuntimeError> {
+fn resinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
     let mip = src(cx, t, inst, 1, Ty::Int)?[0];
-    let res = op(inst, 2, i)?;
+    let res = operand(inst, 2)?;
     let target = cx.target(t, res);
     let (dims, sized, mips) = match cx.view(target) {
         Some(View::Texture(tv)) => {
@@ -282,13 +303,8 @@ fn resinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction, i: usize) -> Result
 
 /// sampleinfo[_uint] d, t#/rasterizer: (sample count, 0, 0, 0) swizzled.
 /// Views here are single-sampled; unbound → 0.
-fn sampleinfo(
-    cx: &mut Ctx,
-    t: &mut Thread,
-    inst: &Instruction,
-    i: usize,
-) -> Result<(), RuntimeError> {
-    let res = op(inst, 1, i)?;
+fn sampleinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
+    let res = operand(inst, 1)?;
     let count = match res.ty {
         OperandType::Rasterizer => 1,
         _ => u32::from(cx.view(cx.target(t, res)).is_some()),

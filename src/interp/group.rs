@@ -114,7 +114,7 @@ fn step(cx: &mut Ctx, t: &mut Thread) -> Result<(), RuntimeError> {
     };
     charge(cx, i)?;
     t.pc = i + 1;
-    match inst.opcode.class() {
+    let result = match inst.opcode.class() {
         OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move => {
             exec_alu::exec(cx, t, inst, i)
         }
@@ -129,5 +129,15 @@ fn step(cx: &mut Ctx, t: &mut Thread) -> Result<(), RuntimeError> {
             inst_index: i,
             what: format!("{} (needs sampling)", inst.opcode.mnemonic()),
         }),
-    }
+    };
+    result.map_err(|e| match e {
+        RuntimeError::InvalidProgram {
+            inst_index: None,
+            reason,
+        } => RuntimeError::InvalidProgram {
+            inst_index: Some(i),
+            reason,
+        },
+        other => other,
+    })
 }

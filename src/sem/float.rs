@@ -582,6 +582,25 @@ mod props {
             }
         }
 
+        // Reference model: flush the inputs, compute exactly enough in f64
+        // (products are exact; f64 rounding then f32 rounding is innocuous
+        // for + − × ÷ since 53 ≥ 2·24 + 2), flush the output, canonical NaN.
+        #[test]
+        fn arithmetic_matches_f64_model(a: u32, b: u32, c: u32) {
+            let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+            let w = |v: f32| flush(v) as f64;
+            let model = |v: f64| {
+                let r = v as f32;
+                if r.is_nan() { CANONICAL_NAN } else { flush(r).to_bits() }
+            };
+            prop_assert_eq!(add(x, y).to_bits(), model(w(x) + w(y)));
+            prop_assert_eq!(mul(x, y).to_bits(), model(w(x) * w(y)));
+            prop_assert_eq!(div(x, y).to_bits(), model(w(x) / w(y)));
+            prop_assert_eq!(sqrt(x).to_bits(), model(w(x).sqrt()));
+            let p = f32::from_bits(model(w(x) * w(y)));
+            prop_assert_eq!(mad(x, y, z).to_bits(), model(w(p) + w(z)));
+        }
+
         #[test]
         fn frc_in_unit_interval(a: u32) {
             let r = frc(f32::from_bits(a));
