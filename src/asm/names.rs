@@ -12,9 +12,24 @@
 //!   type is normally 0-component), `.none` (the reverse);
 //! - extended operand fields: `{min16f}`, `{min2_8f}`, `{min16i}`,
 //!   `{min16u}`, `{minprecN}`, `{nonuniform}` after the operand;
-//! - a 64-bit index: the number with an `i64` suffix (`[5i64]`);
-//! - the `precise` mask: `[precise(xy)]` after the mnemonic;
-//! - declarations of other stages: `MNEMONIC raw(controls, dword, ...)`.
+//! - a 64-bit index: the number with an `i64` suffix (`[5i64]`); a relative
+//!   index with an explicit zero immediate: `[r0.x + 0i32]` (fxc writes a plain
+//!   relative index as `[r0.x + 0]`);
+//! - declarations of other stages: `MNEMONIC raw(controls, dword, ...)`;
+//! - values with no name: resinfo return type 3 as `_rt3`, sampler mode N
+//!   as `modeN`, interpolation mode N as `interpN`, a system value as its
+//!   number, unknown global-flag bits as hex (`refactoringAllowed | 0x100000`);
+//! - a pre-5.1 constant-buffer size that differs from the operand's second
+//!   index as `, size=N`, and a non-zero register space before SM5.1 as
+//!   `, space=N`;
+//! - extended opcode tokens in an order fxc never writes: each word directly
+//!   followed by its group (`(uint,uint,uint,uint)_indexable(buffer)`).
+//!
+//! Immediates: fxc prints integer-typed values in `-10000..=10000` as decimal
+//! and others as `0x%08x`, float-typed values as `%f`, and untyped values
+//! (`mov`, `movc`, `swapc`, stored values, the immediate constant buffer) per
+//! value: small integers as decimal, normal floats and ±0 as `%f`, the rest as
+//! hex. Untyped vectors are written without a space after the commas.
 
 use crate::ir::{OpClass, Opcode, OperandType, ResourceDim, ReturnType};
 
@@ -159,14 +174,18 @@ const GLOBAL_FLAGS: [&str; 9] = [
     "allResourcesBound",
 ];
 
+/// Bit of the first global flag: `Decl::GlobalFlags` keeps token bit positions.
+const GLOBAL_FLAG_SHIFT: u32 = 11;
+
 /// `refactoringAllowed | enableDoublePrecisionFloatOps`; unknown bits as hex; `0` if none.
 pub fn global_flags_text(flags: u32) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut rest = flags;
     for (i, name) in GLOBAL_FLAGS.iter().enumerate() {
-        if flags & (1 << i) != 0 {
+        let bit = 1 << (i as u32 + GLOBAL_FLAG_SHIFT);
+        if flags & bit != 0 {
             parts.push(name.to_string());
-            rest &= !(1 << i);
+            rest &= !bit;
         }
     }
     if rest != 0 || parts.is_empty() {
@@ -180,7 +199,10 @@ pub fn global_flags_text(flags: u32) -> String {
 }
 
 pub fn global_flag_from_name(s: &str) -> Option<u32> {
-    GLOBAL_FLAGS.iter().position(|n| *n == s).map(|i| 1 << i)
+    GLOBAL_FLAGS
+        .iter()
+        .position(|n| *n == s)
+        .map(|i| 1 << (i as u32 + GLOBAL_FLAG_SHIFT))
 }
 
 pub const SAMPLER_MODES: [&str; 3] = ["mode_default", "mode_comparison", "mode_mono"];
@@ -221,6 +243,7 @@ pub fn dst_count(op: Opcode) -> usize {
         Gather4S | Gather4CS | Gather4PoS | Gather4PoCS | LdS | LdMsS | LdUavTypedS | LdRawS
         | LdStructuredS | SampleLS | SampleCLzS | SampleClS | SampleBClS | SampleDClS
         | SampleCClS => 2,
+        CheckAccessFullyMapped => 1,
         If | Breakc | Continuec | Retc | Callc | Discard | Switch | Case | Call | Label
         | InterfaceCall => 0,
         o if o.class() == OpClass::Sync || o.class() == OpClass::Misc => 0,
@@ -427,11 +450,12 @@ mod tests {
             assert_eq!(min_precision_from_name(&min_precision_name(v)), Some(v));
         }
         assert_eq!(
-            global_flags_text(0x3),
+            global_flags_text(0x1800),
             "refactoringAllowed | enableDoublePrecisionFloatOps"
         );
         assert_eq!(global_flags_text(0), "0");
-        assert_eq!(global_flags_text(0x1001), "refactoringAllowed | 0x1000");
+        assert_eq!(global_flags_text(0x801), "refactoringAllowed | 0x1");
+        assert_eq!(global_flag_from_name("allResourcesBound"), Some(0x80000));
     }
 
     #[test]

@@ -6,18 +6,19 @@
 //! error. Invariant: after `collect_decls` every slot is declared once with
 //! sane parameters (strides, sizes, dimensions); after `check_instruction`
 //! every register an instruction names (including registers used inside
-//! relative indices) is declared, every constant index is inside its
-//! declaration, and every resource operand has a kind the opcode accepts.
+//! relative indices) is declared and every constant index is inside its
+//! declaration; the resource-kind rules live in [`super::kinds`].
 
 use crate::ir::{
-    Components, Decl, ExtOpcode, Index, Instruction, OpClass, Opcode, Operand, OperandType,
-    Program, ProgramKind, ResourceDim, ReturnType, Selection, Version,
+    Components, Decl, Index, Instruction, Opcode, Operand, OperandType, Program, ProgramKind,
+    ResourceDim, Selection, Version,
 };
 
 use super::info::{
     CbInfo, IndexableTempInfo, IoReg, ResourceInfo, ResourceKind, SamplerInfo, TgsmInfo, TgsmKind,
     UavInfo,
 };
+use super::kinds;
 use super::limits::{self, decl_opcode, MAX_CB_VEC4, MAX_TEMPS};
 use super::{ProgramInfo, Rule, VResult, ValidationError};
 
@@ -352,7 +353,6 @@ fn add_srv(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn add_uav(
     v: Version,
     info: &mut ProgramInfo,
@@ -464,15 +464,15 @@ pub fn check_instruction(
         check_register(p.version, info, op, 0)
             .map_err(|(rule, m)| ValidationError::inst(rule, index, inst.opcode, m))?;
     }
-    check_kinds(info, inst)
+    kinds::check_kinds(info, inst)
         .map_err(|m| ValidationError::inst(Rule::ResourceKind, index, inst.opcode, m))?;
-    check_ext_tokens(info, inst)
+    kinds::check_ext_tokens(info, inst)
         .map_err(|m| ValidationError::inst(Rule::ResourceKind, index, inst.opcode, m))?;
     if p.version.is_cs4() && inst.opcode == Opcode::StoreStructured {
-        check_cs4_tgsm_store(inst)
+        kinds::check_cs4_tgsm_store(inst)
             .map_err(|m| ValidationError::inst(Rule::Limit, index, inst.opcode, m))?;
     }
-    record_usage(info, inst)
+    kinds::record_usage(info, inst)
         .map_err(|m| ValidationError::inst(Rule::ResourceKind, index, inst.opcode, m))
 }
 
@@ -516,15 +516,7 @@ fn check_register(v: Version, info: &ProgramInfo, op: &Operand, depth: u32) -> R
         T::Resource => check_slot_declared(v, op, info.srvs.get(&key(op)?).map(|r| r.range)),
         T::Uav => check_slot_declared(v, op, info.uavs.get(&key(op)?).map(|r| r.range)),
         T::Sampler => check_slot_declared(v, op, info.samplers.get(&key(op)?).map(|r| r.range)),
-        T::Tgsm => check_slot_declared(
-            Version {
-                major: 5,
-                minor: 0,
-                ..v
-            },
-            op,
-            info.tgsm.get(&key(op)?).map(|_| None),
-        ),
+        T::Tgsm => check_tgsm(info, op),
         T::Input | T::Output => check_io(v, info, op),
         ty if is_declared_system_input(ty) => check_system_input(v, info, ty),
         ty if is_declared_system_output(ty) => check_system_output(v, info, ty),
@@ -539,11 +531,6 @@ fn key(op: &Operand) -> Result<u32, (Rule, String)> {
             op.ty.prefix()
         ))
     })
-}
-
-/// A constant index value, if the index is a plain immediate.
-fn const_index(op: &Operand, i: usize) -> Option<u32> {
-    op.imm_index(i)
 }
 
 fn check_temp(info: &ProgramInfo, op: &Operand) -> RegResult {
@@ -568,7 +555,7 @@ fn check_indexable(info: &ProgramInfo, op: &Operand) -> RegResult {
         .indexable_temps
         .get(&reg)
         .ok_or_else(|| undeclared(format!("x{reg} is not declared")))?;
-    if let Some(e) = const_index(op, 1) {
+    if let Some(e) = op.imm_index(1) {
         if e >= x.len {
             return Err(undeclared(format!(
                 "x{reg}[{e}] is past the declared length {}",
@@ -592,7 +579,7 @@ fn check_cb(v: Version, info: &ProgramInfo, op: &Operand) -> RegResult {
     if v.is_sm51() {
         check_in_range(op, cb.range, 1)?;
     }
-    if let Some(e) = const_index(op, want - 1) {
+    if let Some(e) = op.imm_index(want - 1) {
         if cb.size != 0 && !cb.dynamic && e >= cb.size {
             return Err(undeclared(format!(
                 "cb{slot}[{e}] is past the declared size {}",
@@ -610,7 +597,7 @@ fn check_icb(info: &ProgramInfo, op: &Operand) -> RegResult {
     if op.indices.len() != 1 {
         return Err(bad_operand("icb takes one index".into()));
     }
-    if let Some(e) = const_index(op, 0) {
+    if let Some(e) = op.imm_index(0) {
         if e as usize >= rows {
             return Err(undeclared(format!(
                 "icb[{e}] is past the {rows} declared rows"
@@ -642,9 +629,20 @@ fn check_slot_declared(v: Version, op: &Operand, found: Option<Option<(u32, u32)
     Ok(())
 }
 
+/// g#: declared, one index (TGSM has no SM5.1 ranges).
+fn check_tgsm(info: &ProgramInfo, op: &Operand) -> RegResult {
+    let [Index::Imm32(g)] = op.indices.as_slice() else {
+        return Err(bad_operand("g# takes exactly one constant index".into()));
+    };
+    if !info.tgsm.contains_key(g) {
+        return Err(undeclared(format!("g{g} is not declared")));
+    }
+    Ok(())
+}
+
 /// SM5.1: a constant register index `i` must lie inside the declared range.
 fn check_in_range(op: &Operand, range: Option<(u32, u32)>, i: usize) -> RegResult {
-    if let (Some((lo, hi)), Some(r)) = (range, const_index(op, i)) {
+    if let (Some((lo, hi)), Some(r)) = (range, op.imm_index(i)) {
         if r < lo || r > hi {
             return Err(undeclared(format!(
                 "{}{}[{r}] is outside the declared range [{lo}:{hi}]",
@@ -672,7 +670,7 @@ fn check_io(v: Version, info: &ProgramInfo, op: &Operand) -> RegResult {
     if op.indices.len() != 1 {
         return Err(bad_operand(format!("{}# takes one index", op.ty.prefix())));
     }
-    let Some(reg) = const_index(op, 0) else {
+    let Some(reg) = op.imm_index(0) else {
         return Ok(());
     };
     let list = if input { &info.inputs } else { &info.outputs };
@@ -756,247 +754,481 @@ fn check_system_output(v: Version, info: &ProgramInfo, ty: OperandType) -> RegRe
     Ok(())
 }
 
-// ---------------------------------------------------------------------------
-// Resource kinds
-// ---------------------------------------------------------------------------
+#[cfg(test)]
+mod tests {
+    use crate::ir::Opcode::*;
+    use crate::ir::{Decl, OperandType as T, ResourceDim, ReturnType, UavFlags};
+    use crate::validate::testutil::*;
+    use crate::validate::{validate, Rule, ValidationError};
 
-/// The declared memory an operand names: an SRV, a UAV or a TGSM block.
-#[derive(Clone, Copy, Debug)]
-enum Mem {
-    Srv(ResourceKind),
-    Uav(ResourceKind),
-    Tgsm(TgsmKind),
-}
-
-impl Mem {
-    fn is_raw(self) -> bool {
-        matches!(
-            self,
-            Mem::Srv(ResourceKind::Raw) | Mem::Uav(ResourceKind::Raw) | Mem::Tgsm(TgsmKind::Raw)
-        )
+    fn err(p: &crate::ir::Program) -> ValidationError {
+        validate(p).expect_err("program should be rejected")
     }
 
-    fn is_structured(self) -> bool {
-        matches!(
-            self,
-            Mem::Srv(ResourceKind::Structured { .. })
-                | Mem::Uav(ResourceKind::Structured { .. })
-                | Mem::Tgsm(TgsmKind::Structured { .. })
-        )
-    }
-
-    fn typed(self) -> Option<(ResourceDim, [ReturnType; 4])> {
-        match self {
-            Mem::Srv(ResourceKind::Typed { dim, ret, .. })
-            | Mem::Uav(ResourceKind::Typed { dim, ret, .. }) => Some((dim, ret)),
-            _ => None,
+    fn uav_raw(i: u32) -> Decl {
+        Decl::UavRaw {
+            op: slot(T::Uav, i),
+            flags: UavFlags::default(),
+            space: 0,
         }
     }
 
-    fn describe(self) -> &'static str {
-        match self {
-            Mem::Srv(k) | Mem::Uav(k) => k.describe(),
-            Mem::Tgsm(TgsmKind::Raw) => "raw TGSM",
-            Mem::Tgsm(TgsmKind::Structured { .. }) => "structured TGSM",
+    fn uav_structured(i: u32, stride: u32) -> Decl {
+        Decl::UavStructured {
+            op: slot(T::Uav, i),
+            stride,
+            flags: UavFlags::default(),
+            space: 0,
         }
     }
-}
 
-/// The declaration behind a t#/u#/g# operand (already known to exist).
-fn lookup(info: &ProgramInfo, op: &Operand) -> Option<Mem> {
-    let key = op.imm_index(0)?;
-    match op.ty {
-        OperandType::Resource => info.srvs.get(&key).map(|r| Mem::Srv(r.kind)),
-        OperandType::Uav => info.uavs.get(&key).map(|u| Mem::Uav(u.kind)),
-        OperandType::Tgsm => info.tgsm.get(&key).map(|g| Mem::Tgsm(g.kind)),
-        _ => None,
+    fn uav_typed(i: u32, dim: ResourceDim, ret: ReturnType) -> Decl {
+        Decl::UavTyped {
+            op: slot(T::Uav, i),
+            dim,
+            flags: UavFlags::default(),
+            ret: [ret; 4],
+            space: 0,
+        }
     }
-}
 
-/// The memory operand of a resource instruction and its position.
-fn mem_operand(inst: &Instruction) -> Option<&Operand> {
-    inst.operands.iter().find(|o| {
-        matches!(
-            o.ty,
-            OperandType::Resource | OperandType::Uav | OperandType::Tgsm
-        )
-    })
-}
+    fn srv_typed(i: u32, dim: ResourceDim) -> Decl {
+        Decl::Resource {
+            op: slot(T::Resource, i),
+            dim,
+            sample_count: 0,
+            ret: [ReturnType::Float; 4],
+            space: 0,
+        }
+    }
 
-fn name(op: &Operand) -> String {
-    format!("{}{}", op.ty.prefix(), op.imm_index(0).unwrap_or(0))
-}
+    fn cb(i: u32, size: u32, dynamic: bool) -> Decl {
+        Decl::ConstantBuffer {
+            op: reg(T::ConstantBuffer, &[i, size], swz([0, 1, 2, 3])),
+            dynamic,
+            size,
+            space: 0,
+        }
+    }
 
-fn check_kinds(info: &ProgramInfo, inst: &Instruction) -> Result<(), String> {
-    let Some(op) = mem_operand(inst) else {
-        return Ok(());
-    };
-    let Some(mem) = lookup(info, op) else {
-        return Ok(());
-    };
-    let wrong = |want: &str| {
-        Err(format!(
-            "{} needs {want}, but {} is {}",
-            inst.opcode.mnemonic(),
-            name(op),
-            mem.describe()
-        ))
-    };
-    use Opcode::*;
-    match inst.opcode {
-        LdRaw | LdRawS | StoreRaw => {
-            if mem.is_raw() {
-                Ok(())
-            } else {
-                wrong("a raw buffer or raw TGSM")
-            }
-        }
-        LdStructured | LdStructuredS | StoreStructured => {
-            if mem.is_structured() {
-                Ok(())
-            } else {
-                wrong("a structured buffer or structured TGSM")
-            }
-        }
-        LdUavTyped | LdUavTypedS | StoreUavTyped => match mem {
-            Mem::Uav(ResourceKind::Typed { .. }) => Ok(()),
-            _ => wrong("a typed UAV"),
-        },
-        Ld | LdS => typed_dim(mem, |d| !is_ms(d) && !is_cube(d)).map_or_else(
-            || wrong("a typed, non-multisampled, non-cube resource"),
-            |_| Ok(()),
-        ),
-        LdMs | LdMsS => {
-            typed_dim(mem, is_ms).map_or_else(|| wrong("a multisampled texture"), |_| Ok(()))
-        }
-        ResInfo => typed_dim(mem, |d| d != ResourceDim::Buffer)
-            .map_or_else(|| wrong("a typed texture (not a buffer)"), |_| Ok(())),
-        BufInfo => match mem {
-            Mem::Srv(k) | Mem::Uav(k) if k.is_buffer() => Ok(()),
-            _ => wrong("a buffer (typed, raw or structured)"),
-        },
-        SampleInfo | SamplePos => {
-            typed_dim(mem, |_| true).map_or_else(|| wrong("a typed texture"), |_| Ok(()))
-        }
-        ImmAtomicAlloc | ImmAtomicConsume => match mem {
-            Mem::Uav(ResourceKind::Structured { .. }) => Ok(()),
-            _ => wrong("a structured UAV"),
-        },
-        op if op.class() == OpClass::Sample => {
-            typed_dim(mem, |d| d != ResourceDim::Buffer && !is_ms(d)).map_or_else(
-                || wrong("a typed texture (not a buffer or multisampled)"),
-                |_| Ok(()),
+    fn store_raw(dst: crate::ir::Operand) -> crate::ir::Instruction {
+        inst(StoreRaw, vec![dst, lit(0), rx(0)])
+    }
+
+    #[test]
+    fn temps_must_be_declared() {
+        let p = cs50(2, vec![], vec![inst(Mov, vec![rd(1, 1), rs(0)])]);
+        assert!(validate(&p).is_ok());
+        let p = cs50(2, vec![], vec![inst(Mov, vec![rd(0, 1), rs(2)])]);
+        let e = err(&p);
+        assert_eq!((e.rule, e.inst_index), (Rule::Undeclared, Some(0)));
+        assert_eq!(
+            e.to_string(),
+            "instruction 0 (mov): r2 is not declared (dcl_temps 2)"
+        );
+    }
+
+    #[test]
+    fn indexable_temps_and_constant_indices() {
+        let x = Decl::IndexableTemp {
+            reg: 0,
+            len: 4,
+            comps: 4,
+        };
+        let p = cs50(
+            1,
+            vec![x.clone()],
+            vec![inst(
+                Mov,
+                vec![reg(T::IndexableTemp, &[0, 3], mask(0xF)), rs(0)],
+            )],
+        );
+        let info = validate(&p).unwrap();
+        assert_eq!(info.indexable_temps[&0].len, 4);
+        assert_eq!(info.temp_vec4_count(), 5);
+        let p = cs50(
+            1,
+            vec![x.clone()],
+            vec![inst(
+                Mov,
+                vec![reg(T::IndexableTemp, &[0, 4], mask(0xF)), rs(0)],
+            )],
+        );
+        assert!(err(&p)
+            .message
+            .contains("x0[4] is past the declared length 4"));
+        let p = cs50(
+            1,
+            vec![x],
+            vec![inst(
+                Mov,
+                vec![
+                    rd(0, 0xF),
+                    reg(T::IndexableTemp, &[1, 0], swz([0, 1, 2, 3])),
+                ],
+            )],
+        );
+        assert_eq!(err(&p).message, "x1 is not declared");
+        // A relative index names registers that must be declared too.
+        let mut rel = reg(T::IndexableTemp, &[0, 0], swz([0, 1, 2, 3]));
+        rel.indices[1] = crate::ir::Index::Imm32PlusRelative(1, Box::new(rx(5)));
+        let p = cs50(
+            1,
+            vec![Decl::IndexableTemp {
+                reg: 0,
+                len: 4,
+                comps: 4,
+            }],
+            vec![inst(Mov, vec![rd(0, 0xF), rel])],
+        );
+        assert_eq!(err(&p).message, "r5 is not declared (dcl_temps 1)");
+    }
+
+    #[test]
+    fn constant_buffers() {
+        let read = |slot: u32, e: u32| {
+            inst(
+                Mov,
+                vec![
+                    rd(0, 0xF),
+                    reg(T::ConstantBuffer, &[slot, e], swz([0, 1, 2, 3])),
+                ],
             )
-        }
-        op if op.class() == OpClass::Atomic => check_atomic_target(mem).map_or_else(
-            || wrong("raw, structured or 32-bit integer typed memory"),
-            |_| Ok(()),
-        ),
-        _ => Ok(()),
-    }
-}
-
-fn typed_dim(mem: Mem, ok: impl Fn(ResourceDim) -> bool) -> Option<()> {
-    let (dim, _) = mem.typed()?;
-    ok(dim).then_some(())
-}
-
-fn is_ms(d: ResourceDim) -> bool {
-    matches!(d, ResourceDim::Texture2DMS | ResourceDim::Texture2DMSArray)
-}
-
-fn is_cube(d: ResourceDim) -> bool {
-    matches!(d, ResourceDim::TextureCube | ResourceDim::TextureCubeArray)
-}
-
-/// Atomics work on u#/g#; a typed u# must be declared UINT or SINT.
-fn check_atomic_target(mem: Mem) -> Option<()> {
-    match mem {
-        Mem::Srv(_) => None,
-        Mem::Uav(ResourceKind::Typed { ret, .. }) => {
-            matches!(ret[0], ReturnType::Uint | ReturnType::Sint).then_some(())
-        }
-        Mem::Uav(_) | Mem::Tgsm(_) => Some(()),
-    }
-}
-
-/// fxc repeats the declaration in RESOURCE_DIM extended tokens; they must agree.
-fn check_ext_tokens(info: &ProgramInfo, inst: &Instruction) -> Result<(), String> {
-    let Some(op) = mem_operand(inst) else {
-        return Ok(());
-    };
-    let Some(mem) = lookup(info, op) else {
-        return Ok(());
-    };
-    let kind = match mem {
-        Mem::Srv(k) | Mem::Uav(k) => k,
-        Mem::Tgsm(_) => return Ok(()),
-    };
-    for ext in &inst.ext {
-        let ExtOpcode::ResourceDim { dim, stride } = *ext else {
-            continue;
         };
-        let agrees = match kind {
-            ResourceKind::Raw => dim == ResourceDim::RawBuffer,
-            ResourceKind::Structured { stride: s } => {
-                dim == ResourceDim::StructuredBuffer && stride == s
-            }
-            ResourceKind::Typed { dim: d, .. } => dim == d,
+        assert!(validate(&cs50(1, vec![cb(0, 2, false)], vec![read(0, 1)])).is_ok());
+        let e = err(&cs50(1, vec![cb(0, 2, false)], vec![read(0, 2)]));
+        assert_eq!(
+            (e.rule, e.message.as_str()),
+            (Rule::Undeclared, "cb0[2] is past the declared size 2")
+        );
+        // Dynamically indexed buffers are bound-checked at run time instead.
+        assert!(validate(&cs50(1, vec![cb(0, 2, true)], vec![read(0, 2)])).is_ok());
+        assert_eq!(
+            err(&cs50(1, vec![cb(0, 2, false)], vec![read(1, 0)])).message,
+            "cb1 is not declared"
+        );
+        let e = err(&cs50(1, vec![cb(0, 4097, false)], vec![]));
+        assert_eq!((e.rule, e.decl_index), (Rule::Declaration, Some(3)));
+        let e = err(&cs50(1, vec![cb(0, 1, false), cb(0, 1, false)], vec![]));
+        assert!(e.message.contains("declared twice"));
+    }
+
+    #[test]
+    fn immediate_constant_buffer() {
+        let icb = Decl::ImmediateConstantBuffer(vec![1, 2, 3, 4, 5, 6, 7, 8]);
+        let read = |e: u32| {
+            inst(
+                Mov,
+                vec![
+                    rd(0, 0xF),
+                    reg(T::ImmConstantBuffer, &[e], swz([0, 1, 2, 3])),
+                ],
+            )
         };
-        if !agrees {
-            return Err(format!(
-                "the extended token says {dim:?} (stride {stride}) but {} is declared as {}",
-                name(op),
-                kind.describe()
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// cs_4_x writes TGSM only as `store_structured g#, vThreadIDInGroupFlattened, l(offset)`.
-fn check_cs4_tgsm_store(inst: &Instruction) -> Result<(), String> {
-    if inst.operands.first().map(|o| o.ty) != Some(OperandType::Tgsm) {
-        return Ok(());
-    }
-    let index_ok =
-        inst.operands.get(1).map(|o| o.ty) == Some(OperandType::ThreadIdInGroupFlattened);
-    let offset_ok = inst.operands.get(2).map(|o| o.ty) == Some(OperandType::Imm32);
-    if !index_ok || !offset_ok {
-        return Err("cs_4_x writes TGSM only with struct index vThreadIDInGroupFlattened and a literal byte offset".into());
-    }
-    Ok(())
-}
-
-/// Records barriers, atomics, doubles and counter use.
-fn record_usage(info: &mut ProgramInfo, inst: &Instruction) -> Result<(), String> {
-    match inst.opcode.class() {
-        OpClass::Sync => {
-            info.uses_barrier |= inst.sync_flags() & crate::ir::sync_flags::THREADS_IN_GROUP != 0;
-        }
-        OpClass::Atomic => info.uses_atomics = true,
-        OpClass::Double => info.uses_doubles = true,
-        _ => {}
-    }
-    let alloc = inst.opcode == Opcode::ImmAtomicAlloc;
-    if !alloc && inst.opcode != Opcode::ImmAtomicConsume {
-        return Ok(());
-    }
-    let Some(slot) = inst.operands.get(1).and_then(|o| o.imm_index(0)) else {
-        return Ok(());
-    };
-    let Some(uav) = info.uavs.get_mut(&slot) else {
-        return Ok(());
-    };
-    if alloc {
-        uav.uses_alloc = true;
-    } else {
-        uav.uses_consume = true;
-    }
-    if uav.uses_alloc && uav.uses_consume {
-        return Err(format!(
-            "u{slot} is used with both imm_atomic_alloc and imm_atomic_consume"
+        let info = validate(&cs50(1, vec![icb.clone()], vec![read(1)])).unwrap();
+        assert_eq!(info.icb, Some(vec![[1, 2, 3, 4], [5, 6, 7, 8]]));
+        assert!(err(&cs50(1, vec![icb], vec![read(2)]))
+            .message
+            .contains("icb[2]"));
+        assert!(err(&cs50(1, vec![], vec![read(0)]))
+            .message
+            .contains("no immediate constant buffer"));
+        let e = err(&cs50(
+            1,
+            vec![Decl::ImmediateConstantBuffer(vec![1, 2, 3])],
+            vec![],
         ));
+        assert_eq!(e.rule, Rule::Declaration);
     }
-    Ok(())
+
+    #[test]
+    fn resource_slots_must_be_declared() {
+        let ld = inst(
+            LdStructured,
+            vec![rd(0, 1), rx(0), lit(0), res(T::Resource, 3)],
+        );
+        let e = err(&cs50(1, vec![], vec![ld.clone()]));
+        assert_eq!(
+            e.to_string(),
+            "instruction 0 (ld_structured): t3 is not declared"
+        );
+        let srv = Decl::ResourceStructured {
+            op: slot(T::Resource, 3),
+            stride: 16,
+            space: 0,
+        };
+        let info = validate(&cs50(1, vec![srv], vec![ld])).unwrap();
+        assert_eq!(
+            info.srvs[&3].kind,
+            crate::validate::ResourceKind::Structured { stride: 16 }
+        );
+        assert!(err(&cs50(1, vec![], vec![store_raw(resd(T::Uav, 0, 1))]))
+            .message
+            .contains("u0 is not declared"));
+        assert!(err(&cs50(1, vec![], vec![store_raw(resd(T::Tgsm, 0, 1))]))
+            .message
+            .contains("g0 is not declared"));
+    }
+
+    #[test]
+    fn thread_inputs_must_be_declared() {
+        let use_it = inst(Mov, vec![rd(0, 1), sysv(T::ThreadIdInGroupFlattened)]);
+        let e = err(&cs50(1, vec![], vec![use_it.clone()]));
+        assert_eq!(e.rule, Rule::Undeclared);
+        assert!(e.message.contains("vThreadIDInGroupFlattened"));
+        let dcl = Decl::Input(crate::ir::Operand::new(
+            T::ThreadIdInGroupFlattened,
+            crate::ir::Components::Zero,
+        ));
+        let info = validate(&cs50(1, vec![dcl], vec![use_it])).unwrap();
+        assert!(info.has_input(T::ThreadIdInGroupFlattened));
+    }
+
+    #[test]
+    fn pixel_inputs_and_outputs_must_be_declared() {
+        let v1 = reg(T::Input, &[1], swz([0, 1, 2, 3]));
+        let e = err(&ps50(
+            1,
+            vec![],
+            vec![inst(Mov, vec![reg(T::Output, &[0], mask(0xF)), v1.clone()])],
+        ));
+        assert_eq!(e.message, "v1 is not declared");
+        let dcl = Decl::InputPs {
+            op: reg(T::Input, &[1], mask(0xF)),
+            interp: 2,
+        };
+        assert!(validate(&ps50(
+            1,
+            vec![dcl],
+            vec![inst(Mov, vec![reg(T::Output, &[0], mask(0xF)), v1])]
+        ))
+        .is_ok());
+        let e = err(&ps50(
+            1,
+            vec![],
+            vec![inst(Mov, vec![reg(T::Output, &[1], mask(0xF)), rs(0)])],
+        ));
+        assert_eq!(e.message, "o1 is not declared");
+        // v# does not exist in compute programs.
+        let e = err(&cs50(
+            1,
+            vec![],
+            vec![inst(
+                Mov,
+                vec![rd(0, 0xF), reg(T::Input, &[0], swz([0, 1, 2, 3]))],
+            )],
+        ));
+        assert_eq!(e.rule, Rule::Operand);
+    }
+
+    #[test]
+    fn raw_and_structured_kinds() {
+        let tgsm_raw = Decl::TgsmRaw {
+            op: slot(T::Tgsm, 0),
+            bytes: 64,
+        };
+        let tgsm_st = Decl::TgsmStructured {
+            op: slot(T::Tgsm, 1),
+            stride: 8,
+            count: 4,
+        };
+        let ok = cs50(
+            1,
+            vec![uav_raw(0), tgsm_raw.clone(), tgsm_st.clone()],
+            vec![
+                store_raw(resd(T::Uav, 0, 1)),
+                store_raw(resd(T::Tgsm, 0, 3)),
+                inst(
+                    StoreStructured,
+                    vec![resd(T::Tgsm, 1, 1), rx(0), lit(4), rx(0)],
+                ),
+                inst(LdRaw, vec![rd(0, 1), lit(0), res(T::Tgsm, 0)]),
+            ],
+        );
+        let info = validate(&ok).unwrap();
+        assert_eq!(info.tgsm[&0].offset, 0);
+        assert_eq!(info.tgsm[&1].offset, 64);
+        assert_eq!(info.tgsm_bytes, 96);
+        let bad = cs50(
+            1,
+            vec![uav_structured(0, 4)],
+            vec![store_raw(resd(T::Uav, 0, 1))],
+        );
+        let e = err(&bad);
+        assert_eq!((e.rule, e.inst_index), (Rule::ResourceKind, Some(0)));
+        assert!(
+            e.message.contains("u0 is a structured buffer"),
+            "{}",
+            e.message
+        );
+        let bad = cs50(
+            1,
+            vec![tgsm_raw],
+            vec![inst(
+                LdStructured,
+                vec![rd(0, 1), rx(0), lit(0), res(T::Tgsm, 0)],
+            )],
+        );
+        assert_eq!(err(&bad).rule, Rule::ResourceKind);
+    }
+
+    #[test]
+    fn typed_uav_and_bufinfo_kinds() {
+        let store = inst(StoreUavTyped, vec![resd(T::Uav, 0, 0xF), rs(0), rs(0)]);
+        assert!(validate(&cs50(
+            1,
+            vec![uav_typed(0, ResourceDim::Texture2D, ReturnType::Float)],
+            vec![store.clone()]
+        ))
+        .is_ok());
+        assert_eq!(
+            err(&cs50(1, vec![uav_raw(0)], vec![store])).rule,
+            Rule::ResourceKind
+        );
+        let bufinfo = inst(BufInfo, vec![rd(0, 1), res(T::Uav, 0)]);
+        assert!(validate(&cs50(1, vec![uav_raw(0)], vec![bufinfo.clone()])).is_ok());
+        assert!(validate(&cs50(
+            1,
+            vec![uav_typed(0, ResourceDim::Buffer, ReturnType::Uint)],
+            vec![bufinfo.clone()]
+        ))
+        .is_ok());
+        assert_eq!(
+            err(&cs50(
+                1,
+                vec![uav_typed(0, ResourceDim::Texture2D, ReturnType::Uint)],
+                vec![bufinfo]
+            ))
+            .rule,
+            Rule::ResourceKind
+        );
+        let resinfo = inst(ResInfo, vec![rd(0, 0xF), lit(0), res(T::Resource, 0)]);
+        assert!(validate(&cs50(
+            1,
+            vec![srv_typed(0, ResourceDim::Texture2D)],
+            vec![resinfo.clone()]
+        ))
+        .is_ok());
+        assert_eq!(
+            err(&cs50(
+                1,
+                vec![srv_typed(0, ResourceDim::Buffer)],
+                vec![resinfo]
+            ))
+            .rule,
+            Rule::ResourceKind
+        );
+    }
+
+    #[test]
+    fn atomics_and_counters() {
+        let add = |m| inst(AtomicIAdd, vec![m, rx(0), rx(0)]);
+        assert!(
+            validate(&cs50(1, vec![uav_raw(0)], vec![add(resd(T::Uav, 0, 0xF))]))
+                .unwrap()
+                .uses_atomics
+        );
+        let e = err(&cs50(
+            1,
+            vec![uav_typed(0, ResourceDim::Buffer, ReturnType::Float)],
+            vec![add(resd(T::Uav, 0, 0xF))],
+        ));
+        assert_eq!(e.rule, Rule::ResourceKind);
+        let alloc = inst(ImmAtomicAlloc, vec![rd(0, 1), resd(T::Uav, 0, 0xF)]);
+        let consume = inst(ImmAtomicConsume, vec![rd(0, 1), resd(T::Uav, 0, 0xF)]);
+        let info = validate(&cs50(1, vec![uav_structured(0, 4)], vec![alloc.clone()])).unwrap();
+        assert!(info.uavs[&0].uses_alloc);
+        assert_eq!(
+            err(&cs50(1, vec![uav_raw(0)], vec![alloc.clone()])).rule,
+            Rule::ResourceKind
+        );
+        let e = err(&cs50(1, vec![uav_structured(0, 4)], vec![alloc, consume]));
+        assert_eq!(e.inst_index, Some(1));
+        assert!(e.message.contains("both"));
+    }
+
+    #[test]
+    fn sampling_needs_textures_and_samplers() {
+        let smp = Decl::Sampler {
+            op: slot(T::Sampler, 0),
+            mode: 0,
+            space: 0,
+        };
+        let sample = inst(
+            SampleL,
+            vec![
+                rd(0, 0xF),
+                rs(0),
+                res(T::Resource, 0),
+                res(T::Sampler, 0),
+                lit(0),
+            ],
+        );
+        assert!(validate(&cs50(
+            1,
+            vec![srv_typed(0, ResourceDim::Texture2D), smp.clone()],
+            vec![sample.clone()]
+        ))
+        .is_ok());
+        assert_eq!(
+            err(&cs50(
+                1,
+                vec![srv_typed(0, ResourceDim::Texture2D)],
+                vec![sample.clone()]
+            ))
+            .message,
+            "s0 is not declared"
+        );
+        assert_eq!(
+            err(&cs50(
+                1,
+                vec![srv_typed(0, ResourceDim::Buffer), smp],
+                vec![sample]
+            ))
+            .rule,
+            Rule::ResourceKind
+        );
+    }
+
+    #[test]
+    fn extended_resource_tokens_must_agree() {
+        let mut ld = inst(LdStructured, vec![rd(0, 1), rx(0), lit(0), res(T::Uav, 0)]);
+        ld.ext.push(crate::ir::ExtOpcode::ResourceDim {
+            dim: ResourceDim::StructuredBuffer,
+            stride: 8,
+        });
+        assert!(validate(&cs50(1, vec![uav_structured(0, 8)], vec![ld.clone()])).is_ok());
+        let e = err(&cs50(1, vec![uav_structured(0, 16)], vec![ld]));
+        assert_eq!(e.rule, Rule::ResourceKind);
+        assert!(e.message.contains("extended token"));
+    }
+
+    #[test]
+    fn declaration_rules() {
+        let e = err(&cs50(1, vec![uav_structured(0, 6)], vec![]));
+        assert_eq!((e.rule, e.decl_index), (Rule::Declaration, Some(3)));
+        assert!(e.message.contains("stride 6"));
+        assert!(err(&cs50(1, vec![uav_structured(0, 4096)], vec![]))
+            .message
+            .contains("stride"));
+        let e = err(&cs50(
+            1,
+            vec![Decl::TgsmRaw {
+                op: slot(T::Tgsm, 0),
+                bytes: 6,
+            }],
+            vec![],
+        ));
+        assert_eq!(e.rule, Rule::Declaration);
+        let e = err(&cs50(1, vec![uav_raw(64)], vec![]));
+        assert!(e.message.contains("u64"));
+        let e = err(&cs50(1, vec![Decl::Temps(1)], vec![]));
+        assert!(e.message.contains("twice"));
+        let e = err(&cs50(
+            1,
+            vec![uav_typed(0, ResourceDim::TextureCube, ReturnType::Float)],
+            vec![],
+        ));
+        assert_eq!(e.rule, Rule::Declaration);
+    }
 }
