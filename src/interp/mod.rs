@@ -33,6 +33,7 @@ mod thread;
 use crate::ir::{Program, ProgramKind};
 use crate::runtime::{Bindings, DispatchOptions, DispatchStats, Invocation, RuntimeError};
 
+pub use crate::runtime::Invocation;
 pub use prepare::Prepared;
 
 /// Largest group count per dimension (FS §18.6.2).
