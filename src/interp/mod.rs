@@ -31,7 +31,7 @@ mod resources;
 mod thread;
 
 use crate::ir::{Program, ProgramKind};
-use crate::runtime::{Bindings, DispatchOptions, DispatchStats, Invocation, RuntimeError};
+use crate::runtime::{Bindings, DispatchOptions, DispatchStats, RuntimeError};
 
 pub use crate::runtime::Invocation;
 pub use prepare::Prepared;
