@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use sm5jit::case::spec::ResourceKindSpec;
-use sm5jit::case::{self, Engine, EngineError, Outcome, Resource, SlotClass};
+use sm5jit::case::interp::InterpEngine;
+use sm5jit::case::{self, EngineOptions, Outcome};
 use sm5jit::interp::Interpreter;
 use sm5jit::ir::Program;
 use sm5jit::runtime::{
@@ -15,137 +15,8 @@ use sm5jit::runtime::{
 };
 
 // ---------------------------------------------------------------------------
-// The interpreter as a case-runner engine
+// Corpus cases through the case runner's interpreter engine
 // ---------------------------------------------------------------------------
-
-struct InterpEngine;
-
-fn engine_error(e: RuntimeError) -> EngineError {
-    match e {
-        RuntimeError::Unsupported { .. } => EngineError::Unsupported(e.to_string()),
-        other => EngineError::Failed(other.to_string()),
-    }
-}
-
-fn view_of(r: &Resource) -> Result<View, EngineError> {
-    let format = || {
-        r.format
-            .as_deref()
-            .and_then(Format::from_dxgi_name)
-            .ok_or_else(|| EngineError::Unsupported(format!("format {:?}", r.format)))
-    };
-    let buffer = |kind| {
-        View::Buffer(BufferView {
-            kind,
-            first_element: u64::from(r.first_element),
-            num_elements: u64::from(r.num_elements),
-        })
-    };
-    Ok(match r.kind {
-        ResourceKindSpec::Raw => buffer(BufferKind::Raw),
-        ResourceKindSpec::Structured => buffer(BufferKind::Structured { stride: r.stride }),
-        ResourceKindSpec::Typed => buffer(BufferKind::Typed(format()?)),
-        ResourceKindSpec::Texture2d => {
-            View::Texture(TextureView::tex2d(format()?, r.width, r.height))
-        }
-        ResourceKindSpec::Constant => buffer(BufferKind::Raw),
-    })
-}
-
-/// Binds the case resources, runs `f`, and copies the counters back.
-fn with_bindings<T>(
-    resources: &mut [Resource],
-    f: impl FnOnce(&mut Bindings) -> Result<T, RuntimeError>,
-) -> Result<T, EngineError> {
-    let uav_slots: Vec<(usize, Slot)> = resources
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.slot.class == SlotClass::Uav)
-        .map(|(i, r)| {
-            (
-                i,
-                Slot {
-                    space: r.slot.space,
-                    index: r.slot.index,
-                },
-            )
-        })
-        .collect();
-    let mut counters = Vec::new();
-    let result = {
-        let mut b = Bindings::new();
-        for r in resources.iter_mut() {
-            let slot = Slot {
-                space: r.slot.space,
-                index: r.slot.index,
-            };
-            let view = view_of(r)?;
-            match (r.slot.class, r.kind) {
-                (SlotClass::ConstantBuffer, _) | (_, ResourceKindSpec::Constant) => {
-                    b.cb(slot, &r.data);
-                }
-                (SlotClass::Uav, _) => match r.counter {
-                    Some(c) => {
-                        b.uav_with_counter(slot, &mut r.data, view, c);
-                    }
-                    None => {
-                        b.uav(slot, &mut r.data, view);
-                    }
-                },
-                (SlotClass::Srv, _) => {
-                    b.srv(slot, &r.data, view);
-                }
-                (SlotClass::Output, _) => {}
-            }
-        }
-        let out = f(&mut b).map_err(engine_error)?;
-        for (i, slot) in uav_slots {
-            if let Some(c) = b.counter(slot) {
-                counters.push((i, c));
-            }
-        }
-        out
-    };
-    for (i, c) in counters {
-        resources[i].counter = Some(c);
-    }
-    Ok(result)
-}
-
-impl Engine for InterpEngine {
-    fn name(&self) -> &'static str {
-        "interp"
-    }
-
-    fn prepare(&mut self, program: &Program) -> Result<(), EngineError> {
-        Interpreter::new(program).map(|_| ()).map_err(engine_error)
-    }
-
-    fn dispatch(
-        &mut self,
-        program: &Program,
-        resources: &mut [Resource],
-        groups: [u32; 3],
-    ) -> Result<(), EngineError> {
-        let interp = Interpreter::new(program).map_err(engine_error)?;
-        with_bindings(resources, |b| {
-            interp.dispatch(b, groups, &DispatchOptions::default())
-        })
-        .map(|_| ())
-    }
-
-    fn invoke(
-        &mut self,
-        program: &Program,
-        resources: &mut [Resource],
-    ) -> Result<Vec<(u32, [u32; 4])>, EngineError> {
-        let interp = Interpreter::new(program).map_err(engine_error)?;
-        with_bindings(resources, |b| {
-            interp.run_invocation(b, &[], &DispatchOptions::default())
-        })
-        .map(|inv| inv.outputs)
-    }
-}
 
 fn case_dirs(suite: &str) -> Vec<PathBuf> {
     let root = crate::corpus_dir().join(suite);
@@ -170,7 +41,11 @@ fn run_unvalidated(dir: &std::path::Path) -> Outcome {
         Ok(s) => s,
         Err(e) => return Outcome::Fail(format!("decode: {e}")),
     };
-    case::run_program(&case.spec, &shader.program, &mut InterpEngine)
+    case::run_program(
+        &case.spec,
+        &shader.program,
+        &mut InterpEngine::new(EngineOptions::default()),
+    )
 }
 
 /// Runs a corpus suite; returns (pass, skip) and fails on any FAIL.
@@ -1485,4 +1360,131 @@ fn feedback_loads_multisample_loads_and_sample_positions() {
     assert_eq!(&out[8..12], &[21, 0, 0, 1]);
     assert_eq!(&out[12..16], &[0, 0, 0, 1]);
     assert_eq!(&out[16..20], &[0, 0, 0, 0]);
+}
+
+/// A zeroed binding of the kind a declaration asks for.
+fn zeroed_view(kind: sm5jit::interp::prepare::ResKind) -> (View, usize) {
+    use sm5jit::interp::prepare::ResKind;
+    use sm5jit::ir::ResourceDim;
+    use sm5jit::runtime::TextureDim;
+    let tex = |dim, layers| {
+        let t = TextureView {
+            dim,
+            depth_or_array: layers,
+            ..TextureView::tex2d(Format::R32G32B32A32Float, 8, 8)
+        };
+        (View::Texture(t), t.size_bytes() as usize)
+    };
+    match kind {
+        ResKind::Raw => (raw(256), 1024),
+        ResKind::Structured { stride } => (structured(stride, 0, 64), 64 * stride as usize),
+        ResKind::Typed { dim, .. } => match dim {
+            ResourceDim::Buffer => (typed(Format::R32G32B32A32Float, 0, 64), 1024),
+            ResourceDim::Texture1D => tex(TextureDim::Tex1D, 1),
+            ResourceDim::Texture1DArray => tex(TextureDim::Tex1DArray, 2),
+            ResourceDim::Texture3D => tex(TextureDim::Tex3D, 2),
+            ResourceDim::Texture2DArray
+            | ResourceDim::TextureCube
+            | ResourceDim::TextureCubeArray => tex(TextureDim::Tex2DArray, 6),
+            _ => tex(TextureDim::Tex2D, 1),
+        },
+    }
+}
+
+#[test]
+fn realworld_shaders_run_a_group_on_zeroed_resources_or_say_why_not() {
+    let root = crate::corpus_dir().join("realworld");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    dirs.sort();
+    let (mut ran, mut unsupported, mut stopped) = (0, 0, 0);
+    for dir in dirs {
+        let bytes = std::fs::read(dir.join("shader.dxbc")).unwrap();
+        let program = sm5jit::dxbc::read_dxbc(&bytes, &sm5jit::dxbc::ReadOptions::default())
+            .unwrap()
+            .program;
+        let interp =
+            Interpreter::new(&program).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let p = interp.prepared();
+        let srvs: Vec<_> = p.srvs.iter().map(|d| (d, zeroed_view(d.kind))).collect();
+        let uavs: Vec<_> = p.uavs.iter().map(|d| (d, zeroed_view(d.kind))).collect();
+        let srv_mem: Vec<Vec<u8>> = srvs.iter().map(|(_, (_, n))| vec![0u8; *n]).collect();
+        let mut uav_mem: Vec<Vec<u8>> = uavs.iter().map(|(_, (_, n))| vec![0u8; *n]).collect();
+        let cb = vec![0u8; 4096 * 16];
+        let mut b = Bindings::new();
+        for c in &p.cbs {
+            b.cb(
+                Slot {
+                    space: c.space,
+                    index: c.lower,
+                },
+                &cb,
+            );
+        }
+        for ((d, (view, _)), mem) in srvs.iter().zip(&srv_mem) {
+            b.srv(
+                Slot {
+                    space: d.space,
+                    index: d.lower,
+                },
+                mem,
+                *view,
+            );
+        }
+        for ((d, (view, _)), mem) in uavs.iter().zip(uav_mem.iter_mut()) {
+            b.uav_with_counter(
+                Slot {
+                    space: d.space,
+                    index: d.lower,
+                },
+                mem,
+                *view,
+                0,
+            );
+        }
+        let o = DispatchOptions { budget: 1 << 22 };
+        match interp.dispatch(&mut b, [1, 1, 1], &o) {
+            Ok(stats) => {
+                assert!(stats.instructions > 0, "{}", dir.display());
+                ran += 1;
+            }
+            Err(RuntimeError::Unsupported { what, .. }) => {
+                assert!(what.contains("needs sampling"), "{}: {what}", dir.display());
+                unsupported += 1;
+            }
+            Err(RuntimeError::BudgetExhausted { .. }) => stopped += 1,
+            Err(e) => panic!("{}: {e}", dir.display()),
+        }
+    }
+    eprintln!("realworld: {ran} ran, {unsupported} need sampling, {stopped} stopped by the budget");
+    assert!(ran >= 10, "only {ran} ran");
+}
+
+#[test]
+fn unbound_registers_of_a_range_read_zero_and_drop_writes() {
+    let text = "cs_5_1
+        dcl_uav_raw U0[0:3], space=0
+        dcl_temps 2
+        dcl_thread_group 1, 1, 1
+        mov r0.x, l(2)
+        store_raw U0[r0.x + 0].x, l(0), l(5)
+        ld_raw r1.x, l(0), U0[r0.x + 0].xxxx
+        imm_atomic_iadd r1.y, U0[r0.x + 0], l(0), l(1)
+        bufinfo r1.z, U0[r0.x + 0]
+        resinfo_uint r1.w, l(0), U0[r0.x + 0].xxxx
+        imm_atomic_alloc r0.y, U0[r0.x + 0]
+        iadd r1.w, r1.w, r0.y
+        store_raw U0[0].xyzw, l(0), r1.xyzw
+        ret";
+    let interp = Interpreter::new(&parse(text)).unwrap();
+    let mut m0 = vec![0xFFu8; 16];
+    let mut b = Bindings::new();
+    b.uav(Slot::new(0), &mut m0, raw(4));
+    interp
+        .dispatch(&mut b, [1, 1, 1], &DispatchOptions::default())
+        .unwrap();
+    drop(b);
+    assert_eq!(to_words(&m0), vec![0, 0, 0, 0]);
 }

@@ -137,9 +137,22 @@ impl Printer {
         if c & 0x4 != 0 {
             s.push_str("_sat");
         }
+        // Bits outside the agreed rule (the decoder rejects them): ours, `_ctlHEX`.
+        let rest = c & !known_controls(op);
+        if rest != 0 {
+            let _ = write!(s, "_ctl{rest:x}");
+        }
+        // fxc writes `[precise(xy)]` (`[precise]` for all four) after the
+        // mnemonic's words and before its groups: `ld_indexable [precise](texture1d)…`.
         let precise = (c >> 8) & 0xF;
         if precise != 0 {
-            let _ = write!(s, " [precise({})]", letters(precise as u8));
+            let tag = if precise == 0xF {
+                " [precise]".to_string()
+            } else {
+                format!(" [precise({})]", letters(precise as u8))
+            };
+            let at = s.find('(').unwrap_or(s.len());
+            s.insert_str(at, &tag);
         }
         s
     }
@@ -319,7 +332,13 @@ impl Printer {
 
     fn decl_op(&self, op: &Operand) -> String {
         let upper = self.sm51 && names::sm51_upper(op.ty);
-        self.decl_op_with(op, upper, "", &self.comps_suffix(op, Role::Dst))
+        let suffix = if self.sm51 && is_sm51_range(op) {
+            // SM5.1 range declarations carry a hidden `.xyzw` swizzle.
+            cb_suffix(op)
+        } else {
+            self.comps_suffix(op, Role::Dst)
+        };
+        self.decl_op_with(op, upper, "", &suffix)
     }
 
     /// A declaration's register: SM5.1 ranges as `T0[lo:hi]`, then `extra`
@@ -580,8 +599,17 @@ impl Printer {
     }
 }
 
-/// The component suffix of a pre-5.1 constant-buffer declaration: none for
-/// the default `.xyzw` swizzle, our explicit spelling otherwise.
+/// True for an SM5.1 declaration operand `T0[lo:hi]`: a resource-like type
+/// with three immediate indices (range id, lower and upper bound).
+pub(crate) fn is_sm51_range(op: &Operand) -> bool {
+    names::sm51_upper(op.ty)
+        && op.indices.len() == 3
+        && op.indices.iter().all(|i| matches!(i, Index::Imm32(_)))
+}
+
+/// The component suffix of a declaration whose operand fxc writes with a
+/// hidden `.xyzw` swizzle (constant buffers, SM5.1 ranges): none for that
+/// swizzle, our explicit spelling otherwise.
 fn cb_suffix(op: &Operand) -> String {
     match op.comps {
         Components::Four(Selection::Swizzle([0, 1, 2, 3])) => String::new(),
@@ -656,6 +684,20 @@ fn letters(m: u8) -> String {
         .filter(|i| m & (1 << i) != 0)
         .map(|i| COMPONENTS[i])
         .collect()
+}
+
+/// The control bits the mnemonic spells for `op`.
+fn known_controls(op: Opcode) -> u32 {
+    let mut k = 0x4 | 0xF00;
+    if takes_test(op) {
+        k |= 0x80;
+    }
+    match op {
+        Opcode::ResInfo => k | 0x3,
+        Opcode::SampleInfo => k | 0x1,
+        Opcode::Sync => k | 0xF,
+        _ => k,
+    }
 }
 
 fn takes_test(op: Opcode) -> bool {

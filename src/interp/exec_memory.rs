@@ -48,7 +48,7 @@ pub fn exec(
 }
 
 /// The base DWORD of a raw (`addr.x`) or structured (`index.x`, `offset.x`)
-/// access; `addr_ops` are the operand positions of the address sources.
+/// access; the address sources start at operand `first`.
 fn base_dword(
     cx: &Ctx,
     t: &Thread,
