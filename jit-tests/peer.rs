@@ -111,7 +111,8 @@ ret
 #[test]
 fn reassembled_fxc_shaders_run_on_vkd3d_like_the_originals() {
     let Some(bin) = peer() else { return };
-    let cases: [(&str, &[&str], fn(&[u32]) -> bool); 2] = [
+    type Check = fn(&[u32]) -> bool;
+    let cases: [(&str, &[&str], Check); 2] = [
         (
             "tgsm_raw",
             &["--groups", "64", "1", "1", "--uav", "u0:256"],
