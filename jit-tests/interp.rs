@@ -1488,3 +1488,46 @@ fn unbound_registers_of_a_range_read_zero_and_drop_writes() {
     drop(b);
     assert_eq!(to_words(&m0), vec![0, 0, 0, 0]);
 }
+
+#[test]
+fn remaining_double_ops_nop_debug_break_and_feedback_loads() {
+    let out = run1(
+        "nop
+         debug_break
+         dmov r0.xyzw, d(3.000000, -2.000000)
+         ddiv r1.xy, r0.xyxy, r0.zwzw
+         dfma r1.zw, r0.xyxy, r0.zwzw, r0.xyxy
+         store_raw u0.xyzw, l(0), r1.xyzw
+         drcp r2.xy, r0.zwzw
+         utod r2.zw, l(7, 0, 0, 0)
+         store_raw u0.xyzw, l(16), r2.xyzw
+         dge r3.x, r0.xyxy, r0.zwzw
+         dne r3.y, r0.xyxy, r0.xyxy
+         dne r3.z, r0.xyxy, r0.zwzw
+         store_raw u0.xyz, l(32), r3.xyzx
+         store_raw u0.x, l(48), l(0x12345678)
+         ld_raw_s r4.x, r5.x, l(48), u0.xxxx
+         check_access_fully_mapped r5.y, r5.x
+         store_raw u0.xyz, l(52), r4.xyxx
+         store_raw u0.x, l(60), r5.y",
+    );
+    let d = |a: f64, b: f64| [dwords(a)[0], dwords(a)[1], dwords(b)[0], dwords(b)[1]];
+    assert_eq!(&out[0..4], &d(-1.5, -3.0));
+    assert_eq!(&out[4..8], &d(-0.5, 7.0));
+    assert_eq!(&out[8..11], &[TRUE, 0, TRUE]);
+    assert_eq!(&out[12..15], &[0x12345678, 0x12345678, 0]);
+    assert_eq!(out[15], TRUE, "a resident access reports fully mapped");
+}
+
+#[test]
+fn abort_stops_the_dispatch_with_an_error() {
+    let text = "cs_5_0\ndcl_uav_raw u0\ndcl_thread_group 1, 1, 1\nstore_raw u0.x, l(0), l(1)\nabort\nret\n";
+    let interp = Interpreter::new(&parse(text)).unwrap();
+    let mut mem = vec![0u8; 16];
+    let mut b = Bindings::new();
+    b.uav(Slot::new(0), &mut mem, raw(4));
+    let err = interp
+        .dispatch(&mut b, [1, 1, 1], &DispatchOptions::default())
+        .expect_err("abort must stop the shader");
+    assert!(err.to_string().contains("abort"), "{err}");
+}
