@@ -7,7 +7,9 @@
 // t0 = previous positions, t1 = current positions (xyz, 16 bytes each),
 // u2 = new previous positions, u3 = new current positions.
 // cb0[0] = (time step, blocks of 512 bodies (int), softening, damping),
-// cb0[2].z = maximum acceleration.
+// cb0[2].z = maximum acceleration. The benchmark uses one block: with more,
+// fxc's code races on g0 (no barrier between the inner loop's last read and
+// the next block's store), so the result would depend on thread scheduling.
 cs_5_0
 dcl_globalFlags refactoringAllowed
 dcl_constantbuffer CB0[3], immediateIndexed
