@@ -13,6 +13,7 @@
 //! Each instruction's scalar meaning lives once, in [`sem`].
 
 pub mod asm;
+pub mod bench;
 pub mod case;
 pub mod cli;
 pub mod dxbc;

@@ -7,6 +7,7 @@
 //! itself (decode, parse, validate, run, compare) lives in the library
 //! modules, reached through [`front`] and [`crate::case`].
 
+pub mod bench;
 pub mod binding;
 pub mod error;
 pub mod front;
@@ -54,6 +55,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Run conformance cases (case.json + shader.dxbc) and compare the results.
     Case(CaseArgs),
+    /// Time the benchmark kernels on an engine and natively (and prepare the lavapipe comparison).
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -157,6 +160,7 @@ pub fn execute(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Info(a)) => info(&a),
         Some(Command::Run(a)) => run::run(&a),
         Some(Command::Case(a)) => run::cases(&a),
+        Some(Command::Bench(a)) => bench::bench(&a),
     }
 }
 
