@@ -10,6 +10,7 @@
 pub mod binding;
 pub mod error;
 pub mod front;
+pub mod fuzz;
 pub mod run;
 
 use std::path::PathBuf;
@@ -54,6 +55,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Run conformance cases (case.json + shader.dxbc) and compare the results.
     Case(CaseArgs),
+    /// Differential fuzzing: random valid programs on two engines.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 #[derive(Debug, Args)]
@@ -157,6 +160,7 @@ pub fn execute(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Info(a)) => info(&a),
         Some(Command::Run(a)) => run::run(&a),
         Some(Command::Case(a)) => run::cases(&a),
+        Some(Command::Fuzz(a)) => fuzz::run(&a),
     }
 }
 
