@@ -9,6 +9,7 @@
 
 pub mod compare;
 pub mod gen;
+pub mod harness;
 pub mod inputs;
 pub mod reduce;
 pub mod rng;
