@@ -4,6 +4,7 @@ mod asm_roundtrip;
 mod cli;
 mod corpus;
 mod decode;
+mod fuzz;
 mod interp;
 mod peer;
 mod validate;

@@ -42,7 +42,9 @@ pub struct FuzzArgs {
 pub fn run(a: &FuzzArgs) -> Result<ExitCode, CliError> {
     let names: Vec<&str> = a.engines.split(',').map(str::trim).collect();
     let [e0, e1] = names.as_slice() else {
-        return Err(CliError::usage("--engines needs two names, e.g. interp,interp2"));
+        return Err(CliError::usage(
+            "--engines needs two names, e.g. interp,interp2",
+        ));
     };
     for name in [e0, e1] {
         make_engine(name).map_err(CliError::usage)?;

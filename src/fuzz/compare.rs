@@ -150,8 +150,8 @@ pub fn compare_engines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::SlotRef;
     use crate::case::spec::ResourceKindSpec;
+    use crate::case::SlotRef;
 
     fn uav(data: Vec<u8>, counter: Option<u32>) -> Resource {
         Resource {
@@ -173,7 +173,10 @@ mod tests {
         let a = [uav(vec![0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0], None)];
         let b = [uav(vec![0, 0, 0, 0, 1, 0, 0, 0xFF, 3, 0, 0, 0], None)];
         let d = first_difference(&a, &b).unwrap();
-        assert_eq!((d.slot.as_str(), d.word, d.a, d.b), ("u2", 1, 1, 0xFF00_0001));
+        assert_eq!(
+            (d.slot.as_str(), d.word, d.a, d.b),
+            ("u2", 1, 1, 0xFF00_0001)
+        );
         assert!(d.to_string().contains("byte 4"));
         assert_eq!(first_difference(&a, &a), None);
         let c = [uav(vec![0; 4], Some(1))];

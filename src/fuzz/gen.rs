@@ -201,11 +201,53 @@ pub fn generated_opcodes() -> Vec<Opcode> {
     ops.extend(TO_DOUBLE);
     use Opcode::*;
     ops.extend([
-        Mov, Movc, Swapc, Mad, SinCos, IMul, UMul, UDiv, UAddc, USubb, Bfi, DMov, DMovc, DFma,
-        DRcp, AtomicCmpStore, ImmAtomicCmpExch, ImmAtomicAlloc, ImmAtomicConsume, LdRaw,
-        StoreRaw, LdStructured, StoreStructured, LdUavTyped, StoreUavTyped, Ld, BufInfo, Sync,
-        If, Else, EndIf, Loop, EndLoop, Break, Breakc, Continue, Continuec, Switch, Case,
-        Default, EndSwitch, Ret, Retc, Call, Callc, Label, Nop,
+        Mov,
+        Movc,
+        Swapc,
+        Mad,
+        SinCos,
+        IMul,
+        UMul,
+        UDiv,
+        UAddc,
+        USubb,
+        Bfi,
+        DMov,
+        DMovc,
+        DFma,
+        DRcp,
+        AtomicCmpStore,
+        ImmAtomicCmpExch,
+        ImmAtomicAlloc,
+        ImmAtomicConsume,
+        LdRaw,
+        StoreRaw,
+        LdStructured,
+        StoreStructured,
+        LdUavTyped,
+        StoreUavTyped,
+        Ld,
+        BufInfo,
+        Sync,
+        If,
+        Else,
+        EndIf,
+        Loop,
+        EndLoop,
+        Break,
+        Breakc,
+        Continue,
+        Continuec,
+        Switch,
+        Case,
+        Default,
+        EndSwitch,
+        Ret,
+        Retc,
+        Call,
+        Callc,
+        Label,
+        Nop,
     ]);
     ops.sort();
     ops.dedup();
@@ -232,7 +274,7 @@ const SPECIAL32: [u32; 24] = [
     0x4F00_0000, // 2^31
     0x4F80_0000, // 2^32
     0xCF00_0000, // -2^31
-    0x501502F9, // 1e10
+    0x501502F9,  // 1e10
     0x477F_E000, // 65504 (f16 max)
     0x3880_0000, // f16 smallest normal
     0x0000_001F, // 31
@@ -371,7 +413,9 @@ impl Gen {
             }
             13 => format!("x0[{}].{}", self.rng.below(8), self.swizzle()),
             14 => {
-                let reg = self.rng.pick(&["vThreadID", "vThreadIDInGroup", "vThreadGroupID"]);
+                let reg = self
+                    .rng
+                    .pick(&["vThreadID", "vThreadIDInGroup", "vThreadGroupID"]);
                 let s: String = (0..4).map(|_| COMP[self.rng.below(3) as usize]).collect();
                 format!("{reg}.{s}")
             }
@@ -473,7 +517,11 @@ impl Gen {
             1 if op != Opcode::Swapc => (format!("r{a}.{m}"), "null".to_string()),
             _ => (format!("r{a}.{m}"), format!("r{b}.{m}")),
         };
-        self.line(&format!("{} {d0}, {d1}, {}", op.mnemonic(), srcs.join(", ")));
+        self.line(&format!(
+            "{} {d0}, {d1}, {}",
+            op.mnemonic(),
+            srcs.join(", ")
+        ));
     }
 
     fn convert_or_move(&mut self) {
@@ -713,7 +761,10 @@ impl Gen {
                     addr |= OOB_BIT;
                 }
                 let s = self.src(false);
-                self.line(&format!("atomic_{} {res}, l({addr}), {s}", &op.mnemonic()[7..]));
+                self.line(&format!(
+                    "atomic_{} {res}, l({addr}), {s}",
+                    &op.mnemonic()[7..]
+                ));
             }
             2 => {
                 let op = self.rng.pick(&IMM_ATOMICS);
@@ -737,7 +788,9 @@ impl Gen {
                     self.line(&format!("atomic_cmp_store {res}, r3.y, {a}, {b}"));
                 } else {
                     let d = self.data_reg();
-                    self.line(&format!("imm_atomic_cmp_exch r{d}.y, {res}, r3.y, {a}, {b}"));
+                    self.line(&format!(
+                        "imm_atomic_cmp_exch r{d}.y, {res}, r3.y, {a}, {b}"
+                    ));
                 }
             }
             _ => {
@@ -759,7 +812,7 @@ impl Gen {
             0 => {
                 // Divergent across threads.
                 let k = 1 + self.rng.below(3);
-            self.line(&format!("and r3.w, r0.y, l({k})"));
+                self.line(&format!("and r3.w, r0.y, l({k})"));
                 "r3.w".to_string()
             }
             _ => format!("r{r}.{}", COMP[self.rng.below(4) as usize]),
@@ -973,7 +1026,10 @@ fn header(g: &mut Gen, l: &Layout, icb: &[u32]) {
             format!("{{ {} }}", v.join(", "))
         })
         .collect();
-    g.line(&format!("dcl_immediateConstantBuffer {{ {} }}", rows.join(",\n")));
+    g.line(&format!(
+        "dcl_immediateConstantBuffer {{ {} }}",
+        rows.join(",\n")
+    ));
     g.line("dcl_constantbuffer cb0[16], dynamicIndexed");
     g.line("dcl_resource_raw t0");
     g.line("dcl_resource_structured t1, 16");
@@ -989,11 +1045,11 @@ fn header(g: &mut Gen, l: &Layout, icb: &[u32]) {
     g.line("dcl_temps 10");
     g.line("dcl_indexableTemp x0[8], 4");
     let lt = l.group_threads();
+    g.line(&format!("dcl_tgsm_raw g0, {}", G0_SHARED + lt * G0_REGION));
     g.line(&format!(
-        "dcl_tgsm_raw g0, {}",
-        G0_SHARED + lt * G0_REGION
+        "dcl_tgsm_structured g1, 8, {}",
+        lt * G1_PER_THREAD
     ));
-    g.line(&format!("dcl_tgsm_structured g1, 8, {}", lt * G1_PER_THREAD));
     g.line(&format!(
         "dcl_thread_group {}, {}, {}",
         l.tg[0], l.tg[1], l.tg[2]
@@ -1004,8 +1060,13 @@ fn prologue(g: &mut Gen, l: &Layout) {
     let [gx, gy, _] = l.groups;
     let lt = l.group_threads();
     g.line("mov r0.y, vThreadIDInGroupFlattened.x");
-    g.line(&format!("imad r0.x, vThreadGroupID.y, l({gx}), vThreadGroupID.x"));
-    g.line(&format!("imad r0.x, vThreadGroupID.z, l({}), r0.x", gx * gy));
+    g.line(&format!(
+        "imad r0.x, vThreadGroupID.y, l({gx}), vThreadGroupID.x"
+    ));
+    g.line(&format!(
+        "imad r0.x, vThreadGroupID.z, l({}), r0.x",
+        gx * gy
+    ));
     g.line(&format!("imad r0.x, r0.x, l({lt}), r0.y"));
     g.line(&format!("imad r0.z, r0.x, l({U0_REGION}), l({U0_SHARED})"));
     g.line(&format!("imad r0.w, r0.y, l({G0_REGION}), l({G0_SHARED})"));
@@ -1099,7 +1160,17 @@ fn make_inputs(rng: &mut Rng, l: &Layout, counter_alloc: bool) -> FuzzInputs {
         let mut w = words(rng, u0_words);
         // Shared atomic words start from values every op can move.
         for (i, v) in w.iter_mut().take(9).enumerate() {
-            *v = [0xFFFF_FFFF, 0, 0x5A5A_5A5A, 7, 0, 0, 0x8000_0000, 0xFFFF_FFFF, 0][i];
+            *v = [
+                0xFFFF_FFFF,
+                0,
+                0x5A5A_5A5A,
+                7,
+                0,
+                0,
+                0x8000_0000,
+                0xFFFF_FFFF,
+                0,
+            ][i];
         }
         w
     };
@@ -1120,7 +1191,13 @@ fn make_inputs(rng: &mut Rng, l: &Layout, counter_alloc: bool) -> FuzzInputs {
         buffers: vec![
             buf("u0", BufferKind::Raw, 0, None, u0),
             buf("u1", BufferKind::Structured, 16, None, words(rng, u1_words)),
-            buf("u2", BufferKind::Typed, 0, Some("R32_UINT"), words(rng, u2_words)),
+            buf(
+                "u2",
+                BufferKind::Typed,
+                0,
+                Some("R32_UINT"),
+                words(rng, u2_words),
+            ),
             u3,
             buf("t0", BufferKind::Raw, 0, None, words(rng, t0_words)),
             buf("t1", BufferKind::Structured, 16, None, words(rng, t1_words)),

@@ -21,7 +21,12 @@ const EXACT: PrintOptions = PrintOptions {
 
 /// The `decode` target: a container, then the bytes as a bare token stream.
 pub fn decode_target(data: &[u8]) {
-    let _ = read_dxbc(data, &ReadOptions { ignore_checksum: true });
+    let _ = read_dxbc(
+        data,
+        &ReadOptions {
+            ignore_checksum: true,
+        },
+    );
     let dwords: Vec<u32> = data
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))

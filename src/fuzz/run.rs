@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::case::{Engine, EngineError, EngineOptions, Resource, SlotClass};
 use crate::interp::Interpreter;
-use crate::ir::{Components, Index, Modifier, OperandType, Opcode, Program, Selection};
+use crate::ir::{Components, Index, Modifier, Opcode, OperandType, Program, Selection};
 use crate::runtime::{Bindings, BufferKind, BufferView, Format, Slot, View};
 
 use super::compare::{compare_engines, Verdict};
@@ -39,7 +39,9 @@ pub struct CountingInterp {
 
 fn buffer_view(r: &Resource) -> Result<View, EngineError> {
     let kind = match r.kind {
-        crate::case::spec::ResourceKindSpec::Structured => BufferKind::Structured { stride: r.stride },
+        crate::case::spec::ResourceKindSpec::Structured => {
+            BufferKind::Structured { stride: r.stride }
+        }
         crate::case::spec::ResourceKindSpec::Typed => {
             let name = r.format.as_deref().unwrap_or("");
             BufferKind::Typed(
@@ -65,8 +67,7 @@ impl Engine for CountingInterp {
     }
 
     fn prepare(&mut self, program: &Program) -> Result<(), EngineError> {
-        let interp =
-            Interpreter::new(program).map_err(|e| EngineError::Failed(e.to_string()))?;
+        let interp = Interpreter::new(program).map_err(|e| EngineError::Failed(e.to_string()))?;
         self.prepared = Some(interp);
         Ok(())
     }
@@ -80,7 +81,10 @@ impl Engine for CountingInterp {
         if self.prepared.is_none() {
             self.prepare(program)?;
         }
-        let views: Vec<View> = resources.iter().map(buffer_view).collect::<Result<_, _>>()?;
+        let views: Vec<View> = resources
+            .iter()
+            .map(buffer_view)
+            .collect::<Result<_, _>>()?;
         let mut counters = Vec::new();
         {
             let mut b = Bindings::new();
@@ -116,7 +120,13 @@ impl Engine for CountingInterp {
                 .as_ref()
                 .ok_or_else(|| EngineError::Failed("not prepared".into()))?;
             let stats = interp
-                .dispatch(&mut b, groups, &crate::runtime::DispatchOptions { budget: FUZZ_BUDGET })
+                .dispatch(
+                    &mut b,
+                    groups,
+                    &crate::runtime::DispatchOptions {
+                        budget: FUZZ_BUDGET,
+                    },
+                )
                 .map_err(fail)?;
             self.instructions += stats.instructions;
             for (i, slot) in uavs {
@@ -136,7 +146,9 @@ impl Engine for CountingInterp {
         _program: &Program,
         _resources: &mut [Resource],
     ) -> Result<Vec<(u32, [u32; 4])>, EngineError> {
-        Err(EngineError::Unsupported("the fuzz engine runs compute only".into()))
+        Err(EngineError::Unsupported(
+            "the fuzz engine runs compute only".into(),
+        ))
     }
 }
 
@@ -246,7 +258,11 @@ pub fn operand_forms(p: &Program, forms: &mut BTreeMap<&'static str, u64>) {
                 Modifier::AbsNeg => add("abs_neg"),
                 Modifier::None => {}
             }
-            if op.indices.iter().any(|i| !matches!(i, Index::Imm32(_) | Index::Imm64(_))) {
+            if op
+                .indices
+                .iter()
+                .any(|i| !matches!(i, Index::Imm32(_) | Index::Imm64(_)))
+            {
                 add(match op.ty {
                     OperandType::IndexableTemp => "rel_x",
                     OperandType::ConstantBuffer => "rel_cb",
@@ -337,8 +353,7 @@ pub fn fuzz(opts: &FuzzOptions) -> FuzzReport {
     let done = AtomicU64::new(0);
     let mismatches = AtomicU64::new(0);
     let keep_going = |k: u64| {
-        opts.programs.is_none_or(|n| k < n)
-            && opts.duration.is_none_or(|d| start.elapsed() < d)
+        opts.programs.is_none_or(|n| k < n) && opts.duration.is_none_or(|d| start.elapsed() < d)
     };
     std::thread::scope(|s| {
         for _ in 0..opts.threads.max(1) {
