@@ -186,3 +186,33 @@ fn saved_reproducers_run_and_agree() {
         assert_eq!(v, Verdict::Agree, "{}", dir.display());
     }
 }
+
+#[test]
+fn cli_fuzz_prints_a_summary_and_rejects_unknown_engines() {
+    let bin = env!("CARGO_BIN_EXE_sm5jit");
+    let out = std::process::Command::new(bin)
+        .args([
+            "fuzz",
+            "--seconds",
+            "20",
+            "--programs",
+            "30",
+            "--coverage",
+            "--seed",
+            "9",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.starts_with("30 programs in "), "{stdout}");
+    assert!(stdout.contains(" 0 mismatches"), "{stdout}");
+    assert!(stdout.contains("operand forms: "), "{stdout}");
+    assert!(stdout.contains("opcodes generated: "), "{stdout}");
+    let out = std::process::Command::new(bin)
+        .args(["fuzz", "--programs", "1", "--engines", "interp,warp"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown engine `warp`"));
+}
