@@ -216,3 +216,43 @@ fn cli_fuzz_prints_a_summary_and_rejects_unknown_engines() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown engine `warp`"));
 }
+
+mod harness_props {
+    use proptest::prelude::*;
+    use sm5jit::fuzz::harness::{decode_target, differential_target, parse_target};
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        #[test]
+        fn decode_target_holds_on_token_like_bytes(
+            words in proptest::collection::vec(any::<u32>(), 0..64),
+        ) {
+            // A cs_5_0 version token and a plausible length make the decoder go deep.
+            let mut dwords = vec![0x0005_0050, words.len() as u32 + 2];
+            dwords.extend(words);
+            let bytes: Vec<u8> = dwords.iter().flat_map(|w| w.to_le_bytes()).collect();
+            decode_target(&bytes);
+        }
+
+        #[test]
+        fn parse_target_holds_on_assembly_like_text(
+            lines in proptest::collection::vec(
+                "(mov|add|iadd|store_raw|dcl_temps|if_nz|endif|loop|endloop) [ru0-9.xyzw, l()-]{0,24}",
+                0..12,
+            ),
+        ) {
+            let text = format!("cs_5_0\n{}\n", lines.join("\n"));
+            parse_target(text.as_bytes());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+
+        #[test]
+        fn differential_target_holds_on_random_seeds(seed in any::<u64>()) {
+            differential_target(&seed.to_le_bytes(), ["interp", "interp2"]);
+        }
+    }
+}
