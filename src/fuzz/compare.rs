@@ -130,6 +130,17 @@ pub fn compare_engines(
 ) -> Verdict {
     let ra = run_one(a, program, inputs);
     let rb = run_one(b, program, inputs);
+    compare_results(a.name(), ra, b.name(), rb)
+}
+
+/// Compares two finished runs, however they were produced (engines or
+/// closures over fresh [`FuzzInputs::resources`]).
+pub fn compare_results(
+    name_a: &str,
+    ra: Result<Vec<Resource>, EngineError>,
+    name_b: &str,
+    rb: Result<Vec<Resource>, EngineError>,
+) -> Verdict {
     match (ra, rb) {
         (Ok(ra), Ok(rb)) => match first_difference(&ra, &rb) {
             None => Verdict::Agree,
@@ -137,11 +148,11 @@ pub fn compare_engines(
         },
         (Err(ea), Err(eb)) if is_budget(&ea) && is_budget(&eb) => Verdict::BothOutOfBudget,
         (Err(e), _) => Verdict::Error {
-            engine: a.name().to_string(),
+            engine: name_a.to_string(),
             message: e.to_string(),
         },
         (_, Err(e)) => Verdict::Error {
-            engine: b.name().to_string(),
+            engine: name_b.to_string(),
             message: e.to_string(),
         },
     }
@@ -182,6 +193,29 @@ mod tests {
         let c = [uav(vec![0; 4], Some(1))];
         let e = [uav(vec![0; 4], Some(2))];
         assert_eq!(first_difference(&c, &e).unwrap().slot, "u2.counter");
+    }
+
+    #[test]
+    fn budget_is_agreement_only_when_both_run_out() {
+        let budget = || {
+            EngineError::Failed(
+                "instruction budget exhausted in group [0, 0, 0] at instruction 3".into(),
+            )
+        };
+        assert_eq!(
+            compare_results("a", Err(budget()), "b", Err(budget())),
+            Verdict::BothOutOfBudget
+        );
+        let v = compare_results("a", Ok(vec![]), "b", Err(budget()));
+        assert!(
+            matches!(v, Verdict::Error { ref engine, .. } if engine == "b"),
+            "{v:?}"
+        );
+        assert!(!v.agrees());
+        assert_eq!(
+            compare_results("a", Ok(vec![]), "b", Ok(vec![])),
+            Verdict::Agree
+        );
     }
 
     #[test]
