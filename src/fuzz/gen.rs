@@ -1318,4 +1318,21 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn exact_listings_of_generated_programs_parse_back() {
+        let opts = crate::asm::PrintOptions {
+            exact: true,
+            style: crate::asm::ListingStyle::Modern,
+        };
+        for seed in 0..30 {
+            let g = generate(seed, &GenConfig::default()).unwrap();
+            let text = crate::asm::print_program(&g.program, &opts);
+            assert_eq!(
+                crate::asm::parse_program(&text).unwrap(),
+                g.program,
+                "seed {seed}"
+            );
+        }
+    }
 }
