@@ -493,18 +493,6 @@ fn fixed_count(op: Opcode) -> Option<usize> {
     op.operand_count()
 }
 
-fn test_suffix(op: Opcode) -> &'static str {
-    match op {
-        Opcode::If
-        | Opcode::Breakc
-        | Opcode::Discard
-        | Opcode::Retc
-        | Opcode::Callc
-        | Opcode::Continuec => "_z",
-        _ => "",
-    }
-}
-
 fn operand_count_known(op: Opcode) -> bool {
     fixed_count(op).is_some() && op != Opcode::Continuec
 }

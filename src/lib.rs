@@ -18,6 +18,7 @@ pub mod case;
 pub mod cli;
 pub mod dxbc;
 pub mod error;
+pub mod fuzz;
 pub mod interp;
 pub mod ir;
 pub mod runtime;

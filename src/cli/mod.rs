@@ -11,6 +11,7 @@ pub mod bench;
 pub mod binding;
 pub mod error;
 pub mod front;
+pub mod fuzz;
 pub mod run;
 
 use std::path::PathBuf;
@@ -57,6 +58,8 @@ pub enum Command {
     Case(CaseArgs),
     /// Time the benchmark kernels on an engine and natively (and prepare the lavapipe comparison).
     Bench(bench::BenchArgs),
+    /// Differential fuzzing: random valid programs on two engines.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 #[derive(Debug, Args)]
@@ -161,6 +164,7 @@ pub fn execute(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Run(a)) => run::run(&a),
         Some(Command::Case(a)) => run::cases(&a),
         Some(Command::Bench(a)) => bench::bench(&a),
+        Some(Command::Fuzz(a)) => fuzz::run(&a),
     }
 }
 

@@ -1,0 +1,6 @@
+//! Arbitrary bytes through the DXBC container reader and the token decoder.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    sm5jit::fuzz::harness::decode_target(data);
+});
