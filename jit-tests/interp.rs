@@ -1042,7 +1042,7 @@ fn pixel_invocation_outputs_and_discard() {
 }
 
 #[test]
-fn sampling_is_unsupported_and_names_the_instruction() {
+fn sampling_an_undecoded_format_is_unsupported_and_names_the_instruction() {
     let text = "cs_5_0
         dcl_sampler s0, mode_default
         dcl_resource_texture2d (float,float,float,float) t0
@@ -1057,7 +1057,7 @@ fn sampling_is_unsupported_and_names_the_instruction() {
     b.srv(
         Slot::new(0),
         &t0,
-        View::Texture(TextureView::tex2d(Format::R32G32B32A32Float, 1, 1)),
+        View::Texture(TextureView::tex2d(Format::Bc6hUf16, 1, 1)),
     );
     let err = interp
         .dispatch(&mut b, [1, 1, 1], &DispatchOptions::default())
@@ -1065,7 +1065,7 @@ fn sampling_is_unsupported_and_names_the_instruction() {
     match err {
         RuntimeError::Unsupported { inst_index, what } => {
             assert_eq!(inst_index, 1);
-            assert!(what.contains("sample_l"), "{what}");
+            assert!(what.contains("sample_l") && what.contains("BC6H"), "{what}");
         }
         other => panic!("{other:?}"),
     }

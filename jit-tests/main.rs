@@ -6,6 +6,7 @@ mod corpus;
 mod decode;
 mod interp;
 mod peer;
+mod sampling;
 mod validate;
 
 /// The shared corpus beside the checkout (`../shared/corpus`).

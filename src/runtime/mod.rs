@@ -13,12 +13,17 @@
 //! Accesses outside the window are out of bounds even when the memory is
 //! larger.
 
+pub mod bc;
 pub mod format;
 pub mod memory;
+pub mod sampler;
+pub mod texture;
 
 use std::collections::BTreeMap;
 
 pub use format::Format;
+pub use sampler::{AddressMode, ComparisonFunc, Filter, FilterMode, SamplerDesc};
+pub use texture::TextureData;
 
 /// A register slot: `space` (0 before SM5.1) and the register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -94,6 +99,36 @@ pub enum TextureDim {
     Tex2D,
     Tex2DArray,
     Tex3D,
+    /// A cube: six faces stored as 2D array slices in the order +X, -X,
+    /// +Y, -Y, +Z, -Z; `depth_or_array` counts faces (6).
+    TexCube,
+    /// `depth_or_array / 6` cubes, face `f` of cube `c` in slice `6c + f`.
+    TexCubeArray,
+    /// Multisampled 2D: sample `s` of texel (x, y) of array slice `a` is
+    /// stored in slice `a * samples + s` (one mip).
+    Tex2DMS {
+        samples: u32,
+    },
+    Tex2DMSArray {
+        samples: u32,
+    },
+}
+
+impl TextureDim {
+    /// Samples per texel (1 unless multisampled).
+    pub fn samples(self) -> u32 {
+        match self {
+            TextureDim::Tex2DMS { samples } | TextureDim::Tex2DMSArray { samples } => {
+                samples.max(1)
+            }
+            _ => 1,
+        }
+    }
+
+    /// True for the cube dimensions.
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureDim::TexCube | TextureDim::TexCubeArray)
+    }
 }
 
 /// A texture. Mip 0 starts at byte 0: texel (x, y, z) is at
@@ -129,7 +164,7 @@ pub struct MipLayout {
 impl TextureView {
     /// A tightly packed 2D texture with one mip.
     pub fn tex2d(format: Format, width: u32, height: u32) -> TextureView {
-        let row = u64::from(width) * u64::from(format.bytes());
+        let row = format.row_bytes(width);
         TextureView {
             dim: TextureDim::Tex2D,
             format,
@@ -138,8 +173,32 @@ impl TextureView {
             depth_or_array: 1,
             mip_levels: 1,
             row_pitch: row,
-            slice_pitch: row * u64::from(height),
+            slice_pitch: row * u64::from(format.memory_rows(height)),
         }
+    }
+
+    /// A tightly packed texture of any dimension with `mips` levels
+    /// (`depth_or_array`: depth, array size, or faces for cubes).
+    pub fn packed(dim: TextureDim, format: Format, size: [u32; 3], mip_levels: u32) -> TextureView {
+        let height = if matches!(dim, TextureDim::Tex1D | TextureDim::Tex1DArray) {
+            1
+        } else {
+            size[1]
+        };
+        TextureView {
+            dim,
+            depth_or_array: size[2],
+            mip_levels,
+            ..TextureView::tex2d(format, size[0], height)
+        }
+    }
+
+    /// Memory slices of one mip: depth (3D), array slices or faces, times
+    /// the sample count for multisampled views.
+    fn memory_layers(&self) -> u32 {
+        self.depth_or_array
+            .max(1)
+            .saturating_mul(self.dim.samples())
     }
 
     fn is_3d(&self) -> bool {
@@ -164,7 +223,7 @@ impl TextureView {
             offset: 0,
             width: self.width.max(1),
             height: height0,
-            layers: self.depth_or_array.max(1),
+            layers: self.memory_layers(),
             row_pitch: self.row_pitch,
             slice_pitch: self.slice_pitch,
         };
@@ -178,8 +237,8 @@ impl TextureView {
             if self.is_3d() {
                 m.layers = (m.layers >> 1).max(1);
             }
-            m.row_pitch = u64::from(m.width) * u64::from(self.format.bytes());
-            m.slice_pitch = m.row_pitch * u64::from(m.height);
+            m.row_pitch = self.format.row_bytes(m.width);
+            m.slice_pitch = m.row_pitch * u64::from(self.format.memory_rows(m.height));
         }
         Some(m)
     }
@@ -276,6 +335,7 @@ pub struct Bindings<'a> {
     pub(crate) uavs: BTreeMap<Slot, UavBinding<'a>>,
     pub(crate) srvs: BTreeMap<Slot, SrvBinding<'a>>,
     pub(crate) cbs: BTreeMap<Slot, &'a [u8]>,
+    pub(crate) samplers: BTreeMap<Slot, SamplerDesc>,
 }
 
 impl<'a> Bindings<'a> {
@@ -325,6 +385,29 @@ impl<'a> Bindings<'a> {
     pub fn cb(&mut self, slot: Slot, data: &'a [u8]) -> &mut Self {
         self.cbs.insert(slot, data);
         self
+    }
+
+    /// Binds a sampler state to s#`slot`. An unbound sampler slot reads as
+    /// [`SamplerDesc::default`] (the D3D11 default sampler state).
+    pub fn sampler(&mut self, slot: Slot, desc: SamplerDesc) -> &mut Self {
+        self.samplers.insert(slot, desc);
+        self
+    }
+
+    /// The sampler at `slot`, or the default state when nothing is bound.
+    pub fn get_sampler(&self, slot: Slot) -> SamplerDesc {
+        self.samplers.get(&slot).copied().unwrap_or_default()
+    }
+
+    /// The texture SRV at `slot` with its memory.
+    pub fn get_texture(&self, slot: Slot) -> Option<TextureData<'_>> {
+        match self.srvs.get(&slot)? {
+            SrvBinding {
+                data,
+                view: View::Texture(view),
+            } => Some(TextureData { view: *view, data }),
+            _ => None,
+        }
     }
 
     /// The hidden counter of the UAV at `slot` (after a dispatch: its final value).

@@ -1,0 +1,1 @@
+//! Sampling tests (filled below).

@@ -1,0 +1,503 @@
+//! Block-compressed texture decoding: BC1–BC5 and BC7 (BC6H is not
+//! decoded yet; [`decode_block`] returns `None` for it).
+//!
+//! In: one 4x4 block's bytes (8 for BC1/BC4, 16 otherwise) and its format.
+//! Out: the 16 texels in row-major order (texel `y * 4 + x`) as the four
+//! shader DWORDs a load returns (f32 bits; sRGB formats already linear).
+//! Invariant: every bit pattern decodes without panicking; BC7 blocks with
+//! the reserved mode (first byte 0) decode to transparent black, as the
+//! format description says. Rules: BC1–BC5 endpoints are expanded to float
+//! (`c / 31`, `c / 63`, `c / 255`, signed `max(c / 127, -1)`) and blended in
+//! float with weights 1/3, 2/3 (BC1 three-colour mode: 1/2 and transparent
+//! black) and k/7 or k/5 (BC4/BC5 alpha-style blocks); BC7 blends 8-bit
+//! endpoints with the format's 6-bit weights and `(a*(64-w) + b*w + 32) >> 6`.
+
+use super::format::srgb_to_linear;
+use super::Format;
+
+/// One decoded block: 16 texels, row-major.
+pub type Block = [[u32; 4]; 16];
+
+/// Decodes a block of `format`; `None` for non-BC formats, short input or BC6H.
+pub fn decode_block(format: Format, bytes: &[u8]) -> Option<Block> {
+    use Format::*;
+    let n = format.block_bytes()? as usize;
+    let b = bytes.get(..n)?;
+    let mut texels = match format {
+        Bc1Unorm | Bc1UnormSrgb => colour_block(b, true, None),
+        Bc2Unorm | Bc2UnormSrgb => {
+            let alpha = explicit_alpha(&b[..8]);
+            colour_block(&b[8..], false, Some(alpha))
+        }
+        Bc3Unorm | Bc3UnormSrgb => {
+            let alpha = ramp_block(&b[..8], false);
+            colour_block(&b[8..], false, Some(alpha))
+        }
+        Bc4Unorm | Bc4Snorm => {
+            let r = ramp_block(b, format == Bc4Snorm);
+            std::array::from_fn(|i| [r[i], 0.0, 0.0, 1.0])
+        }
+        Bc5Unorm | Bc5Snorm => {
+            let signed = format == Bc5Snorm;
+            let r = ramp_block(&b[..8], signed);
+            let g = ramp_block(&b[8..], signed);
+            std::array::from_fn(|i| [r[i], g[i], 0.0, 1.0])
+        }
+        Bc7Unorm | Bc7UnormSrgb => bc7_block(b),
+        _ => return None,
+    };
+    if format.is_srgb() {
+        for t in texels.iter_mut() {
+            for c in t.iter_mut().take(3) {
+                *c = srgb_to_linear(*c);
+            }
+        }
+    }
+    Some(texels.map(|t| t.map(f32::to_bits)))
+}
+
+fn u16_at(b: &[u8], i: usize) -> u32 {
+    u32::from(b[i]) | (u32::from(b[i + 1]) << 8)
+}
+
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    u16_at(b, i) | (u16_at(b, i + 2) << 16)
+}
+
+/// A 5:6:5 colour as floats.
+fn rgb565(c: u32) -> [f32; 3] {
+    [
+        ((c >> 11) & 31) as f32 / 31.0,
+        ((c >> 5) & 63) as f32 / 63.0,
+        (c & 31) as f32 / 31.0,
+    ]
+}
+
+fn mix(a: [f32; 3], b: [f32; 3], wa: f32, wb: f32, d: f32) -> [f32; 3] {
+    std::array::from_fn(|k| (a[k] * wa + b[k] * wb) / d)
+}
+
+/// The BC1 colour part (also in BC2/BC3, where it is always four-colour
+/// and `alpha` supplies the alpha channel).
+fn colour_block(b: &[u8], bc1: bool, alpha: Option<[f32; 16]>) -> [[f32; 4]; 16] {
+    let (c0, c1) = (u16_at(b, 0), u16_at(b, 2));
+    let (e0, e1) = (rgb565(c0), rgb565(c1));
+    let three = bc1 && c0 <= c1;
+    let palette: [[f32; 4]; 4] = {
+        let rgba = |c: [f32; 3], a: f32| [c[0], c[1], c[2], a];
+        if three {
+            [
+                rgba(e0, 1.0),
+                rgba(e1, 1.0),
+                rgba(mix(e0, e1, 1.0, 1.0, 2.0), 1.0),
+                [0.0; 4],
+            ]
+        } else {
+            [
+                rgba(e0, 1.0),
+                rgba(e1, 1.0),
+                rgba(mix(e0, e1, 2.0, 1.0, 3.0), 1.0),
+                rgba(mix(e0, e1, 1.0, 2.0, 3.0), 1.0),
+            ]
+        }
+    };
+    let idx = u32_at(b, 4);
+    std::array::from_fn(|i| {
+        let mut t = palette[((idx >> (2 * i)) & 3) as usize];
+        if let Some(a) = alpha {
+            t[3] = a[i];
+        }
+        t
+    })
+}
+
+/// BC2 alpha: 4 bits per texel, `a / 15`.
+fn explicit_alpha(b: &[u8]) -> [f32; 16] {
+    std::array::from_fn(|i| {
+        let byte = b[i / 2];
+        let nib = if i % 2 == 0 { byte & 15 } else { byte >> 4 };
+        f32::from(nib) / 15.0
+    })
+}
+
+/// A BC3-alpha / BC4 / BC5 channel block: two endpoints and 3-bit indices.
+fn ramp_block(b: &[u8], signed: bool) -> [f32; 16] {
+    let value = |x: u8| {
+        if signed {
+            (f32::from(x as i8) / 127.0).max(-1.0)
+        } else {
+            f32::from(x) / 255.0
+        }
+    };
+    let ordered = if signed {
+        (b[0] as i8) > (b[1] as i8)
+    } else {
+        b[0] > b[1]
+    };
+    let (r0, r1) = (value(b[0]), value(b[1]));
+    let (lo, hi) = if signed { (-1.0, 1.0) } else { (0.0, 1.0) };
+    let palette: [f32; 8] = std::array::from_fn(|k| match k {
+        0 => r0,
+        1 => r1,
+        _ if ordered => ((8 - k) as f32 * r0 + (k - 1) as f32 * r1) / 7.0,
+        6 => lo,
+        7 => hi,
+        _ => ((6 - k) as f32 * r0 + (k - 1) as f32 * r1) / 5.0,
+    });
+    let mut bits: u64 = 0;
+    for (k, &x) in b[2..8].iter().enumerate() {
+        bits |= u64::from(x) << (8 * k);
+    }
+    std::array::from_fn(|i| palette[((bits >> (3 * i)) & 7) as usize])
+}
+
+// ---------------------------------------------------------------------------
+// BC7
+// ---------------------------------------------------------------------------
+
+/// Per-mode layout: subsets, partition bits, rotation bits, index-selection
+/// bit, colour bits, alpha bits, endpoint p-bits, shared p-bits, index bits,
+/// secondary index bits.
+#[derive(Clone, Copy)]
+struct Bc7Mode {
+    subsets: usize,
+    partition_bits: u32,
+    rotation_bits: u32,
+    selector_bits: u32,
+    colour_bits: u32,
+    alpha_bits: u32,
+    endpoint_pbits: bool,
+    shared_pbits: bool,
+    index_bits: u32,
+    index2_bits: u32,
+}
+
+const fn mode(v: [u32; 10]) -> Bc7Mode {
+    Bc7Mode {
+        subsets: v[0] as usize,
+        partition_bits: v[1],
+        rotation_bits: v[2],
+        selector_bits: v[3],
+        colour_bits: v[4],
+        alpha_bits: v[5],
+        endpoint_pbits: v[6] != 0,
+        shared_pbits: v[7] != 0,
+        index_bits: v[8],
+        index2_bits: v[9],
+    }
+}
+
+const BC7_MODES: [Bc7Mode; 8] = [
+    mode([3, 4, 0, 0, 4, 0, 1, 0, 3, 0]),
+    mode([2, 6, 0, 0, 6, 0, 0, 1, 3, 0]),
+    mode([3, 6, 0, 0, 5, 0, 0, 0, 2, 0]),
+    mode([2, 6, 0, 0, 7, 0, 1, 0, 2, 0]),
+    mode([1, 0, 2, 1, 5, 6, 0, 0, 2, 3]),
+    mode([1, 0, 2, 0, 7, 8, 0, 0, 2, 2]),
+    mode([1, 0, 0, 0, 7, 7, 1, 0, 4, 0]),
+    mode([2, 6, 0, 0, 5, 5, 1, 0, 2, 0]),
+];
+
+/// Two-subset partitions: bit `i` is the subset of texel `i`.
+const PARTITIONS2: [u16; 64] = [
+    0xCCCC, 0x8888, 0xEEEE, 0xECC8, 0xC880, 0xFEEC, 0xFEC8, 0xEC80, 0xC800, 0xFFEC, 0xFE80, 0xE800,
+    0xFFE8, 0xFF00, 0xFFF0, 0xF000, 0xF710, 0x008E, 0x7100, 0x08CE, 0x008C, 0x7310, 0x3100, 0x8CCE,
+    0x088C, 0x3110, 0x6666, 0x366C, 0x17E8, 0x0FF0, 0x718E, 0x399C, 0xAAAA, 0xF0F0, 0x5A5A, 0x33CC,
+    0x3C3C, 0x55AA, 0x9696, 0xA55A, 0x73CE, 0x13C8, 0x324C, 0x3BDC, 0x6996, 0xC33C, 0x9966, 0x0660,
+    0x0272, 0x04E4, 0x4E40, 0x2720, 0xC936, 0x936C, 0x39C6, 0x639C, 0x9336, 0x9CC6, 0x817E, 0xE718,
+    0xCCF0, 0x0FCC, 0x7744, 0xEE22,
+];
+
+/// Three-subset partitions: bits `2i..2i+2` are the subset of texel `i`.
+const PARTITIONS3: [u32; 64] = [
+    0xAA685050, 0x6A5A5040, 0x5A5A4200, 0x5450A0A8, 0xA5A50000, 0xA0A05050, 0x5555A0A0, 0x5A5A5050,
+    0xAA550000, 0xAA555500, 0xAAAA5500, 0x90909090, 0x94949494, 0xA4A4A4A4, 0xA9A59450, 0x2A0A4250,
+    0xA5945040, 0x0A425054, 0xA5A5A500, 0x55A0A0A0, 0xA8A85454, 0x6A6A4040, 0xA4A45000, 0x1A1A0500,
+    0x0050A4A4, 0xAAA59090, 0x14696914, 0x69691400, 0xA08585A0, 0xAA821414, 0x50A4A450, 0x6A5A0200,
+    0xA9A58000, 0x5090A0A8, 0xA8A09050, 0x24242424, 0x00AA5500, 0x24924924, 0x24499224, 0x50A50A50,
+    0x500AA550, 0xAAAA4444, 0x66660000, 0xA5A0A5A0, 0x50A050A0, 0x69286928, 0x44AAAA44, 0x66666600,
+    0xAA444444, 0x54A854A8, 0x95809580, 0x96969600, 0xA85454A8, 0x80959580, 0xAA141414, 0x96960000,
+    0xAAAA1414, 0xA05050A0, 0xA0A5A5A0, 0x96000000, 0x40804080, 0xA9A8A9A8, 0xAAAAAA44, 0x2A4A5254,
+];
+
+/// Anchor texel of subset 1 in the two-subset partitions.
+const ANCHOR2: [u8; 64] = [
+    15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 2, 8, 2, 2, 8, 8, 15, 2, 8,
+    2, 2, 8, 8, 2, 2, 15, 15, 6, 8, 2, 8, 15, 15, 2, 8, 2, 2, 2, 15, 15, 6, 6, 2, 6, 8, 15, 15, 2,
+    2, 15, 15, 15, 15, 15, 2, 2, 15,
+];
+
+/// Anchor texels of subsets 1 and 2 in the three-subset partitions.
+const ANCHOR3: [[u8; 2]; 64] = [
+    [3, 15],
+    [3, 8],
+    [15, 8],
+    [15, 3],
+    [8, 15],
+    [3, 15],
+    [15, 3],
+    [15, 8],
+    [8, 15],
+    [8, 15],
+    [6, 15],
+    [6, 15],
+    [6, 15],
+    [5, 15],
+    [3, 15],
+    [3, 8],
+    [3, 15],
+    [3, 8],
+    [8, 15],
+    [15, 3],
+    [3, 15],
+    [3, 8],
+    [6, 15],
+    [10, 8],
+    [5, 3],
+    [8, 15],
+    [8, 6],
+    [6, 10],
+    [8, 15],
+    [5, 15],
+    [15, 10],
+    [15, 8],
+    [8, 15],
+    [15, 3],
+    [3, 15],
+    [5, 10],
+    [6, 10],
+    [10, 8],
+    [8, 9],
+    [15, 10],
+    [15, 6],
+    [3, 15],
+    [15, 8],
+    [5, 15],
+    [15, 3],
+    [15, 6],
+    [15, 6],
+    [15, 8],
+    [3, 15],
+    [15, 3],
+    [5, 15],
+    [5, 15],
+    [5, 15],
+    [8, 15],
+    [5, 15],
+    [10, 15],
+    [5, 15],
+    [10, 15],
+    [8, 15],
+    [13, 15],
+    [15, 3],
+    [12, 15],
+    [3, 15],
+    [3, 8],
+];
+
+const WEIGHTS2: [u32; 4] = [0, 21, 43, 64];
+const WEIGHTS3: [u32; 8] = [0, 9, 18, 27, 37, 46, 55, 64];
+const WEIGHTS4: [u32; 16] = [0, 4, 9, 13, 17, 21, 26, 30, 34, 38, 43, 47, 51, 55, 60, 64];
+
+/// Reads bits LSB-first from a 128-bit block.
+struct Bits {
+    block: u128,
+    at: u32,
+}
+
+impl Bits {
+    fn take(&mut self, n: u32) -> u32 {
+        if n == 0 || self.at >= 128 {
+            return 0;
+        }
+        let v = (self.block >> self.at) & ((1u128 << n) - 1);
+        self.at += n;
+        v as u32
+    }
+}
+
+fn subset_of(m: &Bc7Mode, partition: usize, texel: usize) -> usize {
+    match m.subsets {
+        2 => usize::from((PARTITIONS2[partition] >> texel) & 1 != 0),
+        3 => ((PARTITIONS3[partition] >> (2 * texel)) & 3) as usize,
+        _ => 0,
+    }
+}
+
+fn is_anchor(m: &Bc7Mode, partition: usize, texel: usize) -> bool {
+    texel == 0
+        || match m.subsets {
+            2 => usize::from(ANCHOR2[partition]) == texel,
+            3 => ANCHOR3[partition].iter().any(|&a| usize::from(a) == texel),
+            _ => false,
+        }
+}
+
+fn weight(bits: u32, index: u32) -> u32 {
+    match bits {
+        2 => WEIGHTS2[(index & 3) as usize],
+        3 => WEIGHTS3[(index & 7) as usize],
+        _ => WEIGHTS4[(index & 15) as usize],
+    }
+}
+
+/// Expands an endpoint of `bits` bits (p-bit included) to 8 bits.
+fn expand(v: u32, bits: u32) -> u32 {
+    if bits == 0 || bits >= 8 {
+        return v & 255;
+    }
+    let v = v << (8 - bits);
+    v | (v >> bits)
+}
+
+fn read_indices(r: &mut Bits, m: &Bc7Mode, partition: usize, bits: u32) -> [u32; 16] {
+    std::array::from_fn(|i| {
+        let n = if is_anchor(m, partition, i) {
+            bits - 1
+        } else {
+            bits
+        };
+        r.take(n)
+    })
+}
+
+fn bc7_block(b: &[u8]) -> [[f32; 4]; 16] {
+    let mut raw = [0u8; 16];
+    raw.copy_from_slice(&b[..16]);
+    let block = u128::from_le_bytes(raw);
+    let mode_index = block.trailing_zeros() as usize;
+    let Some(m) = BC7_MODES.get(mode_index) else {
+        return [[0.0; 4]; 16];
+    };
+    let mut r = Bits {
+        block,
+        at: mode_index as u32 + 1,
+    };
+    let partition = r.take(m.partition_bits) as usize;
+    let rotation = r.take(m.rotation_bits);
+    let selector = r.take(m.selector_bits);
+    let n = m.subsets * 2;
+    // endpoints[e][channel], e = 2 * subset + (0 | 1)
+    let mut ep = [[0u32; 4]; 6];
+    for c in 0..3 {
+        for e in ep.iter_mut().take(n) {
+            e[c] = r.take(m.colour_bits);
+        }
+    }
+    for e in ep.iter_mut().take(n) {
+        e[3] = if m.alpha_bits > 0 {
+            r.take(m.alpha_bits)
+        } else {
+            255
+        };
+    }
+    let (cbits, abits) = if m.endpoint_pbits || m.shared_pbits {
+        (
+            m.colour_bits + 1,
+            m.alpha_bits + u32::from(m.alpha_bits > 0),
+        )
+    } else {
+        (m.colour_bits, m.alpha_bits)
+    };
+    if m.endpoint_pbits || m.shared_pbits {
+        let count = if m.endpoint_pbits { n } else { m.subsets };
+        let mut p = [0u32; 6];
+        for x in p.iter_mut().take(count) {
+            *x = r.take(1);
+        }
+        for (k, e) in ep.iter_mut().enumerate().take(n) {
+            let pb = if m.endpoint_pbits { p[k] } else { p[k / 2] };
+            for c in 0..3 {
+                e[c] = (e[c] << 1) | pb;
+            }
+            if m.alpha_bits > 0 {
+                e[3] = (e[3] << 1) | pb;
+            }
+        }
+    }
+    for e in ep.iter_mut().take(n) {
+        for c in 0..3 {
+            e[c] = expand(e[c], cbits);
+        }
+        if m.alpha_bits > 0 {
+            e[3] = expand(e[3], abits);
+        }
+    }
+    let idx1 = read_indices(&mut r, m, partition, m.index_bits);
+    let idx2 = if m.index2_bits > 0 {
+        read_indices(&mut r, m, 0, m.index2_bits)
+    } else {
+        idx1
+    };
+    std::array::from_fn(|i| {
+        let s = subset_of(m, partition, i);
+        let (e0, e1) = (ep[2 * s], ep[2 * s + 1]);
+        let (ci, cb, ai, ab) = if m.index2_bits == 0 {
+            (idx1[i], m.index_bits, idx1[i], m.index_bits)
+        } else if selector == 0 {
+            (idx1[i], m.index_bits, idx2[i], m.index2_bits)
+        } else {
+            (idx2[i], m.index2_bits, idx1[i], m.index_bits)
+        };
+        let lerp = |c: usize, w: u32| ((e0[c] * (64 - w) + e1[c] * w + 32) >> 6) as u8;
+        let mut t = [
+            lerp(0, weight(cb, ci)),
+            lerp(1, weight(cb, ci)),
+            lerp(2, weight(cb, ci)),
+            lerp(3, weight(ab, ai)),
+        ];
+        match rotation {
+            1 => t.swap(0, 3),
+            2 => t.swap(1, 3),
+            3 => t.swap(2, 3),
+            _ => {}
+        }
+        t.map(|x| f32::from(x) / 255.0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(b: Block, i: usize) -> [f32; 4] {
+        b[i].map(f32::from_bits)
+    }
+
+    #[test]
+    fn bc1_four_and_three_colour_modes() {
+        // c0 = white, c1 = black, indices 0,1,2,3 in the first row.
+        let b = [0xFF, 0xFF, 0x00, 0x00, 0b1110_0100, 0, 0, 0];
+        let t = decode_block(Format::Bc1Unorm, &b).unwrap();
+        assert_eq!(f(t, 0), [1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(f(t, 1), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(f(t, 2)[0], 2.0 / 3.0);
+        assert_eq!(f(t, 3)[1], 1.0 / 3.0);
+        // c0 <= c1: index 3 is transparent black, index 2 the midpoint.
+        let b = [0x00, 0x00, 0xFF, 0xFF, 0b1110_0100, 0, 0, 0];
+        let t = decode_block(Format::Bc1Unorm, &b).unwrap();
+        assert_eq!(f(t, 2), [0.5, 0.5, 0.5, 1.0]);
+        assert_eq!(f(t, 3), [0.0; 4]);
+    }
+
+    #[test]
+    fn bc4_signed_and_six_value_ramp() {
+        // r0 = 0 <= r1 = 255: six-value mode, index 6 = 0, 7 = 1.
+        let b = [0, 255, 0b1111_0110, 0b0000_0001, 0, 0, 0, 0];
+        let t = decode_block(Format::Bc4Unorm, &b).unwrap();
+        assert_eq!(f(t, 0)[0], 0.0);
+        assert_eq!(f(t, 1)[0], 0.0);
+        assert_eq!(f(t, 2)[0], 1.0);
+        let b = [0x80, 0x7F, 0, 0, 0, 0, 0, 0];
+        let t = decode_block(Format::Bc4Snorm, &b).unwrap();
+        assert_eq!(f(t, 0), [-1.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn bc7_reserved_mode_is_transparent_black() {
+        let t = decode_block(Format::Bc7Unorm, &[0; 16]).unwrap();
+        assert!(t.iter().all(|x| *x == [0; 4]));
+        assert!(decode_block(Format::Bc6hUf16, &[0; 16]).is_none());
+        assert!(decode_block(Format::Bc1Unorm, &[0; 4]).is_none());
+    }
+}
