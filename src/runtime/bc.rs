@@ -407,8 +407,8 @@ fn bc7_block(b: &[u8]) -> [[f32; 4]; 16] {
         }
         for (k, e) in ep.iter_mut().enumerate().take(n) {
             let pb = if m.endpoint_pbits { p[k] } else { p[k / 2] };
-            for c in 0..3 {
-                e[c] = (e[c] << 1) | pb;
+            for v in e.iter_mut().take(3) {
+                *v = (*v << 1) | pb;
             }
             if m.alpha_bits > 0 {
                 e[3] = (e[3] << 1) | pb;
@@ -416,8 +416,8 @@ fn bc7_block(b: &[u8]) -> [[f32; 4]; 16] {
         }
     }
     for e in ep.iter_mut().take(n) {
-        for c in 0..3 {
-            e[c] = expand(e[c], cbits);
+        for v in e.iter_mut().take(3) {
+            *v = expand(*v, cbits);
         }
         if m.alpha_bits > 0 {
             e[3] = expand(e[3], abits);

@@ -337,6 +337,18 @@ impl Format {
         [0, 0, 0, one]
     }
 
+    /// What an out-of-range texture fetch reads: 0 in every component the
+    /// format has, the defaults of [`Format::default_components`] in the rest.
+    pub fn zero_texel(self) -> [u32; 4] {
+        use Format::*;
+        match self {
+            Bc1Unorm | Bc1UnormSrgb | Bc2Unorm | Bc2UnormSrgb | Bc3Unorm | Bc3UnormSrgb
+            | Bc7Unorm | Bc7UnormSrgb => [0; 4],
+            _ if self.is_block_compressed() => self.default_components(),
+            _ => self.load(&[0u8; 16]),
+        }
+    }
+
     /// Decodes a texel (`bytes.len() >= self.bytes()`) into four shader DWORDs.
     /// Short input reads as the out-of-bounds value (zeros + defaults).
     /// sRGB formats are decoded to linear (`srgb_to_linear`); BC formats

@@ -107,7 +107,7 @@ impl<'a> TextureData<'a> {
 
     /// The value an out-of-range fetch reads: zeros plus format defaults.
     pub fn out_of_range(&self) -> [u32; 4] {
-        self.view.format.default_components()
+        self.view.format.zero_texel()
     }
 
     /// `ld`: integer texel coordinates (array slice in the next component

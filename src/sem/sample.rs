@@ -188,7 +188,8 @@ pub struct MipChoice {
 /// with the 8-bit fractional weight; levels clamp to `[0, mips - 1]`.
 pub fn choose_mips(lod: f32, mip_mode: FilterMode, mips: u32) -> MipChoice {
     let last = mips.max(1) - 1;
-    let magnify = !(lod > 0.0);
+    // NaN counts as magnification, like LOD 0.
+    let magnify = lod.is_nan() || lod <= 0.0;
     let l = if lod.is_nan() {
         0.0
     } else {
