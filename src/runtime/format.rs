@@ -629,4 +629,27 @@ mod tests {
         assert_eq!(Format::R32Uint.load(&[1, 0, 0, 0]), [1, 0, 0, 1]);
         assert_eq!(Format::R32Float.load(&[0, 0]), [0, 0, 0, f(1.0)]);
     }
+
+    #[test]
+    fn shared_exponent_depth_and_srgb_reads() {
+        // r = 256, g = 128, b = 0 mantissas with e = 16: m * 2^(16 - 24).
+        let word: u32 = 256 | (128 << 9) | (16 << 27);
+        assert_eq!(
+            Format::R9G9B9E5Sharedexp.load(&word.to_le_bytes()),
+            [f(1.0), f(0.5), 0, f(1.0)]
+        );
+        assert_eq!(
+            Format::D32Float.load(&0.25f32.to_le_bytes()),
+            [f(0.25), 0, 0, f(1.0)]
+        );
+        // 255 stays 1.0 (up to rounding of the power), 0 stays 0, alpha is linear.
+        let v = Format::B8G8R8A8UnormSrgb.load(&[0, 0, 255, 51]);
+        assert!((f32::from_bits(v[0]) - 1.0).abs() < 1e-6);
+        assert_eq!(v[2], 0);
+        assert_eq!(v[3], f(0.2));
+        assert_eq!(Format::Bc3Unorm.bytes(), 16);
+        assert_eq!(Format::Bc1Unorm.row_bytes(5), 16);
+        assert_eq!(Format::R32G32B32A32Float.zero_texel(), [0; 4]);
+        assert_eq!(Format::Bc4Unorm.zero_texel(), [0, 0, 0, f(1.0)]);
+    }
 }

@@ -594,4 +594,23 @@ mod tests {
         assert_eq!(b.counter(Slot::new(3)), Some(7));
         assert_eq!(b.counter(Slot::new(2)), None);
     }
+
+    #[test]
+    fn block_compressed_and_multisampled_layouts() {
+        // BC1 8x8: 2x2 blocks of 8 bytes; mip 1 (4x4) is one block; mip 2
+        // (2x2) still occupies a whole block.
+        let t = TextureView::packed(TextureDim::Tex2D, Format::Bc1Unorm, [8, 8, 1], 3);
+        assert_eq!((t.row_pitch, t.slice_pitch), (16, 32));
+        assert_eq!(t.mip(1).unwrap().offset, 32);
+        assert_eq!(t.size_bytes(), 32 + 8 + 8);
+        let ms = TextureView::packed(
+            TextureDim::Tex2DMSArray { samples: 4 },
+            Format::R32Uint,
+            [2, 1, 3],
+            1,
+        );
+        assert_eq!(ms.mip(0).unwrap().layers, 12);
+        assert_eq!(ms.size_bytes(), 2 * 4 * 12);
+        assert!(TextureDim::TexCubeArray.is_cube());
+    }
 }
