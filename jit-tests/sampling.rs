@@ -432,6 +432,46 @@ fn bc1_bc3_and_bc7_blocks() {
 }
 
 #[test]
+fn bc6h_single_region_block() {
+    // Mode 0x03 (5 mode bits 00011): one region, 10-bit endpoints, no
+    // deltas. Endpoint 0 = (0, 0, 0), endpoint 1 = (1023, 1023, 1023);
+    // 4-bit indices from bit 65 (texel 0 is the anchor: 3 bits).
+    // Unquantise: 0 → 0, 1023 (the maximum) → 0xFFFF. Texel 1 index 15
+    // (weight 64) → 0xFFFF → (0xFFFF * 31) >> 6 = 0x7BFF = 65504.0;
+    // texel 2 index 8 (weight 34) → (0xFFFF*34 + 32) >> 6 = 2228222 >> 6
+    // = 34815 → (34815 * 31) >> 6 = 1079265 >> 6 = 16863 = 0x41DF
+    // = 2^1 * (1 + 479/1024) = 2.935546875.
+    let mut block: u128 = 0b00011;
+    for k in 0..3u32 {
+        block |= 1023u128 << (35 + 10 * k); // rx, gx, bx
+    }
+    block |= 15u128 << 68;
+    block |= 8u128 << 72;
+    let t = tex(
+        0,
+        block.to_le_bytes().to_vec(),
+        TextureView::tex2d(Format::Bc6hUf16, 4, 4),
+    );
+    let out = run(
+        "dcl_resource_texture2d (float,float,float,float) t0",
+        "ld r0.xyzw, l(0, 0, 0, 0), t0.xyzw
+         store_raw u0.xyzw, l(0), r0.xyzw
+         ld r0.xyzw, l(1, 0, 0, 0), t0.xyzw
+         store_raw u0.xyzw, l(16), r0.xyzw
+         ld r0.xyzw, l(2, 0, 0, 0), t0.xyzw
+         store_raw u0.xyzw, l(32), r0.xyzw",
+        &[t],
+        &[],
+    );
+    assert_eq!(as_f(&out[0..4]), vec![0.0, 0.0, 0.0, 1.0]);
+    assert_eq!(as_f(&out[4..8]), vec![65504.0, 65504.0, 65504.0, 1.0]);
+    assert_eq!(
+        as_f(&out[8..12]),
+        vec![2.935_546_9, 2.935_546_9, 2.935_546_9, 1.0]
+    );
+}
+
+#[test]
 fn ld_out_of_range_reads_zero_with_format_defaults() {
     let rgba = tex(
         0,

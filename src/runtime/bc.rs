@@ -1,5 +1,4 @@
-//! Block-compressed texture decoding: BC1–BC5 and BC7 (BC6H is not
-//! decoded yet; [`decode_block`] returns `None` for it).
+//! Block-compressed texture decoding: BC1–BC7.
 //!
 //! In: one 4x4 block's bytes (8 for BC1/BC4, 16 otherwise) and its format.
 //! Out: the 16 texels in row-major order (texel `y * 4 + x`) as the four
@@ -10,7 +9,10 @@
 //! (`c / 31`, `c / 63`, `c / 255`, signed `max(c / 127, -1)`) and blended in
 //! float with weights 1/3, 2/3 (BC1 three-colour mode: 1/2 and transparent
 //! black) and k/7 or k/5 (BC4/BC5 alpha-style blocks); BC7 blends 8-bit
-//! endpoints with the format's 6-bit weights and `(a*(64-w) + b*w + 32) >> 6`.
+//! endpoints with the format's 6-bit weights and `(a*(64-w) + b*w + 32) >> 6`;
+//! BC6H unquantises its endpoints to 16 bits, blends them the same way and
+//! scales the result to a half float (`* 31 / 64`, signed `* 31 / 32`);
+//! reserved BC6H modes decode to (0, 0, 0, 1).
 
 use super::format::srgb_to_linear;
 use super::Format;
@@ -18,7 +20,7 @@ use super::Format;
 /// One decoded block: 16 texels, row-major.
 pub type Block = [[u32; 4]; 16];
 
-/// Decodes a block of `format`; `None` for non-BC formats, short input or BC6H.
+/// Decodes a block of `format`; `None` for non-BC formats or short input.
 pub fn decode_block(format: Format, bytes: &[u8]) -> Option<Block> {
     use Format::*;
     let n = format.block_bytes()? as usize;
@@ -44,6 +46,7 @@ pub fn decode_block(format: Format, bytes: &[u8]) -> Option<Block> {
             std::array::from_fn(|i| [r[i], g[i], 0.0, 1.0])
         }
         Bc7Unorm | Bc7UnormSrgb => bc7_block(b),
+        Bc6hUf16 | Bc6hSf16 => return Some(bc6h_block(b, format == Bc6hSf16)),
         _ => return None,
     };
     if format.is_srgb() {
@@ -456,6 +459,214 @@ fn bc7_block(b: &[u8]) -> [[f32; 4]; 16] {
     })
 }
 
+// ---------------------------------------------------------------------------
+// BC6H
+// ---------------------------------------------------------------------------
+
+/// One BC6H mode: its mode code, regions, whether endpoints 1..3 are
+/// deltas from endpoint 0, index bits, endpoint-0 bits, per-channel bits
+/// of the other endpoints, and the header bit layout.
+struct Bc6Mode {
+    code: u32,
+    regions: usize,
+    transformed: bool,
+    index_bits: u32,
+    base_bits: u32,
+    delta_bits: [u32; 3],
+    /// Header fields in bit order: `m` mode, `d` shape, `rw`..`bz`
+    /// endpoint w/x/y/z channel r/g/b; `a-b` is a bit range (descending
+    /// when a > b), a lone number one bit.
+    layout: &'static str,
+}
+
+const fn bc6(
+    code: u32,
+    regions: usize,
+    transformed: bool,
+    base_bits: u32,
+    delta_bits: [u32; 3],
+    layout: &'static str,
+) -> Bc6Mode {
+    Bc6Mode {
+        code,
+        regions,
+        transformed,
+        index_bits: if regions == 2 { 3 } else { 4 },
+        base_bits,
+        delta_bits,
+        layout,
+    }
+}
+
+const BC6_MODES: [Bc6Mode; 14] = [
+    bc6(0x00, 2, true, 10, [5, 5, 5], "m0-1 gy4 by4 bz4 rw0-9 gw0-9 bw0-9 rx0-4 gz4 gy0-3 gx0-4 bz0 gz0-3 bx0-4 bz1 by0-3 ry0-4 bz2 rz0-4 bz3 d0-4"),
+    bc6(0x01, 2, true, 7, [6, 6, 6], "m0-1 gy5 gz4 gz5 rw0-6 bz0 bz1 by4 gw0-6 by5 bz2 gy4 bw0-6 bz3 bz5 bz4 rx0-5 gy0-3 gx0-5 gz0-3 bx0-5 by0-3 ry0-5 rz0-5 d0-4"),
+    bc6(0x02, 2, true, 11, [5, 4, 4], "m0-4 rw0-9 gw0-9 bw0-9 rx0-4 rw10 gy0-3 gx0-3 gw10 bz0 gz0-3 bx0-3 bw10 bz1 by0-3 ry0-4 bz2 rz0-4 bz3 d0-4"),
+    bc6(0x06, 2, true, 11, [4, 5, 4], "m0-4 rw0-9 gw0-9 bw0-9 rx0-3 rw10 gz4 gy0-3 gx0-4 gw10 gz0-3 bx0-3 bw10 bz1 by0-3 ry0-3 bz0 bz2 rz0-3 gy4 bz3 d0-4"),
+    bc6(0x0a, 2, true, 11, [4, 4, 5], "m0-4 rw0-9 gw0-9 bw0-9 rx0-3 rw10 by4 gy0-3 gx0-3 gw10 bz0 gz0-3 bx0-4 bw10 by0-3 ry0-3 bz1 bz2 rz0-3 bz4 bz3 d0-4"),
+    bc6(0x0e, 2, true, 9, [5, 5, 5], "m0-4 rw0-8 by4 gw0-8 gy4 bw0-8 bz4 rx0-4 gz4 gy0-3 gx0-4 bz0 gz0-3 bx0-4 bz1 by0-3 ry0-4 bz2 rz0-4 bz3 d0-4"),
+    bc6(0x12, 2, true, 8, [6, 5, 5], "m0-4 rw0-7 gz4 by4 gw0-7 bz2 gy4 bw0-7 bz3 bz4 rx0-5 gy0-3 gx0-4 bz0 gz0-3 bx0-4 bz1 by0-3 ry0-5 rz0-5 d0-4"),
+    bc6(0x16, 2, true, 8, [5, 6, 5], "m0-4 rw0-7 bz0 by4 gw0-7 gy5 gy4 bw0-7 gz5 bz4 rx0-4 gz4 gy0-3 gx0-5 gz0-3 bx0-4 bz1 by0-3 ry0-4 bz2 rz0-4 bz3 d0-4"),
+    bc6(0x1a, 2, true, 8, [5, 5, 6], "m0-4 rw0-7 bz1 by4 gw0-7 by5 gy4 bw0-7 bz5 bz4 rx0-4 gz4 gy0-3 gx0-4 bz0 gz0-3 bx0-5 by0-3 ry0-4 bz2 rz0-4 bz3 d0-4"),
+    bc6(0x1e, 2, false, 6, [6, 6, 6], "m0-4 rw0-5 gz4 bz0 bz1 by4 gw0-5 gy5 by5 bz2 gy4 bw0-5 gz5 bz3 bz5 bz4 rx0-5 gy0-3 gx0-5 gz0-3 bx0-5 by0-3 ry0-5 rz0-5 d0-4"),
+    bc6(0x03, 1, false, 10, [10, 10, 10], "m0-4 rw0-9 gw0-9 bw0-9 rx0-9 gx0-9 bx0-9"),
+    bc6(0x07, 1, true, 11, [9, 9, 9], "m0-4 rw0-9 gw0-9 bw0-9 rx0-8 rw10 gx0-8 gw10 bx0-8 bw10"),
+    bc6(0x0b, 1, true, 12, [8, 8, 8], "m0-4 rw0-9 gw0-9 bw0-9 rx0-7 rw11 rw10 gx0-7 gw11 gw10 bx0-7 bw11 bw10"),
+    bc6(0x0f, 1, true, 16, [4, 4, 4], "m0-4 rw0-9 gw0-9 bw0-9 rx0-3 rw15-10 gx0-3 gw15-10 bx0-3 bw15-10"),
+];
+
+fn sign_extend(v: i32, bits: u32) -> i32 {
+    if bits == 0 || bits >= 32 {
+        return v;
+    }
+    let shift = 32 - bits;
+    (v << shift) >> shift
+}
+
+/// Reads the header fields of `layout`: endpoints `[w, x, y, z][channel]`
+/// and the shape.
+fn bc6_header(r: &mut Bits, layout: &str) -> ([[i32; 3]; 4], usize) {
+    let mut ep = [[0i32; 3]; 4];
+    let mut shape = 0usize;
+    for token in layout.split(' ') {
+        let split = token
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(token.len());
+        let (name, range) = token.split_at(split);
+        let (a, b) = match range.split_once('-') {
+            Some((a, b)) => (a.parse().unwrap_or(0), b.parse().unwrap_or(0)),
+            None => {
+                let v: u32 = range.parse().unwrap_or(0);
+                (v, v)
+            }
+        };
+        let bits: Vec<u32> = if a <= b {
+            (a..=b).collect()
+        } else {
+            (b..=a).rev().collect()
+        };
+        let target = name.as_bytes();
+        for bit in bits {
+            let v = r.take(1);
+            match target {
+                [b'd'] => shape |= (v as usize) << bit,
+                [ch @ (b'r' | b'g' | b'b'), e @ (b'w' | b'x' | b'y' | b'z')] => {
+                    let c = match ch {
+                        b'r' => 0,
+                        b'g' => 1,
+                        _ => 2,
+                    };
+                    let k = usize::from(e - b'w');
+                    ep[k][c] |= (v as i32) << bit;
+                }
+                _ => {}
+            }
+        }
+    }
+    (ep, shape)
+}
+
+fn bc6_unquantize(v: i32, bits: u32, signed: bool) -> i32 {
+    if signed {
+        if bits >= 16 {
+            return v;
+        }
+        let (neg, c) = (v < 0, v.abs());
+        let q = if c == 0 {
+            0
+        } else if c >= (1 << (bits - 1)) - 1 {
+            0x7FFF
+        } else {
+            ((c << 15) + 0x4000) >> (bits - 1)
+        };
+        if neg {
+            -q
+        } else {
+            q
+        }
+    } else if bits >= 15 {
+        v
+    } else if v == 0 {
+        0
+    } else if v == (1 << bits) - 1 {
+        0xFFFF
+    } else {
+        ((v << 16) + 0x8000) >> bits
+    }
+}
+
+/// Scales an interpolated 16-bit value to half-float bits.
+fn bc6_finish(v: i32, signed: bool) -> u32 {
+    if !signed {
+        return ((v * 31) >> 6) as u32 & 0xFFFF;
+    }
+    if v < 0 {
+        0x8000 | ((((-v) * 31) >> 5) as u32 & 0x7FFF)
+    } else {
+        ((v * 31) >> 5) as u32 & 0x7FFF
+    }
+}
+
+fn bc6h_block(b: &[u8], signed: bool) -> Block {
+    let mut raw = [0u8; 16];
+    raw.copy_from_slice(&b[..16]);
+    let block = u128::from_le_bytes(raw);
+    let low = (block & 3) as u32;
+    let code = if low < 2 { low } else { (block & 31) as u32 };
+    let one = 1.0f32.to_bits();
+    let Some(m) = BC6_MODES.iter().find(|m| m.code == code) else {
+        return [[0, 0, 0, one]; 16];
+    };
+    let mut r = Bits { block, at: 0 };
+    let (mut ep, shape) = bc6_header(&mut r, m.layout);
+    let shape = shape & 31;
+    let wmask = (1i32 << m.base_bits) - 1;
+    for c in 0..3 {
+        if signed {
+            ep[0][c] = sign_extend(ep[0][c], m.base_bits);
+        }
+        let base = ep[0][c];
+        for e in ep.iter_mut().skip(1) {
+            if signed || m.transformed {
+                e[c] = sign_extend(e[c], m.delta_bits[c]);
+            }
+            if m.transformed {
+                // Wrapping add of the delta to endpoint 0.
+                e[c] = e[c].wrapping_add(base) & wmask;
+                if signed {
+                    e[c] = sign_extend(e[c], m.base_bits);
+                }
+            }
+        }
+    }
+    // `ep[0]` was used as the base above and is unquantised with the rest.
+    let ep = ep.map(|e| e.map(|v| bc6_unquantize(v, m.base_bits, signed)));
+    r.at = if m.regions == 2 { 82 } else { 65 };
+    let anchor = |i: usize| i == 0 || (m.regions == 2 && usize::from(ANCHOR2[shape]) == i);
+    let indices: [u32; 16] = std::array::from_fn(|i| {
+        let n = if anchor(i) {
+            m.index_bits - 1
+        } else {
+            m.index_bits
+        };
+        r.take(n)
+    });
+    std::array::from_fn(|i| {
+        let region = if m.regions == 2 {
+            usize::from((PARTITIONS2[shape] >> i) & 1 != 0)
+        } else {
+            0
+        };
+        let (a, b) = (ep[2 * region], ep[2 * region + 1]);
+        let w = weight(m.index_bits, indices[i]) as i32;
+        let mix = |c: usize| {
+            let v = (a[c] * (64 - w) + b[c] * w + 32) >> 6;
+            crate::sem::convert::f16tof32(bc6_finish(v, signed)).to_bits()
+        };
+        [mix(0), mix(1), mix(2), one]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,7 +708,11 @@ mod tests {
     fn bc7_reserved_mode_is_transparent_black() {
         let t = decode_block(Format::Bc7Unorm, &[0; 16]).unwrap();
         assert!(t.iter().all(|x| *x == [0; 4]));
-        assert!(decode_block(Format::Bc6hUf16, &[0; 16]).is_none());
+        // A reserved BC6H mode (code 0x13) decodes to opaque black.
+        let mut b6 = [0u8; 16];
+        b6[0] = 0x13;
+        let t = decode_block(Format::Bc6hUf16, &b6).unwrap();
+        assert_eq!(t[5], [0, 0, 0, 1.0f32.to_bits()]);
         assert!(decode_block(Format::Bc1Unorm, &[0; 4]).is_none());
     }
 }

@@ -333,9 +333,11 @@ impl<'a> TextureData<'a> {
     }
 }
 
-/// True if sampling `format` is implemented (BC6H is not yet decoded).
+/// True if sampling `format` is implemented (every readable format now is;
+/// kept so an engine can ask before it emits a fetch).
 pub fn can_sample(format: Format) -> bool {
-    !matches!(format, Format::Bc6hUf16 | Format::Bc6hSf16)
+    let _ = format;
+    true
 }
 
 #[cfg(test)]
