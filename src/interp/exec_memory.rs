@@ -31,7 +31,7 @@ pub fn exec(
         Opcode::StoreRaw => store_buffer(cx, t, inst, i, false),
         Opcode::StoreStructured => store_buffer(cx, t, inst, i, true),
         Opcode::Ld | Opcode::LdMs if super::exec_sample::is_texture_load(cx, t, inst) => {
-            super::exec_sample::ld(cx, t, inst, i)
+            super::exec_sample::ld(cx, t, inst)
         }
         Opcode::Ld | Opcode::LdUavTyped | Opcode::LdMs => ld_typed(cx, t, inst),
         Opcode::LdS

@@ -13,7 +13,7 @@
 //! derivatives are 0, so their LOD comes from the biases alone.
 
 use crate::ir::{Decl, Instruction, Opcode, Operand, OperandType, ProgramKind, ResourceDim};
-use crate::runtime::texture::{can_sample, Lookup, SampleDim};
+use crate::runtime::texture::{Lookup, SampleDim};
 use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, Slot, TextureData, TextureView, View};
 use crate::sem::sample as rules;
 
@@ -221,16 +221,6 @@ fn run(
     let Some(tex) = texture(cx, t, res) else {
         return write_swizzled(cx, t, inst, res, [0; 4]);
     };
-    if !can_sample(tex.view.format) {
-        return Err(unsupported(
-            i,
-            format!(
-                "{} of a {} texture",
-                inst.opcode.mnemonic(),
-                tex.view.format.dxgi_name()
-            ),
-        ));
-    }
     let samp_op = operand(inst, f.samp)?;
     let s = sampler(cx, t, samp_op);
     let dim = sample_dim(cx, t, res, &tex.view);
@@ -313,18 +303,12 @@ pub fn is_texture_load(cx: &Ctx, t: &Thread, inst: &Instruction) -> bool {
 }
 
 /// ld d, coords (mip in .w), t# [+ _aoffimmi] / ld2dms d, coords, t#, sample.
-pub fn ld(cx: &mut Ctx, t: &mut Thread, inst: &Instruction, i: usize) -> Result<(), RuntimeError> {
+pub fn ld(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
     let coords = src(cx, t, inst, 1, Ty::Int)?.map(|x| x as i32);
     let res = operand(inst, 2)?;
     let Some(tex) = texture(cx, t, res) else {
         return write_swizzled(cx, t, inst, res, [0; 4]);
     };
-    if !can_sample(tex.view.format) {
-        return Err(unsupported(
-            i,
-            format!("ld of a {} texture", tex.view.format.dxgi_name()),
-        ));
-    }
     let dim = sample_dim(cx, t, res, &tex.view);
     let off = inst.texel_offsets();
     let mut c = coords;

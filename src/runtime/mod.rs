@@ -1,5 +1,6 @@
-//! The runtime: resource bindings over caller-owned memory, views, formats
-//! and the dispatch parameters shared by the interpreter and the JIT.
+//! The runtime: resource bindings over caller-owned memory, views, formats,
+//! sampler states, texture reads (`texture`, `bc`) and the dispatch
+//! parameters shared by the interpreter and the JIT.
 //!
 //! In: the caller's byte slices (UAVs mutable, SRVs and constant buffers
 //! shared), each with a [`View`] saying how the bytes are interpreted, and

@@ -9,7 +9,7 @@
 //! out-of-range fetches read zeros with the format's defaults. The rules
 //! (addressing, weights, LOD) come from [`crate::sem::sample`].
 
-use super::{bc, AddressMode, FilterMode, Format, MipLayout, SamplerDesc, TextureDim, TextureView};
+use super::{bc, AddressMode, FilterMode, MipLayout, SamplerDesc, TextureDim, TextureView};
 use crate::sem::sample::{self, Tap};
 
 /// A bound texture: its view and memory.
@@ -333,17 +333,10 @@ impl<'a> TextureData<'a> {
     }
 }
 
-/// True if sampling `format` is implemented (every readable format now is;
-/// kept so an engine can ask before it emits a fetch).
-pub fn can_sample(format: Format) -> bool {
-    let _ = format;
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::Filter;
+    use crate::runtime::{Filter, Format};
 
     fn r32(vals: &[f32]) -> Vec<u8> {
         vals.iter().flat_map(|v| v.to_le_bytes()).collect()
