@@ -715,4 +715,47 @@ mod tests {
         assert_eq!(t[5], [0, 0, 0, 1.0f32.to_bits()]);
         assert!(decode_block(Format::Bc1Unorm, &[0; 4]).is_none());
     }
+
+    #[test]
+    fn bc6h_delta_endpoints_wrap_and_scale() {
+        // Mode 0x0f: one region, 16-bit base, 4-bit deltas. rw = 0x1000
+        // (rw12 sits at bit 42), rx delta = 0xF = -1 → 0x0FFF. UF16:
+        // 0x1000 * 31 >> 6 = 0x07C0 = 2^-14 * 1984/1024 and 0x0FFF → 0x07BF.
+        // SF16: 0x1000 * 31 >> 5 = 0x0F80 = 2^-12 * 1920/1024.
+        let mut block: u128 = 0x0F;
+        block |= 1 << 42;
+        block |= 0xF << 35;
+        block |= 15 << 68;
+        let b = block.to_le_bytes();
+        let t = decode_block(Format::Bc6hUf16, &b).unwrap();
+        let scale = 2f32.powi(-14) / 1024.0;
+        assert_eq!(f(t, 0), [1984.0 * scale, 0.0, 0.0, 1.0]);
+        assert_eq!(f(t, 1)[0], 1983.0 * scale);
+        let t = decode_block(Format::Bc6hSf16, &b).unwrap();
+        assert_eq!(f(t, 0)[0], 1920.0 * 2f32.powi(-12) / 1024.0);
+    }
+
+    #[test]
+    fn bc7_two_subsets_with_shared_pbits_and_anchor() {
+        // Mode 1 (bit 1), partition 0 (columns 2-3 are subset 1, anchor
+        // texel 15). Subset 1 endpoints: 0 and 63 (6 bits) per channel with
+        // shared p-bit 1 → 7-bit 1 and 127 → 8-bit 2 and 255. Subset 0 is
+        // all zero with p-bit 0. Texel 2 index 7 (weight 64) → 255; texel 15
+        // (anchor, 2 bits) index 3 (weight 27) → (2*37 + 255*27 + 32) >> 6
+        // = 6991 >> 6 = 109.
+        let mut block: u128 = 0b10;
+        for c in 0..3u32 {
+            block |= 63u128 << (26 + 24 * c);
+        }
+        block |= 1 << 81; // shared p-bit of subset 1
+        block |= 7 << 87; // texel 2
+        block |= 3 << 126; // texel 15
+        let t = decode_block(Format::Bc7Unorm, &block.to_le_bytes()).unwrap();
+        assert_eq!(f(t, 0), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(f(t, 2), [1.0; 4]);
+        let v = 109.0 / 255.0;
+        assert_eq!(f(t, 15), [v, v, v, 1.0]);
+        // Texel 3 (subset 1, index 0) is endpoint 0: 2/255.
+        assert_eq!(f(t, 3)[0], 2.0 / 255.0);
+    }
 }
