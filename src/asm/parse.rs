@@ -327,7 +327,7 @@ impl Parser {
                 }
             }
         }
-        if let Some(n) = names::operand_count(opcode) {
+        if let Some(n) = opcode.operand_count() {
             if n != inst.operands.len() {
                 return Err(AsmError::new(
                     line,

@@ -425,7 +425,7 @@ fn decode_inst(w: &mut Window, pos: usize, tok: u32) -> Result<Instruction, Deco
     while !w.done() {
         operands.push(w.operand()?);
     }
-    if let Some(n) = operand_count(op) {
+    if let Some(n) = op.operand_count() {
         if operands.len() != n {
             return Err(w.err(pos, format!("{} operands, expected {n}", operands.len())));
         }
@@ -485,80 +485,6 @@ fn return_types(bits: u32) -> Result<[ReturnType; 4], u32> {
         ReturnType::from_u32(v).ok_or(v)
     };
     Ok([one(0)?, one(1)?, one(2)?, one(3)?])
-}
-
-/// The number of operands an opcode takes, where fixed.
-pub(crate) fn operand_count(op: Opcode) -> Option<usize> {
-    use Opcode::*;
-    Some(match op {
-        Break | Continue | Default | Else | EndIf | EndLoop | EndSwitch | Loop | Nop | Ret
-        | Sync | Abort | DebugBreak | Cut | Emit | EmitThenCut | HsDecls | HsControlPointPhase
-        | HsForkPhase | HsJoinPhase => 0,
-        Breakc | Continuec | Retc | If | Switch | Case | Call | Label | Discard | EmitStream
-        | CutStream | EmitThenCutStream => 1,
-        Mov
-        | Exp
-        | Frc
-        | Ftoi
-        | Ftou
-        | Itof
-        | Utof
-        | Log
-        | RoundNe
-        | RoundNi
-        | RoundPi
-        | RoundZ
-        | Rsq
-        | Sqrt
-        | INeg
-        | Not
-        | Rcp
-        | F32tof16
-        | F16tof32
-        | CountBits
-        | FirstBitHi
-        | FirstBitLo
-        | FirstBitShi
-        | BfRev
-        | DMov
-        | Dtof
-        | Ftod
-        | DRcp
-        | Dtoi
-        | Dtou
-        | Itod
-        | Utod
-        | Callc
-        | DerivRtx
-        | DerivRty
-        | DerivRtxCoarse
-        | DerivRtxFine
-        | DerivRtyCoarse
-        | DerivRtyFine
-        | SampleInfo
-        | BufInfo
-        | ImmAtomicAlloc
-        | ImmAtomicConsume
-        | CheckAccessFullyMapped
-        | EvalCentroid => 2,
-        Add | And | Div | Dp2 | Dp3 | Dp4 | Eq | Ge | IAdd | IEq | IGe | ILt | IMax | IMin
-        | INe | IShl | IShr | Lt | Min | Max | Mul | Ne | Or | ULt | UGe | UMax | UMin | UShr
-        | Xor | DAdd | DMax | DMin | DMul | DEq | DGe | DLt | DNe | DDiv | Ld | ResInfo | LdRaw
-        | LdUavTyped | StoreRaw | StoreUavTyped | AtomicAnd | AtomicOr | AtomicXor | AtomicIAdd
-        | AtomicIMax | AtomicIMin | AtomicUMax | AtomicUMin | SamplePos | SinCos | EvalSnapped
-        | EvalSampleIndex => 3,
-        Mad | IMad | UMad | Movc | DMovc | UDiv | IMul | UMul | UAddc | USubb | UBfe | IBfe
-        | Msad | DFma | LdMs | LdStructured | StoreStructured | AtomicCmpStore | ImmAtomicIAdd
-        | ImmAtomicAnd | ImmAtomicOr | ImmAtomicXor | ImmAtomicExch | ImmAtomicIMax
-        | ImmAtomicIMin | ImmAtomicUMax | ImmAtomicUMin | Sample | Gather4 | Lod | LdS
-        | LdUavTypedS | LdRawS => 4,
-        Bfi | Swapc | ImmAtomicCmpExch | SampleC | SampleCLz | SampleL | SampleB | Gather4C
-        | Gather4Po | Gather4S | LdMsS | LdStructuredS => 5,
-        SampleD | Gather4PoC | Gather4CS | Gather4PoS | SampleLS | SampleCLzS | SampleClS => 6,
-        Gather4PoCS | SampleBClS | SampleCClS => 7,
-        SampleDClS => 8,
-        _ => return None,
-    })
 }
 
 // ---------------------------------------------------------------------------

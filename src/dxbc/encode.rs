@@ -827,7 +827,6 @@ mod tests {
 #[cfg(test)]
 mod roundtrip_props {
     use super::*;
-    use crate::dxbc::decode::operand_count;
     use crate::dxbc::decode_program;
     use crate::ir::{ProgramKind, Version};
     use proptest::prelude::*;
@@ -957,7 +956,7 @@ mod roundtrip_props {
         let ops: Vec<(Opcode, usize)> = Opcode::ALL
             .iter()
             .filter(|op| !op.is_declaration() && **op != Opcode::CustomData)
-            .filter_map(|op| operand_count(*op).map(|n| (*op, n)))
+            .filter_map(|op| op.operand_count().map(|n| (*op, n)))
             .collect();
         proptest::sample::select(ops).prop_flat_map(|(op, n)| {
             (

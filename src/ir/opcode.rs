@@ -320,6 +320,82 @@ opcodes! {
 }
 
 impl Opcode {
+    /// How many operands the opcode takes, where that is fixed (`None` for
+    /// declarations, custom data and the class-linkage call). The decoder uses
+    /// it to reject leftover dwords, the parser to check operand lists.
+    pub fn operand_count(self) -> Option<usize> {
+        use Opcode::*;
+        Some(match self {
+            Break | Continue | Default | Else | EndIf | EndLoop | EndSwitch | Loop | Nop | Ret
+            | Sync | Abort | DebugBreak | Cut | Emit | EmitThenCut | HsDecls
+            | HsControlPointPhase | HsForkPhase | HsJoinPhase => 0,
+            Breakc | Continuec | Retc | If | Switch | Case | Call | Label | Discard
+            | EmitStream | CutStream | EmitThenCutStream => 1,
+            Mov
+            | Exp
+            | Frc
+            | Ftoi
+            | Ftou
+            | Itof
+            | Utof
+            | Log
+            | RoundNe
+            | RoundNi
+            | RoundPi
+            | RoundZ
+            | Rsq
+            | Sqrt
+            | INeg
+            | Not
+            | Rcp
+            | F32tof16
+            | F16tof32
+            | CountBits
+            | FirstBitHi
+            | FirstBitLo
+            | FirstBitShi
+            | BfRev
+            | DMov
+            | Dtof
+            | Ftod
+            | DRcp
+            | Dtoi
+            | Dtou
+            | Itod
+            | Utod
+            | Callc
+            | DerivRtx
+            | DerivRty
+            | DerivRtxCoarse
+            | DerivRtxFine
+            | DerivRtyCoarse
+            | DerivRtyFine
+            | SampleInfo
+            | BufInfo
+            | ImmAtomicAlloc
+            | ImmAtomicConsume
+            | CheckAccessFullyMapped
+            | EvalCentroid => 2,
+            Add | And | Div | Dp2 | Dp3 | Dp4 | Eq | Ge | IAdd | IEq | IGe | ILt | IMax | IMin
+            | INe | IShl | IShr | Lt | Min | Max | Mul | Ne | Or | ULt | UGe | UMax | UMin
+            | UShr | Xor | DAdd | DMax | DMin | DMul | DEq | DGe | DLt | DNe | DDiv | Ld
+            | ResInfo | LdRaw | LdUavTyped | StoreRaw | StoreUavTyped | AtomicAnd | AtomicOr
+            | AtomicXor | AtomicIAdd | AtomicIMax | AtomicIMin | AtomicUMax | AtomicUMin
+            | SamplePos | SinCos | EvalSnapped | EvalSampleIndex => 3,
+            Mad | IMad | UMad | Movc | DMovc | UDiv | IMul | UMul | UAddc | USubb | UBfe | IBfe
+            | Msad | DFma | LdMs | LdStructured | StoreStructured | AtomicCmpStore
+            | ImmAtomicIAdd | ImmAtomicAnd | ImmAtomicOr | ImmAtomicXor | ImmAtomicExch
+            | ImmAtomicIMax | ImmAtomicIMin | ImmAtomicUMax | ImmAtomicUMin | Sample | Gather4
+            | Lod | LdS | LdUavTypedS | LdRawS => 4,
+            Bfi | Swapc | ImmAtomicCmpExch | SampleC | SampleCLz | SampleL | SampleB | Gather4C
+            | Gather4Po | Gather4S | LdMsS | LdStructuredS => 5,
+            SampleD | Gather4PoC | Gather4CS | Gather4PoS | SampleLS | SampleCLzS | SampleClS => 6,
+            Gather4PoCS | SampleBClS | SampleCClS => 7,
+            SampleDClS => 8,
+            _ => return None,
+        })
+    }
+
     /// True for declarations (including the immediate-constant-buffer custom data).
     pub fn is_declaration(self) -> bool {
         self.class() == OpClass::Decl

@@ -451,6 +451,15 @@ mod tests {
     }
 
     #[test]
+    fn role_tables_agree_with_the_opcode_table() {
+        for &op in Opcode::ALL {
+            if let (Some(roles), Some(n)) = (signature(op), op.operand_count()) {
+                assert_eq!(roles.len(), n, "{}", op.mnemonic());
+            }
+        }
+    }
+
+    #[test]
     fn operand_counts() {
         let e = operand_err(vec![inst(Add, vec![rd(0, 1), rs(0)])]);
         assert_eq!(e.message, "takes 3 operands, found 2");
