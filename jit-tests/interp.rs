@@ -1042,33 +1042,33 @@ fn pixel_invocation_outputs_and_discard() {
 }
 
 #[test]
-fn sampling_is_unsupported_and_names_the_instruction() {
+fn sampling_with_an_unbound_sampler_uses_the_default_state() {
+    // The D3D11 default sampler is trilinear + clamp: the centre of a 2x1
+    // texture (1, 3) blends both texels equally.
     let text = "cs_5_0
         dcl_sampler s0, mode_default
         dcl_resource_texture2d (float,float,float,float) t0
+        dcl_uav_raw u0
         dcl_temps 1
         dcl_thread_group 1, 1, 1
-        mov r0.x, l(0)
-        sample_l r0.xyzw, l(0, 0, 0, 0), t0.xyzw, s0, l(0)
+        sample_l r0.xyzw, l(0.5, 0.5, 0, 0), t0.xyzw, s0, l(0)
+        store_raw u0.xyzw, l(0), r0.xyzw
         ret";
     let interp = Interpreter::new(&parse(text)).unwrap();
-    let t0 = vec![0u8; 16];
+    let t0: Vec<u8> = [1.0f32, 3.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut out = vec![0u8; 16];
     let mut b = Bindings::new();
     b.srv(
         Slot::new(0),
         &t0,
-        View::Texture(TextureView::tex2d(Format::R32G32B32A32Float, 1, 1)),
+        View::Texture(TextureView::tex2d(Format::R32Float, 2, 1)),
     );
-    let err = interp
+    b.uav(Slot::new(0), &mut out, raw(4));
+    interp
         .dispatch(&mut b, [1, 1, 1], &DispatchOptions::default())
-        .unwrap_err();
-    match err {
-        RuntimeError::Unsupported { inst_index, what } => {
-            assert_eq!(inst_index, 1);
-            assert!(what.contains("sample_l"), "{what}");
-        }
-        other => panic!("{other:?}"),
-    }
+        .unwrap();
+    drop(b);
+    assert_eq!(to_words(&out), vec![f(2.0), 0, 0, f(1.0)]);
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod decode;
 mod fuzz;
 mod interp;
 mod peer;
+mod sampling;
 mod validate;
 
 /// The shared corpus beside the checkout (`../shared/corpus`).

@@ -79,7 +79,17 @@ fn view(r: &Resource) -> Result<View, EngineError> {
     Ok(match r.kind {
         ResourceKindSpec::Raw | ResourceKindSpec::Constant => buffer(BufferKind::Raw),
         ResourceKindSpec::Structured => buffer(BufferKind::Structured { stride: r.stride }),
-        ResourceKindSpec::Typed => buffer(BufferKind::Typed(format()?)),
+        ResourceKindSpec::Typed => {
+            let f = format()?;
+            if f.is_block_compressed() {
+                // Block-compressed formats exist only for textures.
+                return Err(EngineError::Unsupported(format!(
+                    "needs format {} in a typed buffer",
+                    f.dxgi_name()
+                )));
+            }
+            buffer(BufferKind::Typed(f))
+        }
         ResourceKindSpec::Texture2d => {
             View::Texture(TextureView::tex2d(format()?, r.width, r.height))
         }

@@ -11,10 +11,11 @@
 
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::runtime::memory::{texel, typed_element};
-use crate::runtime::{BufferKind, Format, RuntimeError, TextureDim, View};
+use crate::runtime::{BufferKind, Format, RuntimeError, View};
 use crate::sem::memory::{component_dword, raw_dword, structured_dword};
 
 use super::exec_alu::{operand, src, write};
+use super::prepare::ResKind;
 use super::resources::Target;
 use super::thread::{Ctx, Thread, Ty};
 
@@ -29,6 +30,9 @@ pub fn exec(
         Opcode::LdStructured => ld_buffer(cx, t, inst, i, true),
         Opcode::StoreRaw => store_buffer(cx, t, inst, i, false),
         Opcode::StoreStructured => store_buffer(cx, t, inst, i, true),
+        Opcode::Ld | Opcode::LdMs if super::exec_sample::is_texture_load(cx, t, inst) => {
+            super::exec_sample::ld(cx, t, inst)
+        }
         Opcode::Ld | Opcode::LdUavTyped | Opcode::LdMs => ld_typed(cx, t, inst),
         Opcode::LdS
         | Opcode::LdMsS
@@ -263,15 +267,13 @@ fn resinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runti
                 tv.mip_levels.max(1)
             };
             let level = if mip < mips { tv.mip(mip) } else { None };
-            let (d, sized) = match (level, tv.dim) {
-                (None, _) => ([0; 3], [false; 3]),
-                (Some(m), TextureDim::Tex1D) => ([m.width, 0, 0], [true, false, false]),
-                (Some(m), TextureDim::Tex1DArray) => ([m.width, m.layers, 0], [true, false, false]),
-                (Some(m), TextureDim::Tex2D) => ([m.width, m.height, 0], [true, true, false]),
-                (Some(m), TextureDim::Tex2DArray) => {
-                    ([m.width, m.height, m.layers], [true, true, false])
-                }
-                (Some(m), TextureDim::Tex3D) => ([m.width, m.height, m.layers], [true, true, true]),
+            let declared = cx.decl_of(t, res).and_then(|d| match d.kind {
+                ResKind::Typed { dim, .. } => Some(dim),
+                _ => None,
+            });
+            let (d, sized) = match level {
+                Some(m) => super::exec_sample::resinfo_dims(declared, &tv, &m),
+                None => ([0; 3], [false; 3]),
             };
             (d, sized, mips)
         }
@@ -307,7 +309,7 @@ fn sampleinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Ru
     let res = operand(inst, 1)?;
     let count = match res.ty {
         OperandType::Rasterizer => 1,
-        _ => u32::from(cx.view(cx.target(t, res)).is_some()),
+        _ => super::exec_sample::sample_count(cx.view(cx.target(t, res))),
     };
     let raw = [count, 0, 0, 0];
     let r = if inst.return_type_bits() & 1 != 0 {

@@ -14,7 +14,7 @@ use crate::runtime::{Bindings, Invocation, RuntimeError};
 
 use super::prepare::Prepared;
 use super::thread::{charge, Ctx, Status, Thread};
-use super::{exec_alu, exec_atomic, exec_double, exec_flow, exec_memory};
+use super::{exec_alu, exec_atomic, exec_double, exec_flow, exec_memory, exec_sample};
 
 /// Runs group `group_id` to completion; returns the instructions executed.
 pub fn run_group(
@@ -125,10 +125,7 @@ fn step(cx: &mut Ctx, t: &mut Thread) -> Result<(), RuntimeError> {
             exec_flow::exec(cx, t, inst, i)
         }
         OpClass::Decl | OpClass::CustomData => Ok(()),
-        OpClass::Sample => Err(RuntimeError::Unsupported {
-            inst_index: i,
-            what: format!("{} (needs sampling)", inst.opcode.mnemonic()),
-        }),
+        OpClass::Sample => exec_sample::exec(cx, t, inst, i),
     };
     result.map_err(|e| match e {
         RuntimeError::InvalidProgram {

@@ -15,7 +15,8 @@
 //! locations), `group` (barrier scheduling of one thread group), and the
 //! family functions: `exec_alu` (component routing, moves), `exec_float`,
 //! `exec_int` (integer and bit ops), `exec_convert`, `exec_double`,
-//! `exec_memory`, `exec_atomic` and `exec_flow`.
+//! `exec_memory`, `exec_sample` (textures: ld, sample*, gather4*, lod),
+//! `exec_atomic` and `exec_flow`.
 
 mod exec_alu;
 mod exec_atomic;
@@ -25,6 +26,7 @@ mod exec_float;
 mod exec_flow;
 mod exec_int;
 mod exec_memory;
+mod exec_sample;
 mod group;
 pub mod prepare;
 mod resources;

@@ -112,6 +112,10 @@ fn texture_dim_matches(d: ResourceDim, t: TextureDim) -> bool {
             R::Texture2DArray | R::Texture2DMSArray | R::TextureCube | R::TextureCubeArray
         ),
         TextureDim::Tex3D => d == R::Texture3D,
+        TextureDim::TexCube => d == R::TextureCube,
+        TextureDim::TexCubeArray => matches!(d, R::TextureCube | R::TextureCubeArray),
+        TextureDim::Tex2DMS { .. } => d == R::Texture2DMS,
+        TextureDim::Tex2DMSArray { .. } => d == R::Texture2DMSArray,
     }
 }
 

@@ -59,6 +59,24 @@ pub enum Format {
     R8Snorm,
     R8Uint,
     R8Sint,
+    R8G8B8A8UnormSrgb,
+    B8G8R8A8UnormSrgb,
+    R9G9B9E5Sharedexp,
+    D32Float,
+    Bc1Unorm,
+    Bc1UnormSrgb,
+    Bc2Unorm,
+    Bc2UnormSrgb,
+    Bc3Unorm,
+    Bc3UnormSrgb,
+    Bc4Unorm,
+    Bc4Snorm,
+    Bc5Unorm,
+    Bc5Snorm,
+    Bc6hUf16,
+    Bc6hSf16,
+    Bc7Unorm,
+    Bc7UnormSrgb,
 }
 
 /// How one channel's bits are read.
@@ -124,6 +142,24 @@ const NAMES: &[(&str, Format)] = &[
     ("R8_SNORM", Format::R8Snorm),
     ("R8_UINT", Format::R8Uint),
     ("R8_SINT", Format::R8Sint),
+    ("R8G8B8A8_UNORM_SRGB", Format::R8G8B8A8UnormSrgb),
+    ("B8G8R8A8_UNORM_SRGB", Format::B8G8R8A8UnormSrgb),
+    ("R9G9B9E5_SHAREDEXP", Format::R9G9B9E5Sharedexp),
+    ("D32_FLOAT", Format::D32Float),
+    ("BC1_UNORM", Format::Bc1Unorm),
+    ("BC1_UNORM_SRGB", Format::Bc1UnormSrgb),
+    ("BC2_UNORM", Format::Bc2Unorm),
+    ("BC2_UNORM_SRGB", Format::Bc2UnormSrgb),
+    ("BC3_UNORM", Format::Bc3Unorm),
+    ("BC3_UNORM_SRGB", Format::Bc3UnormSrgb),
+    ("BC4_UNORM", Format::Bc4Unorm),
+    ("BC4_SNORM", Format::Bc4Snorm),
+    ("BC5_UNORM", Format::Bc5Unorm),
+    ("BC5_SNORM", Format::Bc5Snorm),
+    ("BC6H_UF16", Format::Bc6hUf16),
+    ("BC6H_SF16", Format::Bc6hSf16),
+    ("BC7_UNORM", Format::Bc7Unorm),
+    ("BC7_UNORM_SRGB", Format::Bc7UnormSrgb),
 ];
 
 impl Format {
@@ -145,10 +181,63 @@ impl Format {
             .unwrap_or("UNKNOWN")
     }
 
-    /// Bytes per texel.
+    /// Bytes per texel (per 4x4 block for block-compressed formats).
     pub fn bytes(self) -> u32 {
+        if let Some(b) = self.block_bytes() {
+            return b;
+        }
         let (widths, _) = self.layout();
         widths.iter().sum::<u32>() / 8
+    }
+
+    /// Bytes of one 4x4 block of a block-compressed (BC1–BC7) format.
+    pub fn block_bytes(self) -> Option<u32> {
+        use Format::*;
+        match self {
+            Bc1Unorm | Bc1UnormSrgb | Bc4Unorm | Bc4Snorm => Some(8),
+            Bc2Unorm | Bc2UnormSrgb | Bc3Unorm | Bc3UnormSrgb | Bc5Unorm | Bc5Snorm | Bc6hUf16
+            | Bc6hSf16 | Bc7Unorm | Bc7UnormSrgb => Some(16),
+            _ => None,
+        }
+    }
+
+    /// True for the BC1–BC7 formats.
+    pub fn is_block_compressed(self) -> bool {
+        self.block_bytes().is_some()
+    }
+
+    /// Texels per block edge: 4 for BC formats, 1 otherwise.
+    pub fn block_edge(self) -> u32 {
+        if self.is_block_compressed() {
+            4
+        } else {
+            1
+        }
+    }
+
+    /// Bytes of one row of `width` texels (one row of blocks for BC formats).
+    pub fn row_bytes(self, width: u32) -> u64 {
+        u64::from(width.div_ceil(self.block_edge())) * u64::from(self.bytes())
+    }
+
+    /// Rows of memory for `height` texel rows (block rows for BC formats).
+    pub fn memory_rows(self, height: u32) -> u32 {
+        height.div_ceil(self.block_edge())
+    }
+
+    /// True if the red, green and blue channels are stored in sRGB space
+    /// and decoded to linear on read.
+    pub fn is_srgb(self) -> bool {
+        use Format::*;
+        matches!(
+            self,
+            R8G8B8A8UnormSrgb
+                | B8G8R8A8UnormSrgb
+                | Bc1UnormSrgb
+                | Bc2UnormSrgb
+                | Bc3UnormSrgb
+                | Bc7UnormSrgb
+        )
     }
 
     /// The channel kind shared by all channels.
@@ -204,13 +293,21 @@ impl Format {
             R8Snorm => (&[8], Snorm),
             R8Uint => (&[8], Uint),
             R8Sint => (&[8], Sint),
+            R8G8B8A8UnormSrgb | B8G8R8A8UnormSrgb => (&[8, 8, 8, 8], Unorm),
+            D32Float => (&[32], Float),
+            // Not channel-described: decoded by `load_special` (and BC by
+            // `runtime::bc`); the widths only give the texel size.
+            R9G9B9E5Sharedexp => (&[32], Float),
+            Bc1Unorm | Bc1UnormSrgb | Bc2Unorm | Bc2UnormSrgb | Bc3Unorm | Bc3UnormSrgb
+            | Bc4Unorm | Bc4Snorm | Bc5Unorm | Bc5Snorm | Bc6hUf16 | Bc6hSf16 | Bc7Unorm
+            | Bc7UnormSrgb => (&[8], Unorm),
         }
     }
 
     /// The channels with their shader component and bit position.
     fn channels(self) -> impl Iterator<Item = Channel> {
         let (widths, _) = self.layout();
-        let bgra = self == Format::B8G8R8A8Unorm;
+        let bgra = matches!(self, Format::B8G8R8A8Unorm | Format::B8G8R8A8UnormSrgb);
         let mut shift = 0;
         widths.iter().enumerate().map(move |(i, &bits)| {
             let component = if bgra && i < 3 { 2 - i } else { i };
@@ -240,13 +337,33 @@ impl Format {
         [0, 0, 0, one]
     }
 
+    /// What an out-of-range texture fetch reads: 0 in every component the
+    /// format has, the defaults of [`Format::default_components`] in the rest.
+    pub fn zero_texel(self) -> [u32; 4] {
+        use Format::*;
+        match self {
+            Bc1Unorm | Bc1UnormSrgb | Bc2Unorm | Bc2UnormSrgb | Bc3Unorm | Bc3UnormSrgb
+            | Bc7Unorm | Bc7UnormSrgb => [0; 4],
+            _ if self.is_block_compressed() => self.default_components(),
+            _ => self.load(&[0u8; 16]),
+        }
+    }
+
     /// Decodes a texel (`bytes.len() >= self.bytes()`) into four shader DWORDs.
     /// Short input reads as the out-of-bounds value (zeros + defaults).
+    /// sRGB formats are decoded to linear (`srgb_to_linear`); BC formats
+    /// are decoded per block by `runtime::bc` and read as defaults here.
     pub fn load(self, bytes: &[u8]) -> [u32; 4] {
         let mut out = self.default_components();
+        if self.is_block_compressed() {
+            return out;
+        }
         let Some(texel) = read_texel(bytes, self.bytes()) else {
             return out;
         };
+        if self == Format::R9G9B9E5Sharedexp {
+            return rgb9e5_to_f32(texel as u32);
+        }
         let kind = self.kind();
         let packed_float = self == Format::R11G11B10Float;
         for ch in self.channels() {
@@ -255,6 +372,11 @@ impl Format {
                 ChannelKind::Float if packed_float => small_float_to_f32(raw, ch.bits),
                 _ => decode_channel(kind, raw, ch.bits),
             };
+        }
+        if self.is_srgb() {
+            for c in out.iter_mut().take(3) {
+                *c = srgb_to_linear(f32::from_bits(*c)).to_bits();
+            }
         }
         out
     }
@@ -275,6 +397,30 @@ impl Format {
         }
         texel.to_le_bytes()
     }
+}
+
+/// sRGB → linear (IEC 61966-2-1, as FS §3.2.3 gives it): `c / 12.92` up
+/// to 0.04045, `((c + 0.055) / 1.055)^2.4` above.
+pub fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// R9G9B9E5_SHAREDEXP: three 9-bit mantissas (no implicit one) sharing a
+/// 5-bit exponent with bias 15: `m * 2^(e - 15 - 9)`; alpha reads 1.0.
+fn rgb9e5_to_f32(word: u32) -> [u32; 4] {
+    let e = (word >> 27) as i32;
+    let scale = (2.0f32).powi(e - 24);
+    let m = |k: u32| ((word >> (9 * k)) & 0x1FF) as f32 * scale;
+    [
+        m(0).to_bits(),
+        m(1).to_bits(),
+        m(2).to_bits(),
+        1.0f32.to_bits(),
+    ]
 }
 
 fn read_texel(bytes: &[u8], n: u32) -> Option<u128> {
@@ -482,5 +628,28 @@ mod tests {
     fn missing_components_and_short_input_defaults() {
         assert_eq!(Format::R32Uint.load(&[1, 0, 0, 0]), [1, 0, 0, 1]);
         assert_eq!(Format::R32Float.load(&[0, 0]), [0, 0, 0, f(1.0)]);
+    }
+
+    #[test]
+    fn shared_exponent_depth_and_srgb_reads() {
+        // r = 256, g = 128, b = 0 mantissas with e = 16: m * 2^(16 - 24).
+        let word: u32 = 256 | (128 << 9) | (16 << 27);
+        assert_eq!(
+            Format::R9G9B9E5Sharedexp.load(&word.to_le_bytes()),
+            [f(1.0), f(0.5), 0, f(1.0)]
+        );
+        assert_eq!(
+            Format::D32Float.load(&0.25f32.to_le_bytes()),
+            [f(0.25), 0, 0, f(1.0)]
+        );
+        // 255 stays 1.0 (up to rounding of the power), 0 stays 0, alpha is linear.
+        let v = Format::B8G8R8A8UnormSrgb.load(&[0, 0, 255, 51]);
+        assert!((f32::from_bits(v[0]) - 1.0).abs() < 1e-6);
+        assert_eq!(v[2], 0);
+        assert_eq!(v[3], f(0.2));
+        assert_eq!(Format::Bc3Unorm.bytes(), 16);
+        assert_eq!(Format::Bc1Unorm.row_bytes(5), 16);
+        assert_eq!(Format::R32G32B32A32Float.zero_texel(), [0; 4]);
+        assert_eq!(Format::Bc4Unorm.zero_texel(), [0, 0, 0, f(1.0)]);
     }
 }

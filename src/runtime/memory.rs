@@ -52,8 +52,12 @@ pub fn texel(view: &TextureView, coords: [u32; 3], level: u32) -> Option<u64> {
     let (x, y, z) = match view.dim {
         TextureDim::Tex1D => (coords[0], 0, 0),
         TextureDim::Tex1DArray => (coords[0], 0, coords[1]),
-        TextureDim::Tex2D => (coords[0], coords[1], 0),
-        TextureDim::Tex2DArray | TextureDim::Tex3D => (coords[0], coords[1], coords[2]),
+        TextureDim::Tex2D | TextureDim::Tex2DMS { .. } => (coords[0], coords[1], 0),
+        TextureDim::Tex2DArray
+        | TextureDim::Tex3D
+        | TextureDim::TexCube
+        | TextureDim::TexCubeArray
+        | TextureDim::Tex2DMSArray { .. } => (coords[0], coords[1], coords[2]),
     };
     if x >= m.width || y >= m.height || z >= m.layers {
         return None;

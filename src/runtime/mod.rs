@@ -1,5 +1,6 @@
-//! The runtime: resource bindings over caller-owned memory, views, formats
-//! and the dispatch parameters shared by the interpreter and the JIT.
+//! The runtime: resource bindings over caller-owned memory, views, formats,
+//! sampler states, texture reads (`texture`, `bc`) and the dispatch
+//! parameters shared by the interpreter and the JIT.
 //!
 //! In: the caller's byte slices (UAVs mutable, SRVs and constant buffers
 //! shared), each with a [`View`] saying how the bytes are interpreted, and
@@ -13,12 +14,17 @@
 //! Accesses outside the window are out of bounds even when the memory is
 //! larger.
 
+pub mod bc;
 pub mod format;
 pub mod memory;
+pub mod sampler;
+pub mod texture;
 
 use std::collections::BTreeMap;
 
 pub use format::Format;
+pub use sampler::{AddressMode, ComparisonFunc, Filter, FilterMode, SamplerDesc};
+pub use texture::TextureData;
 
 /// A register slot: `space` (0 before SM5.1) and the register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -94,6 +100,36 @@ pub enum TextureDim {
     Tex2D,
     Tex2DArray,
     Tex3D,
+    /// A cube: six faces stored as 2D array slices in the order +X, -X,
+    /// +Y, -Y, +Z, -Z; `depth_or_array` counts faces (6).
+    TexCube,
+    /// `depth_or_array / 6` cubes, face `f` of cube `c` in slice `6c + f`.
+    TexCubeArray,
+    /// Multisampled 2D: sample `s` of texel (x, y) of array slice `a` is
+    /// stored in slice `a * samples + s` (one mip).
+    Tex2DMS {
+        samples: u32,
+    },
+    Tex2DMSArray {
+        samples: u32,
+    },
+}
+
+impl TextureDim {
+    /// Samples per texel (1 unless multisampled).
+    pub fn samples(self) -> u32 {
+        match self {
+            TextureDim::Tex2DMS { samples } | TextureDim::Tex2DMSArray { samples } => {
+                samples.max(1)
+            }
+            _ => 1,
+        }
+    }
+
+    /// True for the cube dimensions.
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureDim::TexCube | TextureDim::TexCubeArray)
+    }
 }
 
 /// A texture. Mip 0 starts at byte 0: texel (x, y, z) is at
@@ -129,7 +165,7 @@ pub struct MipLayout {
 impl TextureView {
     /// A tightly packed 2D texture with one mip.
     pub fn tex2d(format: Format, width: u32, height: u32) -> TextureView {
-        let row = u64::from(width) * u64::from(format.bytes());
+        let row = format.row_bytes(width);
         TextureView {
             dim: TextureDim::Tex2D,
             format,
@@ -138,8 +174,32 @@ impl TextureView {
             depth_or_array: 1,
             mip_levels: 1,
             row_pitch: row,
-            slice_pitch: row * u64::from(height),
+            slice_pitch: row * u64::from(format.memory_rows(height)),
         }
+    }
+
+    /// A tightly packed texture of any dimension with `mips` levels
+    /// (`depth_or_array`: depth, array size, or faces for cubes).
+    pub fn packed(dim: TextureDim, format: Format, size: [u32; 3], mip_levels: u32) -> TextureView {
+        let height = if matches!(dim, TextureDim::Tex1D | TextureDim::Tex1DArray) {
+            1
+        } else {
+            size[1]
+        };
+        TextureView {
+            dim,
+            depth_or_array: size[2],
+            mip_levels,
+            ..TextureView::tex2d(format, size[0], height)
+        }
+    }
+
+    /// Memory slices of one mip: depth (3D), array slices or faces, times
+    /// the sample count for multisampled views.
+    fn memory_layers(&self) -> u32 {
+        self.depth_or_array
+            .max(1)
+            .saturating_mul(self.dim.samples())
     }
 
     fn is_3d(&self) -> bool {
@@ -164,7 +224,7 @@ impl TextureView {
             offset: 0,
             width: self.width.max(1),
             height: height0,
-            layers: self.depth_or_array.max(1),
+            layers: self.memory_layers(),
             row_pitch: self.row_pitch,
             slice_pitch: self.slice_pitch,
         };
@@ -178,8 +238,8 @@ impl TextureView {
             if self.is_3d() {
                 m.layers = (m.layers >> 1).max(1);
             }
-            m.row_pitch = u64::from(m.width) * u64::from(self.format.bytes());
-            m.slice_pitch = m.row_pitch * u64::from(m.height);
+            m.row_pitch = self.format.row_bytes(m.width);
+            m.slice_pitch = m.row_pitch * u64::from(self.format.memory_rows(m.height));
         }
         Some(m)
     }
@@ -276,6 +336,7 @@ pub struct Bindings<'a> {
     pub(crate) uavs: BTreeMap<Slot, UavBinding<'a>>,
     pub(crate) srvs: BTreeMap<Slot, SrvBinding<'a>>,
     pub(crate) cbs: BTreeMap<Slot, &'a [u8]>,
+    pub(crate) samplers: BTreeMap<Slot, SamplerDesc>,
 }
 
 impl<'a> Bindings<'a> {
@@ -325,6 +386,29 @@ impl<'a> Bindings<'a> {
     pub fn cb(&mut self, slot: Slot, data: &'a [u8]) -> &mut Self {
         self.cbs.insert(slot, data);
         self
+    }
+
+    /// Binds a sampler state to s#`slot`. An unbound sampler slot reads as
+    /// [`SamplerDesc::default`] (the D3D11 default sampler state).
+    pub fn sampler(&mut self, slot: Slot, desc: SamplerDesc) -> &mut Self {
+        self.samplers.insert(slot, desc);
+        self
+    }
+
+    /// The sampler at `slot`, or the default state when nothing is bound.
+    pub fn get_sampler(&self, slot: Slot) -> SamplerDesc {
+        self.samplers.get(&slot).copied().unwrap_or_default()
+    }
+
+    /// The texture SRV at `slot` with its memory.
+    pub fn get_texture(&self, slot: Slot) -> Option<TextureData<'_>> {
+        match self.srvs.get(&slot)? {
+            SrvBinding {
+                data,
+                view: View::Texture(view),
+            } => Some(TextureData { view: *view, data }),
+            _ => None,
+        }
     }
 
     /// The hidden counter of the UAV at `slot` (after a dispatch: its final value).
@@ -510,5 +594,24 @@ mod tests {
         b.uav_with_counter(Slot::new(3), &mut mem, View::Buffer(view), 7);
         assert_eq!(b.counter(Slot::new(3)), Some(7));
         assert_eq!(b.counter(Slot::new(2)), None);
+    }
+
+    #[test]
+    fn block_compressed_and_multisampled_layouts() {
+        // BC1 8x8: 2x2 blocks of 8 bytes; mip 1 (4x4) is one block; mip 2
+        // (2x2) still occupies a whole block.
+        let t = TextureView::packed(TextureDim::Tex2D, Format::Bc1Unorm, [8, 8, 1], 3);
+        assert_eq!((t.row_pitch, t.slice_pitch), (16, 32));
+        assert_eq!(t.mip(1).unwrap().offset, 32);
+        assert_eq!(t.size_bytes(), 32 + 8 + 8);
+        let ms = TextureView::packed(
+            TextureDim::Tex2DMSArray { samples: 4 },
+            Format::R32Uint,
+            [2, 1, 3],
+            1,
+        );
+        assert_eq!(ms.mip(0).unwrap().layers, 12);
+        assert_eq!(ms.size_bytes(), 2 * 4 * 12);
+        assert!(TextureDim::TexCubeArray.is_cube());
     }
 }

@@ -22,6 +22,7 @@ pub mod elementary;
 pub mod float;
 pub mod int;
 pub mod memory;
+pub mod sample;
 
 #[cfg(test)]
 mod corpus_rows;
