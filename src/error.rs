@@ -13,6 +13,8 @@ pub enum Error {
     #[error(transparent)]
     Decode(#[from] crate::dxbc::DecodeError),
     #[error(transparent)]
+    Encode(#[from] crate::dxbc::EncodeError),
+    #[error(transparent)]
     Asm(#[from] crate::asm::AsmError),
     #[error(transparent)]
     Validation(#[from] crate::validate::ValidationError),

@@ -14,6 +14,7 @@
 
 pub mod asm;
 pub mod case;
+pub mod cli;
 pub mod dxbc;
 pub mod error;
 pub mod interp;

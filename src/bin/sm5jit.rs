@@ -1,2 +1,5 @@
-//! The `sm5jit` command line (stub; being written).
-fn main() {}
+//! The `sm5jit` command line; everything is in [`sm5jit::cli`].
+
+fn main() {
+    std::process::exit(sm5jit::cli::main());
+}

@@ -387,7 +387,12 @@ pub mod sync_flags {
 
 impl Instruction {
     pub fn new(opcode: Opcode, operands: Vec<Operand>) -> Instruction {
-        Instruction { opcode, controls: 0, ext: Vec::new(), operands }
+        Instruction {
+            opcode,
+            controls: 0,
+            ext: Vec::new(),
+            operands,
+        }
     }
 
     /// `_sat` (bit 13 of the token).
@@ -522,39 +527,126 @@ pub struct UavFlags {
 pub enum Decl {
     GlobalFlags(u32),
     Temps(u32),
-    IndexableTemp { reg: u32, len: u32, comps: u32 },
+    IndexableTemp {
+        reg: u32,
+        len: u32,
+        comps: u32,
+    },
     ThreadGroup([u32; 3]),
     /// `dcl_input` (v#, vThread*, vPrim, ...), with the operand's mask.
     Input(Operand),
-    InputSgv { op: Operand, name: u32 },
-    InputSiv { op: Operand, name: u32 },
+    InputSgv {
+        op: Operand,
+        name: u32,
+    },
+    InputSiv {
+        op: Operand,
+        name: u32,
+    },
     /// Pixel-shader input with its interpolation mode (controls [14:11]).
-    InputPs { op: Operand, interp: u32 },
-    InputPsSgv { op: Operand, interp: u32, name: u32 },
-    InputPsSiv { op: Operand, interp: u32, name: u32 },
+    InputPs {
+        op: Operand,
+        interp: u32,
+    },
+    InputPsSgv {
+        op: Operand,
+        interp: u32,
+        name: u32,
+    },
+    InputPsSiv {
+        op: Operand,
+        interp: u32,
+        name: u32,
+    },
     Output(Operand),
-    OutputSgv { op: Operand, name: u32 },
-    OutputSiv { op: Operand, name: u32 },
+    OutputSgv {
+        op: Operand,
+        name: u32,
+    },
+    OutputSiv {
+        op: Operand,
+        name: u32,
+    },
     /// `dcl_constantbuffer`: before SM5.1 the operand is `cb#[size]`; in
     /// SM5.1 it is `cb#[lower:upper]` and the size follows as `size`.
-    ConstantBuffer { op: Operand, dynamic: bool, size: u32, space: u32 },
+    ConstantBuffer {
+        op: Operand,
+        dynamic: bool,
+        size: u32,
+        space: u32,
+    },
     /// The immediate constant buffer's DWORDs (a multiple of 4).
     ImmediateConstantBuffer(Vec<u32>),
-    Sampler { op: Operand, mode: u32, space: u32 },
-    Resource { op: Operand, dim: ResourceDim, sample_count: u32, ret: [ReturnType; 4], space: u32 },
-    ResourceRaw { op: Operand, space: u32 },
-    ResourceStructured { op: Operand, stride: u32, space: u32 },
-    UavTyped { op: Operand, dim: ResourceDim, flags: UavFlags, ret: [ReturnType; 4], space: u32 },
-    UavRaw { op: Operand, flags: UavFlags, space: u32 },
-    UavStructured { op: Operand, stride: u32, flags: UavFlags, space: u32 },
-    TgsmRaw { op: Operand, bytes: u32 },
-    TgsmStructured { op: Operand, stride: u32, count: u32 },
-    IndexRange { op: Operand, count: u32 },
+    Sampler {
+        op: Operand,
+        mode: u32,
+        space: u32,
+    },
+    Resource {
+        op: Operand,
+        dim: ResourceDim,
+        sample_count: u32,
+        ret: [ReturnType; 4],
+        space: u32,
+    },
+    ResourceRaw {
+        op: Operand,
+        space: u32,
+    },
+    ResourceStructured {
+        op: Operand,
+        stride: u32,
+        space: u32,
+    },
+    UavTyped {
+        op: Operand,
+        dim: ResourceDim,
+        flags: UavFlags,
+        ret: [ReturnType; 4],
+        space: u32,
+    },
+    UavRaw {
+        op: Operand,
+        flags: UavFlags,
+        space: u32,
+    },
+    UavStructured {
+        op: Operand,
+        stride: u32,
+        flags: UavFlags,
+        space: u32,
+    },
+    TgsmRaw {
+        op: Operand,
+        bytes: u32,
+    },
+    TgsmStructured {
+        op: Operand,
+        stride: u32,
+        count: u32,
+    },
+    IndexRange {
+        op: Operand,
+        count: u32,
+    },
     FunctionBody(u32),
-    FunctionTable { index: u32, bodies: Vec<u32> },
-    Interface { index: u32, dynamic: bool, table_len: u32, array_len: u32, tables: Vec<u32> },
+    FunctionTable {
+        index: u32,
+        bodies: Vec<u32>,
+    },
+    Interface {
+        index: u32,
+        dynamic: bool,
+        table_len: u32,
+        array_len: u32,
+        tables: Vec<u32>,
+    },
     /// Any other declaration (geometry, hull and domain stages): kept as
     /// raw opcode, controls and the DWORDs after the opcode token so it
     /// round-trips; no engine runs such programs.
-    Other { opcode: Opcode, controls: u32, body: Vec<u32> },
+    Other {
+        opcode: Opcode,
+        controls: u32,
+        body: Vec<u32>,
+    },
 }

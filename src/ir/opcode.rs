@@ -351,6 +351,9 @@ mod tests {
         assert_eq!(Opcode::LdStructured.number(), 0xA7);
         assert_eq!(Opcode::DclThreadGroup.number(), 0x9B);
         assert_eq!(Opcode::CheckAccessFullyMapped.number(), 0xEA);
-        assert_eq!(Opcode::from_mnemonic("imm_atomic_cmp_exch"), Some(Opcode::ImmAtomicCmpExch));
+        assert_eq!(
+            Opcode::from_mnemonic("imm_atomic_cmp_exch"),
+            Some(Opcode::ImmAtomicCmpExch)
+        );
     }
 }

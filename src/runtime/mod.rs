@@ -1,6 +1,510 @@
-//! Bindings and dispatch (stub; being written).
+//! The runtime: resource bindings over caller-owned memory, views, formats
+//! and the dispatch parameters shared by the interpreter and the JIT.
+//!
+//! In: the caller's byte slices (UAVs mutable, SRVs and constant buffers
+//! shared), each with a [`View`] saying how the bytes are interpreted, and
+//! the dispatch size. Out: [`Bindings`] that the engines read and write, the
+//! hidden UAV counters after a dispatch, and [`RuntimeError`]s naming the
+//! slot, group or instruction at fault.
+//!
+//! Invariant: every view accepted by [`Bindings::check_fits`] lies inside
+//! its memory, so an engine that bounds-checks against the *view* window
+//! (never against the memory) can never touch bytes outside the slice.
+//! Accesses outside the window are out of bounds even when the memory is
+//! larger.
+
+pub mod format;
+pub mod memory;
+
+use std::collections::BTreeMap;
+
+pub use format::Format;
+
+/// A register slot: `space` (0 before SM5.1) and the register number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Slot {
+    pub space: u32,
+    pub index: u32,
+}
+
+impl Slot {
+    /// Slot `index` in space 0.
+    pub const fn new(index: u32) -> Slot {
+        Slot { space: 0, index }
+    }
+}
+
+impl std::fmt::Display for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.space == 0 {
+            write!(f, "{}", self.index)
+        } else {
+            write!(f, "{} (space {})", self.index, self.space)
+        }
+    }
+}
+
+/// How a buffer's bytes are addressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// Byte-address buffer; one element is one 32-bit word.
+    Raw,
+    /// Array of structures of `stride` bytes.
+    Structured { stride: u32 },
+    /// Array of texels of one format.
+    Typed(Format),
+}
+
+impl BufferKind {
+    /// Bytes per element.
+    pub fn element_bytes(self) -> u64 {
+        match self {
+            BufferKind::Raw => 4,
+            BufferKind::Structured { stride } => u64::from(stride),
+            BufferKind::Typed(f) => u64::from(f.bytes()),
+        }
+    }
+}
+
+/// A window onto a buffer: elements `first_element .. first_element + num_elements`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferView {
+    pub kind: BufferKind,
+    pub first_element: u64,
+    pub num_elements: u64,
+}
+
+impl BufferView {
+    /// Byte offset of the window inside the memory (saturating).
+    pub fn start_byte(&self) -> u64 {
+        self.first_element.saturating_mul(self.kind.element_bytes())
+    }
+
+    /// Byte size of the window (saturating).
+    pub fn size_bytes(&self) -> u64 {
+        self.num_elements.saturating_mul(self.kind.element_bytes())
+    }
+}
+
+/// Texture dimensionality of a [`TextureView`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureDim {
+    Tex1D,
+    Tex1DArray,
+    Tex2D,
+    Tex2DArray,
+    Tex3D,
+}
+
+/// A texture. Mip 0 starts at byte 0: texel (x, y, z) is at
+/// `z * slice_pitch + y * row_pitch + x * format.bytes()`, where z is the
+/// depth (3D) or array slice (arrays; 1D arrays use `slice_pitch` too).
+/// Mips 1.. follow packed, each tightly laid out (row pitch = width × texel
+/// bytes, slice pitch = row pitch × height).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureView {
+    pub dim: TextureDim,
+    pub format: Format,
+    pub width: u32,
+    pub height: u32,
+    /// Depth (3D) or array size (arrays); 1 otherwise.
+    pub depth_or_array: u32,
+    pub mip_levels: u32,
+    pub row_pitch: u64,
+    pub slice_pitch: u64,
+}
+
+/// The placement of one mip level inside a texture's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MipLayout {
+    pub offset: u64,
+    pub width: u32,
+    pub height: u32,
+    /// Depth at this mip (3D) or the array size (arrays).
+    pub layers: u32,
+    pub row_pitch: u64,
+    pub slice_pitch: u64,
+}
+
+impl TextureView {
+    /// A tightly packed 2D texture with one mip.
+    pub fn tex2d(format: Format, width: u32, height: u32) -> TextureView {
+        let row = u64::from(width) * u64::from(format.bytes());
+        TextureView {
+            dim: TextureDim::Tex2D,
+            format,
+            width,
+            height,
+            depth_or_array: 1,
+            mip_levels: 1,
+            row_pitch: row,
+            slice_pitch: row * u64::from(height),
+        }
+    }
+
+    fn is_3d(&self) -> bool {
+        self.dim == TextureDim::Tex3D
+    }
+
+    fn has_height(&self) -> bool {
+        !matches!(self.dim, TextureDim::Tex1D | TextureDim::Tex1DArray)
+    }
+
+    /// Layout of mip `level`, or `None` past the last mip.
+    pub fn mip(&self, level: u32) -> Option<MipLayout> {
+        if level >= self.mip_levels.max(1) {
+            return None;
+        }
+        let height0 = if self.has_height() {
+            self.height.max(1)
+        } else {
+            1
+        };
+        let mut m = MipLayout {
+            offset: 0,
+            width: self.width.max(1),
+            height: height0,
+            layers: self.depth_or_array.max(1),
+            row_pitch: self.row_pitch,
+            slice_pitch: self.slice_pitch,
+        };
+        for _ in 0..level {
+            let size = m.size_bytes();
+            m.offset = m.offset.saturating_add(size);
+            m.width = (m.width >> 1).max(1);
+            if self.has_height() {
+                m.height = (m.height >> 1).max(1);
+            }
+            if self.is_3d() {
+                m.layers = (m.layers >> 1).max(1);
+            }
+            m.row_pitch = u64::from(m.width) * u64::from(self.format.bytes());
+            m.slice_pitch = m.row_pitch * u64::from(m.height);
+        }
+        Some(m)
+    }
+
+    /// Total bytes the texture needs (all mips).
+    pub fn size_bytes(&self) -> u64 {
+        let last = self.mip_levels.max(1) - 1;
+        match self.mip(last) {
+            Some(m) => m.offset.saturating_add(m.size_bytes()),
+            None => 0,
+        }
+    }
+}
+
+impl MipLayout {
+    /// Bytes this mip occupies: `layers` slices (or `height` rows when the
+    /// slice pitch is 0).
+    pub fn size_bytes(&self) -> u64 {
+        let slice = if self.slice_pitch == 0 {
+            self.row_pitch.saturating_mul(u64::from(self.height))
+        } else {
+            self.slice_pitch
+        };
+        slice.saturating_mul(u64::from(self.layers))
+    }
+}
+
+/// What a bound slot looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Buffer(BufferView),
+    Texture(TextureView),
+}
+
+impl View {
+    /// Bytes of memory this view needs (window end).
+    pub fn required_bytes(&self) -> u64 {
+        match self {
+            View::Buffer(b) => b.start_byte().saturating_add(b.size_bytes()),
+            View::Texture(t) => t.size_bytes(),
+        }
+    }
+
+    /// A short description for error messages.
+    pub fn describe(&self) -> String {
+        match self {
+            View::Buffer(b) => match b.kind {
+                BufferKind::Raw => "raw buffer".to_string(),
+                BufferKind::Structured { stride } => format!("structured buffer (stride {stride})"),
+                BufferKind::Typed(f) => format!("typed buffer ({f:?})"),
+            },
+            View::Texture(t) => format!("{:?} texture ({:?})", t.dim, t.format),
+        }
+    }
+}
+
+/// One bound UAV.
+#[derive(Debug)]
+pub struct UavBinding<'a> {
+    pub data: &'a mut [u8],
+    pub view: View,
+    /// The hidden counter, when the view has one.
+    pub counter: Option<u32>,
+}
+
+/// One bound SRV.
+#[derive(Debug)]
+pub struct SrvBinding<'a> {
+    pub data: &'a [u8],
+    pub view: View,
+}
+
+/// Which register file a binding lives in (for messages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindingKind {
+    Uav,
+    Srv,
+    ConstantBuffer,
+}
+
+impl std::fmt::Display for BindingKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BindingKind::Uav => "u",
+            BindingKind::Srv => "t",
+            BindingKind::ConstantBuffer => "cb",
+        })
+    }
+}
+
+/// All resources of one dispatch, over memory the caller owns.
+#[derive(Debug, Default)]
+pub struct Bindings<'a> {
+    pub(crate) uavs: BTreeMap<Slot, UavBinding<'a>>,
+    pub(crate) srvs: BTreeMap<Slot, SrvBinding<'a>>,
+    pub(crate) cbs: BTreeMap<Slot, &'a [u8]>,
+}
+
+impl<'a> Bindings<'a> {
+    pub fn new() -> Self {
+        Bindings::default()
+    }
+
+    /// Binds a UAV without a hidden counter.
+    pub fn uav(&mut self, slot: Slot, data: &'a mut [u8], view: View) -> &mut Self {
+        self.uavs.insert(
+            slot,
+            UavBinding {
+                data,
+                view,
+                counter: None,
+            },
+        );
+        self
+    }
+
+    /// Binds a UAV with a hidden counter starting at `counter`.
+    pub fn uav_with_counter(
+        &mut self,
+        slot: Slot,
+        data: &'a mut [u8],
+        view: View,
+        counter: u32,
+    ) -> &mut Self {
+        self.uavs.insert(
+            slot,
+            UavBinding {
+                data,
+                view,
+                counter: Some(counter),
+            },
+        );
+        self
+    }
+
+    /// Binds a shader resource view.
+    pub fn srv(&mut self, slot: Slot, data: &'a [u8], view: View) -> &mut Self {
+        self.srvs.insert(slot, SrvBinding { data, view });
+        self
+    }
+
+    /// Binds a constant buffer (its size is the bound size for bounds checks).
+    pub fn cb(&mut self, slot: Slot, data: &'a [u8]) -> &mut Self {
+        self.cbs.insert(slot, data);
+        self
+    }
+
+    /// The hidden counter of the UAV at `slot` (after a dispatch: its final value).
+    pub fn counter(&self, slot: Slot) -> Option<u32> {
+        self.uavs.get(&slot).and_then(|u| u.counter)
+    }
+
+    /// The UAV at `slot`.
+    pub fn get_uav(&self, slot: Slot) -> Option<&UavBinding<'a>> {
+        self.uavs.get(&slot)
+    }
+
+    /// The UAV at `slot`, mutably.
+    pub fn get_uav_mut(&mut self, slot: Slot) -> Option<&mut UavBinding<'a>> {
+        self.uavs.get_mut(&slot)
+    }
+
+    /// The SRV at `slot`.
+    pub fn get_srv(&self, slot: Slot) -> Option<&SrvBinding<'a>> {
+        self.srvs.get(&slot)
+    }
+
+    /// The constant buffer at `slot`.
+    pub fn get_cb(&self, slot: Slot) -> Option<&'a [u8]> {
+        self.cbs.get(&slot).copied()
+    }
+
+    /// Checks that every bound view lies inside its memory.
+    pub fn check_fits(&self) -> Result<(), RuntimeError> {
+        let uavs = self
+            .uavs
+            .iter()
+            .map(|(s, u)| (BindingKind::Uav, *s, &u.view, u.data.len()));
+        let srvs = self
+            .srvs
+            .iter()
+            .map(|(s, t)| (BindingKind::Srv, *s, &t.view, t.data.len()));
+        for (kind, slot, view, len) in uavs.chain(srvs) {
+            let needed = view.required_bytes();
+            if needed > len as u64 {
+                return Err(RuntimeError::ViewOutOfRange {
+                    kind,
+                    slot,
+                    needed,
+                    available: len as u64,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Per-dispatch limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DispatchOptions {
+    /// Instructions one thread group (or one invocation) may execute before
+    /// the run stops with [`RuntimeError::BudgetExhausted`].
+    pub budget: u64,
+}
+
+/// The default budget: about a quarter of a second of interpretation on a
+/// slow machine, so an infinite loop stops well within a second.
+pub const DEFAULT_BUDGET: u64 = 1 << 23;
+
+impl Default for DispatchOptions {
+    fn default() -> Self {
+        DispatchOptions {
+            budget: DEFAULT_BUDGET,
+        }
+    }
+}
+
+/// What a dispatch did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DispatchStats {
+    pub groups: u64,
+    pub instructions: u64,
+}
+
+/// The result of one pixel or vertex invocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Invocation {
+    /// Every declared or written output register with its four DWORDs, by index.
+    pub outputs: Vec<(u32, [u32; 4])>,
+    /// True if the pixel was discarded.
+    pub discarded: bool,
+}
 
 /// A binding or dispatch problem, or a stopped shader.
-#[derive(Debug, thiserror::Error)]
-#[error("runtime error")]
-pub struct RuntimeError;
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("{kind}{slot} is declared by the program but nothing is bound there")]
+    MissingBinding { kind: BindingKind, slot: Slot },
+    #[error("view of {kind}{slot} needs {needed} bytes but its memory has {available}")]
+    ViewOutOfRange {
+        kind: BindingKind,
+        slot: Slot,
+        needed: u64,
+        available: u64,
+    },
+    #[error("{kind}{slot} is declared as {declared} but bound as {bound}")]
+    BindingKindMismatch {
+        kind: BindingKind,
+        slot: Slot,
+        declared: String,
+        bound: String,
+    },
+    #[error("dispatch of {groups:?} groups is not allowed: {reason}")]
+    TooManyGroups { groups: [u32; 3], reason: String },
+    #[error("indirect dispatch arguments at byte {offset} are not readable from {len} bytes (need 12 bytes, 4-aligned)")]
+    BadIndirectArgs { offset: u64, len: u64 },
+    #[error("instruction budget exhausted in group {group:?} at instruction {inst_index}")]
+    BudgetExhausted { group: [u32; 3], inst_index: usize },
+    #[error("instruction {inst_index}: {what} is not supported")]
+    Unsupported { inst_index: usize, what: String },
+    #[error("cannot run the program: {reason}")]
+    InvalidProgram {
+        inst_index: Option<usize>,
+        reason: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_window_must_fit_memory() {
+        let mut mem = vec![0u8; 16];
+        let mut b = Bindings::new();
+        let view = BufferView {
+            kind: BufferKind::Raw,
+            first_element: 2,
+            num_elements: 3,
+        };
+        b.uav(Slot::new(0), &mut mem, View::Buffer(view));
+        let err = b.check_fits().unwrap_err();
+        assert_eq!(
+            err,
+            RuntimeError::ViewOutOfRange {
+                kind: BindingKind::Uav,
+                slot: Slot::new(0),
+                needed: 20,
+                available: 16
+            }
+        );
+    }
+
+    #[test]
+    fn mips_follow_packed() {
+        let t = TextureView {
+            dim: TextureDim::Tex2D,
+            format: Format::R32Uint,
+            width: 4,
+            height: 4,
+            depth_or_array: 1,
+            mip_levels: 3,
+            row_pitch: 32,
+            slice_pitch: 128,
+        };
+        let m1 = t.mip(1).unwrap();
+        assert_eq!(m1.offset, 128);
+        assert_eq!((m1.width, m1.height, m1.row_pitch), (2, 2, 8));
+        let m2 = t.mip(2).unwrap();
+        assert_eq!(m2.offset, 128 + 16);
+        assert_eq!(t.size_bytes(), 128 + 16 + 4);
+        assert!(t.mip(3).is_none());
+    }
+
+    #[test]
+    fn counters_are_kept_per_slot() {
+        let mut mem = vec![0u8; 16];
+        let mut b = Bindings::new();
+        let view = BufferView {
+            kind: BufferKind::Structured { stride: 4 },
+            first_element: 0,
+            num_elements: 4,
+        };
+        b.uav_with_counter(Slot::new(3), &mut mem, View::Buffer(view), 7);
+        assert_eq!(b.counter(Slot::new(3)), Some(7));
+        assert_eq!(b.counter(Slot::new(2)), None);
+    }
+}

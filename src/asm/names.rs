@@ -1,0 +1,461 @@
+//! The spellings shared by the printer and the parser, each table once.
+//!
+//! In: IR enums and numbers. Out: the words fxc prints for them, and back.
+//! Invariant: every `*_name` function has an inverse `*_from_name` that
+//! accepts exactly what it returns.
+//!
+//! Our own spellings (fxc has none for these forms):
+//! - operand component modes that differ from the role's default:
+//!   `.mask_LETTERS` (a write mask on a source, or `.mask_` for mask 0),
+//!   `.swizzle_LETTERS` (a swizzle on a destination), `.select_LETTER`
+//!   (a select-1 on a destination), `.scalar` (a 1-component register whose
+//!   type is normally 0-component), `.none` (the reverse);
+//! - extended operand fields: `{min16f}`, `{min2_8f}`, `{min16i}`,
+//!   `{min16u}`, `{minprecN}`, `{nonuniform}` after the operand;
+//! - a 64-bit index: the number with an `i64` suffix (`[5i64]`);
+//! - the `precise` mask: `[precise(xy)]` after the mnemonic;
+//! - declarations of other stages: `MNEMONIC raw(controls, dword, ...)`.
+
+use crate::ir::{OpClass, Opcode, OperandType, ResourceDim, ReturnType};
+
+const DIMS: [(ResourceDim, &str); 13] = [
+    (ResourceDim::Unknown, "unknown"),
+    (ResourceDim::Buffer, "buffer"),
+    (ResourceDim::Texture1D, "texture1d"),
+    (ResourceDim::Texture2D, "texture2d"),
+    (ResourceDim::Texture2DMS, "texture2dms"),
+    (ResourceDim::Texture3D, "texture3d"),
+    (ResourceDim::TextureCube, "texturecube"),
+    (ResourceDim::Texture1DArray, "texture1darray"),
+    (ResourceDim::Texture2DArray, "texture2darray"),
+    (ResourceDim::Texture2DMSArray, "texture2dmsarray"),
+    (ResourceDim::TextureCubeArray, "texturecubearray"),
+    (ResourceDim::RawBuffer, "raw_buffer"),
+    (ResourceDim::StructuredBuffer, "structured_buffer"),
+];
+
+pub fn dim_name(d: ResourceDim) -> &'static str {
+    DIMS.iter()
+        .find(|(x, _)| *x == d)
+        .map(|(_, n)| *n)
+        .unwrap_or("unknown")
+}
+
+pub fn dim_from_name(s: &str) -> Option<ResourceDim> {
+    DIMS.iter().find(|(_, n)| *n == s).map(|(d, _)| *d)
+}
+
+const RETS: [(ReturnType, &str); 9] = [
+    (ReturnType::Unorm, "unorm"),
+    (ReturnType::Snorm, "snorm"),
+    (ReturnType::Sint, "sint"),
+    (ReturnType::Uint, "uint"),
+    (ReturnType::Float, "float"),
+    (ReturnType::Mixed, "mixed"),
+    (ReturnType::Double, "double"),
+    (ReturnType::Continued, "continued"),
+    (ReturnType::Unused, "unused"),
+];
+
+pub fn ret_name(r: ReturnType) -> &'static str {
+    RETS.iter()
+        .find(|(x, _)| *x == r)
+        .map(|(_, n)| *n)
+        .unwrap_or("unused")
+}
+
+pub fn ret_from_name(s: &str) -> Option<ReturnType> {
+    RETS.iter().find(|(_, n)| *n == s).map(|(r, _)| *r)
+}
+
+/// `(float,float,float,float)`.
+pub fn ret_list(r: &[ReturnType; 4]) -> String {
+    let names: Vec<&str> = r.iter().map(|x| ret_name(*x)).collect();
+    format!("({})", names.join(","))
+}
+
+const SYSVALUES: [&str; 23] = [
+    "undefined",
+    "position",
+    "clip_distance",
+    "cull_distance",
+    "rendertarget_array_index",
+    "viewport_array_index",
+    "vertex_id",
+    "primitive_id",
+    "instance_id",
+    "is_front_face",
+    "sampleIndex",
+    "finalQuadUeq0EdgeTessFactor",
+    "finalQuadVeq0EdgeTessFactor",
+    "finalQuadUeq1EdgeTessFactor",
+    "finalQuadVeq1EdgeTessFactor",
+    "finalQuadUInsideTessFactor",
+    "finalQuadVInsideTessFactor",
+    "finalTriUeq0EdgeTessFactor",
+    "finalTriVeq0EdgeTessFactor",
+    "finalTriWeq0EdgeTessFactor",
+    "finalTriInsideTessFactor",
+    "finalLineDetailTessFactor",
+    "finalLineDensityTessFactor",
+];
+
+/// A system-value name (`position`, ...) or its number when it has none.
+pub fn sysvalue_name(v: u32) -> String {
+    SYSVALUES
+        .get(v as usize)
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| v.to_string())
+}
+
+pub fn sysvalue_from_name(s: &str) -> Option<u32> {
+    SYSVALUES.iter().position(|n| *n == s).map(|i| i as u32)
+}
+
+const INTERP: [&str; 8] = [
+    "",
+    "constant",
+    "linear",
+    "linear centroid",
+    "linear noperspective",
+    "linear noperspective centroid",
+    "linear sample",
+    "linear noperspective sample",
+];
+
+/// The interpolation mode words of `dcl_input_ps` (empty for mode 0).
+pub fn interp_name(v: u32) -> String {
+    INTERP
+        .get(v as usize)
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| format!("interp{v}"))
+}
+
+pub fn interp_from_words(words: &[&str]) -> Option<u32> {
+    let joined = words.join(" ");
+    if let Some(n) = joined.strip_prefix("interp") {
+        return n.parse().ok();
+    }
+    INTERP.iter().position(|n| *n == joined).map(|i| i as u32)
+}
+
+/// True for the words that may start or continue an interpolation mode.
+pub fn is_interp_word(s: &str) -> bool {
+    matches!(
+        s,
+        "constant" | "linear" | "centroid" | "noperspective" | "sample"
+    ) || (s.starts_with("interp") && s.len() > 6 && s[6..].bytes().all(|b| b.is_ascii_digit()))
+}
+
+const GLOBAL_FLAGS: [&str; 9] = [
+    "refactoringAllowed",
+    "enableDoublePrecisionFloatOps",
+    "forceEarlyDepthStencil",
+    "enableRawAndStructuredBuffers",
+    "skipOptimization",
+    "enableMinimumPrecision",
+    "enable11_1DoubleExtensions",
+    "enable11_1ShaderExtensions",
+    "allResourcesBound",
+];
+
+/// `refactoringAllowed | enableDoublePrecisionFloatOps`; unknown bits as hex; `0` if none.
+pub fn global_flags_text(flags: u32) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut rest = flags;
+    for (i, name) in GLOBAL_FLAGS.iter().enumerate() {
+        if flags & (1 << i) != 0 {
+            parts.push(name.to_string());
+            rest &= !(1 << i);
+        }
+    }
+    if rest != 0 || parts.is_empty() {
+        parts.push(if rest == 0 {
+            "0".to_string()
+        } else {
+            format!("0x{rest:x}")
+        });
+    }
+    parts.join(" | ")
+}
+
+pub fn global_flag_from_name(s: &str) -> Option<u32> {
+    GLOBAL_FLAGS.iter().position(|n| *n == s).map(|i| 1 << i)
+}
+
+pub const SAMPLER_MODES: [&str; 3] = ["mode_default", "mode_comparison", "mode_mono"];
+
+pub fn min_precision_name(v: u8) -> String {
+    match v {
+        1 => "min16f".into(),
+        2 => "min2_8f".into(),
+        4 => "min16i".into(),
+        5 => "min16u".into(),
+        _ => format!("minprec{v}"),
+    }
+}
+
+pub fn min_precision_from_name(s: &str) -> Option<u8> {
+    Some(match s {
+        "min16f" => 1,
+        "min2_8f" => 2,
+        "min16i" => 4,
+        "min16u" => 5,
+        _ => {
+            let v: u8 = s.strip_prefix("minprec")?.parse().ok()?;
+            if v > 7 {
+                return None;
+            }
+            v
+        }
+    })
+}
+
+/// How many leading operands of an instruction are destinations.
+pub fn dst_count(op: Opcode) -> usize {
+    use Opcode::*;
+    match op {
+        IMul | UMul | UDiv | SinCos | UAddc | USubb | Swapc => 2,
+        ImmAtomicAlloc | ImmAtomicConsume => 2,
+        o if (ImmAtomicIAdd.number()..=ImmAtomicUMin.number()).contains(&o.number()) => 2,
+        Gather4S | Gather4CS | Gather4PoS | Gather4PoCS | LdS | LdMsS | LdUavTypedS | LdRawS
+        | LdStructuredS | SampleLS | SampleCLzS | SampleClS | SampleBClS | SampleDClS
+        | SampleCClS => 2,
+        If | Breakc | Continuec | Retc | Callc | Discard | Switch | Case | Call | Label
+        | InterfaceCall => 0,
+        o if o.class() == OpClass::Sync || o.class() == OpClass::Misc => 0,
+        Break | Continue | Default | Else | EndIf | EndLoop | EndSwitch | Loop | Ret | Emit
+        | Cut | EmitThenCut | EmitStream | CutStream | EmitThenCutStream | HsDecls
+        | HsControlPointPhase | HsForkPhase | HsJoinPhase => 0,
+        _ => 1,
+    }
+}
+
+/// How many operands an instruction takes, if that is fixed.
+pub fn operand_count(op: Opcode) -> Option<usize> {
+    use Opcode::*;
+    Some(match op {
+        Break | Continue | Default | Else | EndIf | EndLoop | EndSwitch | Loop | Ret | Nop
+        | Sync | Emit | Cut | EmitThenCut | Abort | DebugBreak | HsDecls | HsControlPointPhase
+        | HsForkPhase | HsJoinPhase => 0,
+        If | Breakc | Continuec | Retc | Discard | Switch | Case | Call | Label | EmitStream
+        | CutStream | EmitThenCutStream => 1,
+        Callc
+        | Mov
+        | Exp
+        | Frc
+        | Ftoi
+        | Ftou
+        | Itof
+        | Utof
+        | Log
+        | INeg
+        | Not
+        | RoundNe
+        | RoundNi
+        | RoundPi
+        | RoundZ
+        | Rsq
+        | Sqrt
+        | Rcp
+        | F32tof16
+        | F16tof32
+        | CountBits
+        | FirstBitHi
+        | FirstBitLo
+        | FirstBitShi
+        | BfRev
+        | DerivRtx
+        | DerivRty
+        | DerivRtxCoarse
+        | DerivRtxFine
+        | DerivRtyCoarse
+        | DerivRtyFine
+        | DMov
+        | Dtof
+        | Ftod
+        | DRcp
+        | Dtoi
+        | Dtou
+        | Itod
+        | Utod
+        | BufInfo
+        | SampleInfo
+        | ImmAtomicAlloc
+        | ImmAtomicConsume
+        | CheckAccessFullyMapped
+        | EvalCentroid => 2,
+        Add | And | Div | Dp2 | Dp3 | Dp4 | Eq | Ge | IAdd | IEq | IGe | ILt | IMax | IMin
+        | INe | IShl | IShr | Lt | Min | Max | Mul | Ne | Or | UGe | ULt | UMax | UMin | UShr
+        | Xor | DAdd | DMax | DMin | DMul | DEq | DGe | DLt | DNe | DDiv | Ld | ResInfo
+        | LdUavTyped | StoreUavTyped | LdRaw | StoreRaw | AtomicAnd | AtomicOr | AtomicXor
+        | AtomicIAdd | AtomicIMax | AtomicIMin | AtomicUMax | AtomicUMin | SamplePos
+        | EvalSnapped | EvalSampleIndex | SinCos => 3,
+        Mad | IMad | UMad | Movc | DMovc | DFma | IMul | UMul | UDiv | UAddc | USubb | LdMs
+        | LdStructured | StoreStructured | AtomicCmpStore | ImmAtomicIAdd | ImmAtomicAnd
+        | ImmAtomicOr | ImmAtomicXor | ImmAtomicExch | ImmAtomicIMax | ImmAtomicIMin
+        | ImmAtomicUMax | ImmAtomicUMin | Sample | Gather4 | Lod | UBfe | IBfe | Msad | LdS
+        | LdUavTypedS | LdRawS => 4,
+        Bfi | Swapc | ImmAtomicCmpExch | SampleL | SampleC | SampleCLz | SampleB | Gather4C
+        | Gather4Po | LdMsS | LdStructuredS | Gather4S => 5,
+        SampleD | Gather4PoC | SampleLS | SampleCLzS | SampleClS | Gather4CS | Gather4PoS => 6,
+        SampleBClS | SampleCClS | Gather4PoCS => 7,
+        SampleDClS => 8,
+        _ => return None,
+    })
+}
+
+/// How fxc prints a 32-bit immediate of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImmKind {
+    /// Always `%f`.
+    Float,
+    /// Decimal when small, else `0x%08x`.
+    Int,
+    /// Per value: decimal when small, `%f` for normal floats and ±0, else hex.
+    Untyped,
+}
+
+/// The immediate kind of source operand `src` (0-based among sources).
+pub fn imm_kind(op: Opcode, src: usize) -> ImmKind {
+    use Opcode::*;
+    match op {
+        Mov | Movc | Swapc | DMov | DMovc => ImmKind::Untyped,
+        StoreRaw | StoreStructured | StoreUavTyped if src + 1 == store_value_pos(op) => {
+            ImmKind::Untyped
+        }
+        Eq | Ge | Lt | Ne | Ftoi | Ftou | F32tof16 | Ftod => ImmKind::Float,
+        Sample | SampleC | SampleCLz | SampleL | SampleD | SampleB | Lod | SampleLS
+        | SampleCLzS | SampleClS | SampleBClS | SampleDClS | SampleCClS
+            if src != 1 && src != 2 =>
+        {
+            ImmKind::Float
+        }
+        Gather4 | Gather4C | Gather4S | Gather4CS if src == 0 || src == 3 => ImmKind::Float,
+        Gather4Po | Gather4PoC | Gather4PoS | Gather4PoCS if src == 0 || src == 4 => ImmKind::Float,
+        EvalSnapped | EvalSampleIndex | DerivRtx | DerivRty | DerivRtxCoarse | DerivRtxFine
+        | DerivRtyCoarse | DerivRtyFine => ImmKind::Float,
+        o if o.class() == OpClass::Float => ImmKind::Float,
+        _ => ImmKind::Int,
+    }
+}
+
+fn store_value_pos(op: Opcode) -> usize {
+    match op {
+        Opcode::StoreStructured => 3,
+        _ => 2,
+    }
+}
+
+/// Operand types whose registers are normally 1-component (print no suffix).
+pub fn default_one(ty: OperandType) -> bool {
+    use OperandType::*;
+    matches!(
+        ty,
+        OutputDepth
+            | OutputDepthGe
+            | OutputDepthLe
+            | OutputCoverageMask
+            | OutputStencilRef
+            | InputPrimitiveId
+            | InputCoverageMask
+            | InputGsInstanceId
+    )
+}
+
+/// Operand types that print their first index in brackets (`icb[3]`), not inline.
+pub fn bracket_first(ty: OperandType) -> bool {
+    use OperandType::*;
+    matches!(
+        ty,
+        ImmConstantBuffer
+            | InputControlPoint
+            | OutputControlPoint
+            | InputPatchConstant
+            | ThisPointer
+            | Imm32
+            | Imm64
+            | Null
+    )
+}
+
+/// Types printed with an upper-case prefix in SM5.1 (`CB0`, `T0`, `U0`, `S0`).
+pub fn sm51_upper(ty: OperandType) -> bool {
+    use OperandType::*;
+    matches!(ty, ConstantBuffer | Resource | Uav | Sampler)
+}
+
+/// Finds the operand type of a register prefix (`r`, `cb`, `CB`, `vThreadID`).
+pub fn operand_type_from_prefix(s: &str) -> Option<OperandType> {
+    let lower = match s {
+        "CB" => "cb",
+        "T" => "t",
+        "U" => "u",
+        "S" => "s",
+        other => other,
+    };
+    OperandType::ALL
+        .iter()
+        .copied()
+        .filter(|t| !matches!(t, OperandType::Imm32 | OperandType::Imm64))
+        .find(|t| t.prefix() == lower)
+}
+
+pub const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_invert() {
+        for (d, n) in DIMS {
+            assert_eq!(dim_from_name(dim_name(d)), Some(d), "{n}");
+        }
+        for (r, _) in RETS {
+            assert_eq!(ret_from_name(ret_name(r)), Some(r));
+        }
+        for v in 0..30 {
+            let n = sysvalue_name(v);
+            if v < 23 {
+                assert_eq!(sysvalue_from_name(&n), Some(v));
+            } else {
+                assert_eq!(n, v.to_string());
+            }
+        }
+        for v in 0..8u8 {
+            assert_eq!(min_precision_from_name(&min_precision_name(v)), Some(v));
+        }
+        assert_eq!(
+            global_flags_text(0x3),
+            "refactoringAllowed | enableDoublePrecisionFloatOps"
+        );
+        assert_eq!(global_flags_text(0), "0");
+        assert_eq!(global_flags_text(0x1001), "refactoringAllowed | 0x1000");
+    }
+
+    #[test]
+    fn prefixes_resolve() {
+        assert_eq!(operand_type_from_prefix("r"), Some(OperandType::Temp));
+        assert_eq!(
+            operand_type_from_prefix("CB"),
+            Some(OperandType::ConstantBuffer)
+        );
+        assert_eq!(operand_type_from_prefix("l"), Some(OperandType::Label));
+        assert_eq!(
+            operand_type_from_prefix("vThreadIDInGroupFlattened"),
+            Some(OperandType::ThreadIdInGroupFlattened)
+        );
+        assert_eq!(operand_type_from_prefix("q"), None);
+    }
+
+    #[test]
+    fn destination_counts() {
+        assert_eq!(dst_count(Opcode::UDiv), 2);
+        assert_eq!(dst_count(Opcode::ImmAtomicCmpExch), 2);
+        assert_eq!(dst_count(Opcode::If), 0);
+        assert_eq!(dst_count(Opcode::Sync), 0);
+        assert_eq!(dst_count(Opcode::StoreStructured), 1);
+        assert_eq!(dst_count(Opcode::Mov), 1);
+    }
+}

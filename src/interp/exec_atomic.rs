@@ -1,0 +1,145 @@
+//! Atomics on u# (raw, structured, typed R32) and g#, and the hidden UAV
+//! counter ops imm_atomic_alloc / imm_atomic_consume.
+//!
+//! In: an atomic-class instruction. Out: memory updated per
+//! [`crate::sem::atomic::combine`], the old value in dst0 for `imm_` forms
+//! (written to every masked component), the counter moved. Invariant
+//! (`sm5-semantics.md` §11.4, §13): an out-of-bounds or unbound target
+//! leaves memory untouched and an `imm_` form returns 0. Threads of a group
+//! never run concurrently, so read-combine-write is atomic here.
+
+use crate::ir::{Instruction, OpClass, Opcode, Operand, OperandType};
+use crate::runtime::memory::{read_u32, write_u32};
+use crate::runtime::{RuntimeError, View};
+use crate::sem::atomic::{combine, counter_alloc, counter_consume, AtomicOp};
+use crate::sem::memory::{raw_dword, structured_dword, OOB_READ};
+
+use super::exec_alu::{operand, src, write};
+use super::exec_memory::typed_location;
+use super::resources::{Loc, Target};
+use super::thread::{Ctx, Thread, Ty};
+
+pub fn exec(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    i: usize,
+) -> Result<(), RuntimeError> {
+    debug_assert_eq!(inst.opcode.class(), OpClass::Atomic);
+    match inst.opcode {
+        Opcode::ImmAtomicAlloc => counter(cx, t, inst, counter_alloc),
+        Opcode::ImmAtomicConsume => counter(cx, t, inst, counter_consume),
+        other => {
+            let Some(kind) = AtomicOp::from_opcode(other) else {
+                return Err(RuntimeError::Unsupported {
+                    inst_index: i,
+                    what: other.mnemonic().to_string(),
+                });
+            };
+            rmw(cx, t, inst, kind.op, kind.returns_old)
+        }
+    }
+}
+
+/// imm_atomic_alloc / consume d, u#: moves the hidden counter; a UAV
+/// without a counter returns 0 and changes nothing.
+fn counter(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    f: fn(u32) -> (u32, u32),
+) -> Result<(), RuntimeError> {
+    let target = cx.target(t, operand(inst, 1)?);
+    let mut ret = OOB_READ;
+    if let Target::Uav(slot) = target {
+        if let Some(c) = cx.b.get_uav_mut(slot).and_then(|u| u.counter.as_mut()) {
+            let (new, r) = f(*c);
+            *c = new;
+            ret = r;
+        }
+    }
+    write(cx, t, inst, 0, [ret; 4], false)
+}
+
+/// A 32-bit location of an atomic: raw/structured DWORD or typed element.
+enum AtomicLoc {
+    Dword(Loc),
+    /// Absolute byte of a 4-byte typed element in the UAV at `slot`.
+    Typed {
+        slot: crate::runtime::Slot,
+        byte: u64,
+    },
+}
+
+fn locate(cx: &Ctx, t: &Thread, mem: &Operand, addr: [u32; 4]) -> AtomicLoc {
+    let target = cx.target(t, mem);
+    if let (Target::Uav(slot), Some(view)) = (target, cx.view(target)) {
+        let typed = match view {
+            View::Buffer(bv) => matches!(bv.kind, crate::runtime::BufferKind::Typed(_)),
+            View::Texture(_) => true,
+        };
+        if typed {
+            return match typed_location(&view, addr, 0) {
+                (Some(byte), Some(f)) if f.bytes() == 4 => AtomicLoc::Typed { slot, byte },
+                _ => AtomicLoc::Dword(Loc::Out),
+            };
+        }
+    }
+    let dword = match cx.declared_stride(t, mem) {
+        Some(stride) => structured_dword(addr[0], addr[1], stride),
+        None if mem.ty == OperandType::Tgsm || cx.decl_of(t, mem).is_some() => raw_dword(addr[0]),
+        None => return AtomicLoc::Dword(Loc::Out),
+    };
+    AtomicLoc::Dword(cx.locate(target, dword))
+}
+
+fn load(cx: &Ctx, loc: &AtomicLoc) -> Option<u32> {
+    match *loc {
+        AtomicLoc::Dword(Loc::Out) => None,
+        AtomicLoc::Dword(l) => Some(cx.load(l)),
+        AtomicLoc::Typed { slot, byte } => cx.b.get_uav(slot).and_then(|u| read_u32(u.data, byte)),
+    }
+}
+
+fn store(cx: &mut Ctx, loc: &AtomicLoc, v: u32) {
+    match *loc {
+        AtomicLoc::Dword(l) => cx.store(l, v),
+        AtomicLoc::Typed { slot, byte } => {
+            if let Some(u) = cx.b.get_uav_mut(slot) {
+                write_u32(u.data, byte, v);
+            }
+        }
+    }
+}
+
+/// atomic_* mem, addr, [cmp,] v and imm_atomic_* d, mem, addr, [cmp,] v.
+fn rmw(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    aop: AtomicOp,
+    returns_old: bool,
+) -> Result<(), RuntimeError> {
+    let m = usize::from(returns_old);
+    let mem = operand(inst, m)?;
+    let addr = src(cx, t, inst, m + 1, Ty::Int)?;
+    let (cmp, v) = if aop == AtomicOp::CmpExch {
+        (
+            src(cx, t, inst, m + 2, Ty::Int)?[0],
+            src(cx, t, inst, m + 3, Ty::Int)?[0],
+        )
+    } else {
+        (0, src(cx, t, inst, m + 2, Ty::Int)?[0])
+    };
+    let loc = locate(cx, t, mem, addr);
+    let old = load(cx, &loc);
+    if let Some(old) = old {
+        if let Some(new) = combine(aop, old, v, cmp) {
+            store(cx, &loc, new);
+        }
+    }
+    if returns_old {
+        write(cx, t, inst, 0, [old.unwrap_or(OOB_READ); 4], false)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! 32-bit integer, bit-field and conversion instructions.
+//!
+//! In: an int/compare/convert-class instruction. Out: its destination(s).
+//! Invariant: each component comes from [`crate::sem::int`],
+//! [`crate::sem::bits`] or [`crate::sem::convert`]; integer sources take
+//! their neg/abs modifiers as two's-complement operations, float sources of
+//! conversions as sign-bit operations.
+
+use crate::ir::{Instruction, Opcode};
+use crate::runtime::RuntimeError;
+use crate::sem::{bits, convert, int};
+
+use super::exec_alu::{componentwise, componentwise2};
+use super::thread::{Ctx, Thread, Ty};
+
+fn un(
+    cx: &Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    op: fn(u32) -> u32,
+) -> Result<(), RuntimeError> {
+    componentwise::<1>(cx, t, inst, Ty::Int, false, |[a]| op(a))
+}
+
+fn bin(
+    cx: &Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    op: fn(u32, u32) -> u32,
+) -> Result<(), RuntimeError> {
+    componentwise::<2>(cx, t, inst, Ty::Int, false, |[a, b]| op(a, b))
+}
+
+fn tri(
+    cx: &Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    op: fn(u32, u32, u32) -> u32,
+) -> Result<(), RuntimeError> {
+    componentwise::<3>(cx, t, inst, Ty::Int, false, |[a, b, c]| op(a, b, c))
+}
+
+fn pair(
+    cx: &Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    op: fn(u32, u32) -> (u32, u32),
+) -> Result<(), RuntimeError> {
+    componentwise2::<2>(cx, t, inst, Ty::Int, |[a, b]| op(a, b))
+}
+
+/// A conversion: `from` says how source modifiers apply, `sat` whether the
+/// result is a float that `_sat` may clamp.
+fn conv(
+    cx: &Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    from: Ty,
+    sat: bool,
+    op: fn(u32) -> u32,
+) -> Result<(), RuntimeError> {
+    componentwise::<1>(cx, t, inst, from, sat && inst.saturate(), |[a]| op(a))
+}
+
+pub fn exec(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    i: usize,
+) -> Result<(), RuntimeError> {
+    use Opcode::*;
+    match inst.opcode {
+        IAdd => bin(cx, t, inst, int::iadd),
+        INeg => un(cx, t, inst, int::ineg),
+        IMad => tri(cx, t, inst, int::imad),
+        UMad => tri(cx, t, inst, int::umad),
+        IMax => bin(cx, t, inst, int::imax),
+        IMin => bin(cx, t, inst, int::imin),
+        UMax => bin(cx, t, inst, int::umax),
+        UMin => bin(cx, t, inst, int::umin),
+        IMul => pair(cx, t, inst, int::imul),
+        UMul => pair(cx, t, inst, int::umul),
+        UDiv => pair(cx, t, inst, int::udiv),
+        UAddc => pair(cx, t, inst, int::uaddc),
+        USubb => pair(cx, t, inst, int::usubb),
+        IShl => bin(cx, t, inst, int::ishl),
+        IShr => bin(cx, t, inst, int::ishr),
+        UShr => bin(cx, t, inst, int::ushr),
+        And => bin(cx, t, inst, int::and),
+        Or => bin(cx, t, inst, int::or),
+        Xor => bin(cx, t, inst, int::xor),
+        Not => un(cx, t, inst, int::not),
+        Msad => tri(cx, t, inst, int::msad),
+        IEq => bin(cx, t, inst, int::ieq),
+        INe => bin(cx, t, inst, int::ine),
+        ILt => bin(cx, t, inst, int::ilt),
+        IGe => bin(cx, t, inst, int::ige),
+        ULt => bin(cx, t, inst, int::ult),
+        UGe => bin(cx, t, inst, int::uge),
+        CountBits => un(cx, t, inst, bits::countbits),
+        FirstBitHi => un(cx, t, inst, bits::firstbit_hi),
+        FirstBitLo => un(cx, t, inst, bits::firstbit_lo),
+        FirstBitShi => un(cx, t, inst, bits::firstbit_shi),
+        BfRev => un(cx, t, inst, bits::bfrev),
+        UBfe => tri(cx, t, inst, bits::ubfe),
+        IBfe => tri(cx, t, inst, bits::ibfe),
+        Bfi => componentwise::<4>(cx, t, inst, Ty::Int, false, |[w, o, ins, base]| {
+            bits::bfi(w, o, ins, base)
+        }),
+        Ftoi => conv(cx, t, inst, Ty::Float, false, |a| {
+            convert::ftoi(f32::from_bits(a)) as u32
+        }),
+        Ftou => conv(cx, t, inst, Ty::Float, false, |a| {
+            convert::ftou(f32::from_bits(a))
+        }),
+        Itof => conv(cx, t, inst, Ty::Int, true, |a| {
+            convert::itof(a as i32).to_bits()
+        }),
+        Utof => conv(cx, t, inst, Ty::Int, true, |a| convert::utof(a).to_bits()),
+        F32tof16 => conv(cx, t, inst, Ty::Float, false, |a| {
+            convert::f32tof16(f32::from_bits(a))
+        }),
+        F16tof32 => conv(cx, t, inst, Ty::Int, true, |a| {
+            convert::f16tof32(a).to_bits()
+        }),
+        other => Err(RuntimeError::Unsupported {
+            inst_index: i,
+            what: other.mnemonic().to_string(),
+        }),
+    }
+}

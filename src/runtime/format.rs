@@ -1,0 +1,486 @@
+//! DXGI formats for typed buffers and textures, and the conversions between
+//! a texel's bytes and the four 32-bit components a shader sees.
+//!
+//! In: a [`Format`] and either texel bytes (loads) or four shader DWORDs
+//! (stores). Out: the other side. Rules (FS §3.2, `sm5-semantics.md` §12):
+//! loads turn UNORM/SNORM into float and fill missing components with
+//! (0, 0, 0, 1) (1.0f for float-like formats, integer 1 otherwise); stores
+//! clamp and round FLOAT→UNORM/SNORM (NaN → 0), convert float→half and
+//! float→11/10-bit with round-toward-zero and clamp to the largest finite
+//! value, and clamp integers into the narrower range.
+//!
+//! Invariant: every format is described by its channels (kind, bit offset,
+//! bit width) inside one little-endian texel of at most 16 bytes, so a
+//! single pair of functions handles all of them.
+
+/// A DXGI format usable for typed UAVs and SRVs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    R32G32B32A32Float,
+    R32G32B32A32Uint,
+    R32G32B32A32Sint,
+    R32G32B32Float,
+    R32G32B32Uint,
+    R32G32B32Sint,
+    R16G16B16A16Float,
+    R16G16B16A16Unorm,
+    R16G16B16A16Snorm,
+    R16G16B16A16Uint,
+    R16G16B16A16Sint,
+    R32G32Float,
+    R32G32Uint,
+    R32G32Sint,
+    R10G10B10A2Unorm,
+    R10G10B10A2Uint,
+    R11G11B10Float,
+    R8G8B8A8Unorm,
+    R8G8B8A8Snorm,
+    R8G8B8A8Uint,
+    R8G8B8A8Sint,
+    B8G8R8A8Unorm,
+    R16G16Float,
+    R16G16Unorm,
+    R16G16Snorm,
+    R16G16Uint,
+    R16G16Sint,
+    R32Float,
+    R32Uint,
+    R32Sint,
+    R8G8Unorm,
+    R8G8Snorm,
+    R8G8Uint,
+    R8G8Sint,
+    R16Float,
+    R16Unorm,
+    R16Snorm,
+    R16Uint,
+    R16Sint,
+    R8Unorm,
+    R8Snorm,
+    R8Uint,
+    R8Sint,
+}
+
+/// How one channel's bits are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelKind {
+    Float,
+    Unorm,
+    Snorm,
+    Uint,
+    Sint,
+}
+
+/// One channel: which shader component (0 = r ... 3 = a) it feeds, where
+/// its bits are inside the texel and how wide it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Channel {
+    component: usize,
+    shift: u32,
+    bits: u32,
+}
+
+const NAMES: &[(&str, Format)] = &[
+    ("R32G32B32A32_FLOAT", Format::R32G32B32A32Float),
+    ("R32G32B32A32_UINT", Format::R32G32B32A32Uint),
+    ("R32G32B32A32_SINT", Format::R32G32B32A32Sint),
+    ("R32G32B32_FLOAT", Format::R32G32B32Float),
+    ("R32G32B32_UINT", Format::R32G32B32Uint),
+    ("R32G32B32_SINT", Format::R32G32B32Sint),
+    ("R16G16B16A16_FLOAT", Format::R16G16B16A16Float),
+    ("R16G16B16A16_UNORM", Format::R16G16B16A16Unorm),
+    ("R16G16B16A16_SNORM", Format::R16G16B16A16Snorm),
+    ("R16G16B16A16_UINT", Format::R16G16B16A16Uint),
+    ("R16G16B16A16_SINT", Format::R16G16B16A16Sint),
+    ("R32G32_FLOAT", Format::R32G32Float),
+    ("R32G32_UINT", Format::R32G32Uint),
+    ("R32G32_SINT", Format::R32G32Sint),
+    ("R10G10B10A2_UNORM", Format::R10G10B10A2Unorm),
+    ("R10G10B10A2_UINT", Format::R10G10B10A2Uint),
+    ("R11G11B10_FLOAT", Format::R11G11B10Float),
+    ("R8G8B8A8_UNORM", Format::R8G8B8A8Unorm),
+    ("R8G8B8A8_SNORM", Format::R8G8B8A8Snorm),
+    ("R8G8B8A8_UINT", Format::R8G8B8A8Uint),
+    ("R8G8B8A8_SINT", Format::R8G8B8A8Sint),
+    ("B8G8R8A8_UNORM", Format::B8G8R8A8Unorm),
+    ("R16G16_FLOAT", Format::R16G16Float),
+    ("R16G16_UNORM", Format::R16G16Unorm),
+    ("R16G16_SNORM", Format::R16G16Snorm),
+    ("R16G16_UINT", Format::R16G16Uint),
+    ("R16G16_SINT", Format::R16G16Sint),
+    ("R32_FLOAT", Format::R32Float),
+    ("R32_UINT", Format::R32Uint),
+    ("R32_SINT", Format::R32Sint),
+    ("R8G8_UNORM", Format::R8G8Unorm),
+    ("R8G8_SNORM", Format::R8G8Snorm),
+    ("R8G8_UINT", Format::R8G8Uint),
+    ("R8G8_SINT", Format::R8G8Sint),
+    ("R16_FLOAT", Format::R16Float),
+    ("R16_UNORM", Format::R16Unorm),
+    ("R16_SNORM", Format::R16Snorm),
+    ("R16_UINT", Format::R16Uint),
+    ("R16_SINT", Format::R16Sint),
+    ("R8_UNORM", Format::R8Unorm),
+    ("R8_SNORM", Format::R8Snorm),
+    ("R8_UINT", Format::R8Uint),
+    ("R8_SINT", Format::R8Sint),
+];
+
+impl Format {
+    /// Looks a format up by its DXGI name, with or without `DXGI_FORMAT_`.
+    pub fn from_dxgi_name(s: &str) -> Option<Format> {
+        let name = s.strip_prefix("DXGI_FORMAT_").unwrap_or(s);
+        NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, f)| *f)
+    }
+
+    /// The DXGI name without the `DXGI_FORMAT_` prefix.
+    pub fn dxgi_name(self) -> &'static str {
+        NAMES
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("UNKNOWN")
+    }
+
+    /// Bytes per texel.
+    pub fn bytes(self) -> u32 {
+        let (widths, _) = self.layout();
+        widths.iter().sum::<u32>() / 8
+    }
+
+    /// The channel kind shared by all channels.
+    pub fn kind(self) -> ChannelKind {
+        self.layout().1
+    }
+
+    /// Channel bit widths in memory order (r, g, b, a; b, g, r, a for BGRA)
+    /// and the channel kind.
+    fn layout(self) -> (&'static [u32], ChannelKind) {
+        use ChannelKind::*;
+        use Format::*;
+        match self {
+            R32G32B32A32Float => (&[32, 32, 32, 32], Float),
+            R32G32B32A32Uint => (&[32, 32, 32, 32], Uint),
+            R32G32B32A32Sint => (&[32, 32, 32, 32], Sint),
+            R32G32B32Float => (&[32, 32, 32], Float),
+            R32G32B32Uint => (&[32, 32, 32], Uint),
+            R32G32B32Sint => (&[32, 32, 32], Sint),
+            R16G16B16A16Float => (&[16, 16, 16, 16], Float),
+            R16G16B16A16Unorm => (&[16, 16, 16, 16], Unorm),
+            R16G16B16A16Snorm => (&[16, 16, 16, 16], Snorm),
+            R16G16B16A16Uint => (&[16, 16, 16, 16], Uint),
+            R16G16B16A16Sint => (&[16, 16, 16, 16], Sint),
+            R32G32Float => (&[32, 32], Float),
+            R32G32Uint => (&[32, 32], Uint),
+            R32G32Sint => (&[32, 32], Sint),
+            R10G10B10A2Unorm => (&[10, 10, 10, 2], Unorm),
+            R10G10B10A2Uint => (&[10, 10, 10, 2], Uint),
+            R11G11B10Float => (&[11, 11, 10], Float),
+            R8G8B8A8Unorm | B8G8R8A8Unorm => (&[8, 8, 8, 8], Unorm),
+            R8G8B8A8Snorm => (&[8, 8, 8, 8], Snorm),
+            R8G8B8A8Uint => (&[8, 8, 8, 8], Uint),
+            R8G8B8A8Sint => (&[8, 8, 8, 8], Sint),
+            R16G16Float => (&[16, 16], Float),
+            R16G16Unorm => (&[16, 16], Unorm),
+            R16G16Snorm => (&[16, 16], Snorm),
+            R16G16Uint => (&[16, 16], Uint),
+            R16G16Sint => (&[16, 16], Sint),
+            R32Float => (&[32], Float),
+            R32Uint => (&[32], Uint),
+            R32Sint => (&[32], Sint),
+            R8G8Unorm => (&[8, 8], Unorm),
+            R8G8Snorm => (&[8, 8], Snorm),
+            R8G8Uint => (&[8, 8], Uint),
+            R8G8Sint => (&[8, 8], Sint),
+            R16Float => (&[16], Float),
+            R16Unorm => (&[16], Unorm),
+            R16Snorm => (&[16], Snorm),
+            R16Uint => (&[16], Uint),
+            R16Sint => (&[16], Sint),
+            R8Unorm => (&[8], Unorm),
+            R8Snorm => (&[8], Snorm),
+            R8Uint => (&[8], Uint),
+            R8Sint => (&[8], Sint),
+        }
+    }
+
+    /// The channels with their shader component and bit position.
+    fn channels(self) -> impl Iterator<Item = Channel> {
+        let (widths, _) = self.layout();
+        let bgra = self == Format::B8G8R8A8Unorm;
+        let mut shift = 0;
+        widths.iter().enumerate().map(move |(i, &bits)| {
+            let component = if bgra && i < 3 { 2 - i } else { i };
+            let ch = Channel {
+                component,
+                shift,
+                bits,
+            };
+            shift += bits;
+            ch
+        })
+    }
+
+    /// True if the format's shader components are integers.
+    pub fn is_integer(self) -> bool {
+        matches!(self.kind(), ChannelKind::Uint | ChannelKind::Sint)
+    }
+
+    /// The value a component the format lacks reads as: 0, 0, 0 and 1
+    /// (1.0f for float-like formats, integer 1 for integer formats).
+    pub fn default_components(self) -> [u32; 4] {
+        let one = if self.is_integer() {
+            1
+        } else {
+            1.0f32.to_bits()
+        };
+        [0, 0, 0, one]
+    }
+
+    /// Decodes a texel (`bytes.len() >= self.bytes()`) into four shader DWORDs.
+    /// Short input reads as the out-of-bounds value (zeros + defaults).
+    pub fn load(self, bytes: &[u8]) -> [u32; 4] {
+        let mut out = self.default_components();
+        let Some(texel) = read_texel(bytes, self.bytes()) else {
+            return out;
+        };
+        let kind = self.kind();
+        let packed_float = self == Format::R11G11B10Float;
+        for ch in self.channels() {
+            let raw = extract(texel, ch.shift, ch.bits);
+            out[ch.component] = match kind {
+                ChannelKind::Float if packed_float => small_float_to_f32(raw, ch.bits),
+                _ => decode_channel(kind, raw, ch.bits),
+            };
+        }
+        out
+    }
+
+    /// Encodes four shader DWORDs into a texel, returning the bytes written
+    /// (`self.bytes()` of them, at the start of the array).
+    pub fn store(self, value: [u32; 4]) -> [u8; 16] {
+        let kind = self.kind();
+        let packed_float = self == Format::R11G11B10Float;
+        let mut texel: u128 = 0;
+        for ch in self.channels() {
+            let v = value[ch.component];
+            let raw = match kind {
+                ChannelKind::Float if packed_float => f32_to_small_float(v, ch.bits),
+                _ => encode_channel(kind, v, ch.bits),
+            };
+            texel |= u128::from(raw) << ch.shift;
+        }
+        texel.to_le_bytes()
+    }
+}
+
+fn read_texel(bytes: &[u8], n: u32) -> Option<u128> {
+    let src = bytes.get(..n as usize)?;
+    let mut buf = [0u8; 16];
+    buf[..src.len()].copy_from_slice(src);
+    Some(u128::from_le_bytes(buf))
+}
+
+fn extract(texel: u128, shift: u32, bits: u32) -> u32 {
+    ((texel >> shift) & ((1u128 << bits) - 1)) as u32
+}
+
+fn max_unsigned(bits: u32) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    }
+}
+
+fn decode_channel(kind: ChannelKind, raw: u32, bits: u32) -> u32 {
+    match kind {
+        ChannelKind::Float if bits == 32 => raw,
+        ChannelKind::Float => half_to_f32_bits(raw),
+        ChannelKind::Uint => raw,
+        ChannelKind::Sint => sign_extend(raw, bits) as u32,
+        ChannelKind::Unorm => (raw as f32 / max_unsigned(bits) as f32).to_bits(),
+        ChannelKind::Snorm => {
+            let max = max_unsigned(bits - 1) as f32;
+            (sign_extend(raw, bits) as f32 / max).max(-1.0).to_bits()
+        }
+    }
+}
+
+fn sign_extend(raw: u32, bits: u32) -> i32 {
+    if bits >= 32 {
+        raw as i32
+    } else {
+        ((raw << (32 - bits)) as i32) >> (32 - bits)
+    }
+}
+
+fn encode_channel(kind: ChannelKind, v: u32, bits: u32) -> u32 {
+    match kind {
+        ChannelKind::Float if bits == 32 => v,
+        ChannelKind::Float => f32_bits_to_half(v),
+        ChannelKind::Uint => v.min(max_unsigned(bits)),
+        ChannelKind::Sint => {
+            let hi = max_unsigned(bits - 1) as i32;
+            let lo = -hi - 1;
+            ((v as i32).clamp(lo, hi) as u32) & max_unsigned(bits)
+        }
+        ChannelKind::Unorm => {
+            let x = f32::from_bits(v);
+            let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+            (x * max_unsigned(bits) as f32).round_ties_even() as u32
+        }
+        ChannelKind::Snorm => {
+            let x = f32::from_bits(v);
+            let x = if x.is_nan() { 0.0 } else { x.clamp(-1.0, 1.0) };
+            let scaled = (x * max_unsigned(bits - 1) as f32).round_ties_even() as i32;
+            (scaled as u32) & max_unsigned(bits)
+        }
+    }
+}
+
+/// f32 bits → f16 bits in the low 16 bits (FS §3.2.2: round toward zero).
+fn f32_bits_to_half(v: u32) -> u32 {
+    crate::sem::convert::f32tof16(f32::from_bits(v)) & 0xFFFF
+}
+
+/// f16 bits (low 16) → f32 bits, exact.
+fn half_to_f32_bits(raw: u32) -> u32 {
+    crate::sem::convert::f16tof32(raw & 0xFFFF).to_bits()
+}
+
+/// Unsigned 11- or 10-bit float (5-bit exponent, bias 15, 6 or 5 mantissa
+/// bits) → f32 bits. Format-only rule, not an instruction: lives here.
+fn small_float_to_f32(raw: u32, bits: u32) -> u32 {
+    let mant_bits = bits - 5;
+    let exp = raw >> mant_bits;
+    let mant = raw & ((1 << mant_bits) - 1);
+    match exp {
+        0 if mant == 0 => 0,
+        0 => (mant as f32 * (2.0f32).powi(-14 - mant_bits as i32)).to_bits(),
+        31 if mant == 0 => f32::INFINITY.to_bits(),
+        31 => 0x7FC0_0000,
+        _ => ((exp + 127 - 15) << 23) | (mant << (23 - mant_bits)),
+    }
+}
+
+/// f32 bits → unsigned 11- or 10-bit float with round toward zero, negative
+/// and NaN handling per FS §3.2.2 (negatives → 0, finite overflow → max).
+fn f32_to_small_float(v: u32, bits: u32) -> u32 {
+    let mant_bits = bits - 5;
+    let x = f32::from_bits(v);
+    if x.is_nan() {
+        return (31 << mant_bits) | 1;
+    }
+    if x <= 0.0 {
+        return 0;
+    }
+    if x.is_infinite() {
+        return 31 << mant_bits;
+    }
+    let e = ((v >> 23) & 0xFF) as i32 - 127;
+    let m = v & 0x7F_FFFF;
+    if e > 15 {
+        return (30 << mant_bits) | ((1 << mant_bits) - 1);
+    }
+    if e >= -14 {
+        return (((e + 15) as u32) << mant_bits) | (m >> (23 - mant_bits));
+    }
+    let shift = (-14 - e) as u32 + (23 - mant_bits);
+    if shift >= 32 || e == -127 {
+        return 0;
+    }
+    (0x80_0000 | m) >> shift
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(x: f32) -> u32 {
+        x.to_bits()
+    }
+
+    #[test]
+    fn names_round_trip_and_sizes() {
+        for (name, fmt) in NAMES {
+            assert_eq!(Format::from_dxgi_name(name), Some(*fmt));
+            assert_eq!(fmt.dxgi_name(), *name);
+        }
+        assert_eq!(
+            Format::from_dxgi_name("DXGI_FORMAT_R32_UINT"),
+            Some(Format::R32Uint)
+        );
+        assert_eq!(Format::from_dxgi_name("R9_NOPE"), None);
+        assert_eq!(Format::R32G32B32A32Float.bytes(), 16);
+        assert_eq!(Format::R10G10B10A2Unorm.bytes(), 4);
+        assert_eq!(Format::R11G11B10Float.bytes(), 4);
+        assert_eq!(Format::R16Float.bytes(), 2);
+        assert_eq!(Format::R8Uint.bytes(), 1);
+    }
+
+    #[test]
+    fn unorm_store_clamps_rounds_and_zeroes_nan() {
+        let t = Format::R8G8B8A8Unorm.store([f(0.5), f(-3.0), f(f32::NAN), f(7.0)]);
+        assert_eq!(&t[..4], &[128, 0, 0, 255]);
+        let t = Format::R8Unorm.store([f(1.0 / 255.0 * 3.49), 0, 0, 0]);
+        assert_eq!(t[0], 3);
+    }
+
+    #[test]
+    fn snorm_round_trip_and_minus_one_clamp() {
+        let t = Format::R8Snorm.store([f(-1.0), 0, 0, 0]);
+        assert_eq!(t[0], 0x81);
+        assert_eq!(Format::R8Snorm.load(&[0x80]), [f(-1.0), 0, 0, f(1.0)]);
+        assert_eq!(Format::R8Snorm.load(&[0x7F])[0], f(1.0));
+    }
+
+    #[test]
+    fn bgra_swaps_red_and_blue() {
+        let t = Format::B8G8R8A8Unorm.store([f(1.0), 0, 0, f(1.0)]);
+        assert_eq!(&t[..4], &[0, 0, 255, 255]);
+        assert_eq!(
+            Format::B8G8R8A8Unorm.load(&[255, 0, 0, 0]),
+            [0, 0, f(1.0), 0]
+        );
+    }
+
+    #[test]
+    fn integer_stores_clamp() {
+        let t = Format::R8Uint.store([300, 0, 0, 0]);
+        assert_eq!(t[0], 255);
+        let t = Format::R16G16Sint.store([(-40000i32) as u32, 5, 0, 0]);
+        assert_eq!(&t[..4], &[0x00, 0x80, 5, 0]);
+        assert_eq!(
+            Format::R16G16Sint.load(&t[..4]),
+            [(-32768i32) as u32, 5, 0, 1]
+        );
+    }
+
+    #[test]
+    fn packed_10_10_10_2() {
+        let t = Format::R10G10B10A2Uint.store([1023, 1, 2, 3]);
+        let word = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+        assert_eq!(word, 1023 | (1 << 10) | (2 << 20) | (3 << 30));
+        assert_eq!(Format::R10G10B10A2Uint.load(&t[..4]), [1023, 1, 2, 3]);
+    }
+
+    #[test]
+    fn r11g11b10_float_round_trip_and_clamps() {
+        let t = Format::R11G11B10Float.store([f(1.0), f(-2.0), f(1.0e9), 0]);
+        let back = Format::R11G11B10Float.load(&t[..4]);
+        assert_eq!(back[0], f(1.0));
+        assert_eq!(back[1], 0);
+        assert_eq!(back[2], f(64512.0));
+        assert_eq!(back[3], f(1.0));
+    }
+
+    #[test]
+    fn missing_components_and_short_input_defaults() {
+        assert_eq!(Format::R32Uint.load(&[1, 0, 0, 0]), [1, 0, 0, 1]);
+        assert_eq!(Format::R32Float.load(&[0, 0]), [0, 0, 0, f(1.0)]);
+    }
+}

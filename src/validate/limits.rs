@@ -1,0 +1,574 @@
+//! Per-model limits and opcode availability.
+//!
+//! In: the program's [`Version`], one declaration or instruction, or the
+//! gathered [`ProgramInfo`]. Out: `Ok` or a [`Rule::Model`] /
+//! [`Rule::Limit`] error. Invariant: an `Ok` program only uses opcodes of
+//! its model and kind (`dxbc-format.md` §12 availability column, §12.6),
+//! has the global flags its double/11.1 opcodes need, and stays inside the
+//! limits of `sm5-semantics.md` §2 and §15 (thread-group size, TGSM size,
+//! UAV count, temp count, cs_4_x TGSM write rules).
+
+use crate::ir::{
+    sync_flags, Decl, Instruction, OpClass, Opcode, OperandType, Program, ProgramKind, Version,
+};
+
+use super::{ProgramInfo, Rule, TgsmKind, VResult, ValidationError};
+
+/// `dcl_globalFlags` bits (`dxbc-format.md` §10.2).
+pub mod global_flags {
+    pub const DOUBLES: u32 = 0x1000;
+    pub const RAW_AND_STRUCTURED_4X: u32 = 0x4000;
+    pub const DOUBLE_EXTENSIONS_11_1: u32 = 0x20000;
+    pub const SHADER_EXTENSIONS_11_1: u32 = 0x40000;
+}
+
+/// Largest temp storage (r# plus every x# element), in vec4.
+pub const MAX_TEMPS: u64 = 4096;
+/// Largest constant buffer and immediate constant buffer, in vec4.
+pub const MAX_CB_VEC4: u32 = 4096;
+/// Constant-buffer slots in the bytecode (cb0..cb14).
+pub const CB_SLOTS: u32 = 15;
+/// Shader-resource-view slots (t0..t127).
+pub const SRV_SLOTS: u32 = 128;
+/// Sampler slots (s0..s15).
+pub const SAMPLER_SLOTS: u32 = 16;
+/// UAV slots for SM5 (D3D11.1: u0..u63).
+pub const UAV_SLOTS_5: u32 = 64;
+/// Largest structure stride in bytes.
+pub const MAX_STRIDE: u32 = 2048;
+/// Total TGSM bytes per group for cs_5_x and cs_4_x.
+pub const TGSM_BYTES_5: u64 = 32 * 1024;
+pub const TGSM_BYTES_4: u64 = 16 * 1024;
+
+/// The lowest model an opcode exists in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Avail {
+    /// D3D10.0 opcode (all 4.x and 5.x models).
+    V40,
+    /// D3D10.1 opcode (x_4_1 and 5.x).
+    V41,
+    /// One of the raw/structured/compute additions granted to cs_4_x.
+    V4x,
+    /// 5.0 and later only.
+    V50,
+    /// Reserved number; never valid.
+    Never,
+}
+
+fn avail(op: Opcode) -> Avail {
+    use Opcode::*;
+    match op {
+        Reserved107 | Reserved112 | Reserved209 | Reserved218 => Avail::Never,
+        Lod | Gather4 | SamplePos | SampleInfo => Avail::V41,
+        DclThreadGroup
+        | DclUavRaw
+        | DclUavStructured
+        | DclTgsmStructured
+        | DclResourceRaw
+        | DclResourceStructured
+        | LdRaw
+        | StoreRaw
+        | LdStructured
+        | StoreStructured
+        | Sync => Avail::V4x,
+        op if op.number() <= DclGlobalFlags.number() => Avail::V40,
+        _ => Avail::V50,
+    }
+}
+
+/// Raw/structured SRV opcodes a 4.x non-compute shader may use with the
+/// raw-and-structured global flag.
+fn srv_buffer_op(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::DclResourceRaw
+            | Opcode::DclResourceStructured
+            | Opcode::LdRaw
+            | Opcode::LdStructured
+    )
+}
+
+/// Why `op` is not available in model `v` (ignoring the program kind).
+fn model_problem(op: Opcode, v: Version, flags: u32) -> Option<String> {
+    match avail(op) {
+        Avail::Never => Some("reserved opcode".into()),
+        _ if v.major >= 5 => None,
+        Avail::V40 => None,
+        Avail::V41 if v.minor >= 1 => None,
+        Avail::V41 => Some(format!("needs model 4.1 or later, program is {v}")),
+        Avail::V50 => Some(format!("needs model 5.0, program is {v}")),
+        Avail::V4x if v.kind == ProgramKind::Compute => None,
+        Avail::V4x if srv_buffer_op(op) && flags & global_flags::RAW_AND_STRUCTURED_4X != 0 => None,
+        Avail::V4x if srv_buffer_op(op) => Some(format!(
+            "needs dcl_globalFlags enableRawAndStructuredBuffers in {v}"
+        )),
+        Avail::V4x => Some(format!(
+            "only compute shaders have it in model 4.x, program is {v}"
+        )),
+    }
+}
+
+/// The program kinds an opcode is limited to (`None` = every kind).
+fn kinds_for(op: Opcode) -> Option<&'static [ProgramKind]> {
+    use Opcode::*;
+    use ProgramKind as K;
+    match op {
+        DerivRtx | DerivRty | DerivRtxCoarse | DerivRtxFine | DerivRtyCoarse | DerivRtyFine
+        | Discard | Sample | SampleB | SampleC | Lod | EvalSnapped | EvalSampleIndex
+        | EvalCentroid | SampleClS | SampleBClS | SampleCClS | DclInputPs | DclInputPsSgv
+        | DclInputPsSiv => Some(&[K::Pixel]),
+        Cut
+        | Emit
+        | EmitThenCut
+        | EmitStream
+        | CutStream
+        | EmitThenCutStream
+        | DclStream
+        | DclGsOutputPrimitiveTopology
+        | DclGsInputPrimitive
+        | DclMaxOutputVertexCount
+        | DclGsInstanceCount => Some(&[K::Geometry]),
+        HsDecls
+        | HsControlPointPhase
+        | HsForkPhase
+        | HsJoinPhase
+        | DclOutputControlPointCount
+        | DclTessPartitioning
+        | DclTessOutputPrimitive
+        | DclHsMaxTessFactor
+        | DclHsForkPhaseInstanceCount
+        | DclHsJoinPhaseInstanceCount => Some(&[K::Hull]),
+        DclInputControlPointCount | DclTessDomain => Some(&[K::Hull, K::Domain]),
+        DclThreadGroup | DclTgsmRaw | DclTgsmStructured => Some(&[K::Compute]),
+        DclIndexRange | DclInputSgv | DclInputSiv | DclOutput | DclOutputSgv | DclOutputSiv => {
+            Some(&[K::Pixel, K::Vertex, K::Geometry, K::Hull, K::Domain])
+        }
+        _ => None,
+    }
+}
+
+/// Checks model, kind and global-flag availability of `op`.
+fn availability(op: Opcode, v: Version, flags: u32) -> Result<(), String> {
+    if let Some(problem) = model_problem(op, v, flags) {
+        return Err(problem);
+    }
+    if let Some(kinds) = kinds_for(op) {
+        if !kinds.contains(&v.kind) {
+            return Err(format!(
+                "not allowed in {} programs ({v})",
+                kind_name(v.kind)
+            ));
+        }
+    }
+    flag_problem(op, flags).map_or(Ok(()), Err)
+}
+
+/// The global flag a double / 11.1 opcode needs, if it is missing.
+fn flag_problem(op: Opcode, flags: u32) -> Option<String> {
+    use global_flags::*;
+    let need = match op {
+        Opcode::DDiv
+        | Opcode::DFma
+        | Opcode::DRcp
+        | Opcode::Dtoi
+        | Opcode::Dtou
+        | Opcode::Itod
+        | Opcode::Utod => (
+            DOUBLES | DOUBLE_EXTENSIONS_11_1,
+            "enableDoublePrecisionFloatOps and enable11_1DoubleExtensions",
+        ),
+        op if op.class() == OpClass::Double => (DOUBLES, "enableDoublePrecisionFloatOps"),
+        Opcode::Msad => (SHADER_EXTENSIONS_11_1, "enable11_1ShaderExtensions"),
+        _ => return None,
+    };
+    (flags & need.0 != need.0).then(|| format!("needs dcl_globalFlags {}", need.1))
+}
+
+fn kind_name(k: ProgramKind) -> &'static str {
+    match k {
+        ProgramKind::Pixel => "pixel",
+        ProgramKind::Vertex => "vertex",
+        ProgramKind::Geometry => "geometry",
+        ProgramKind::Hull => "hull",
+        ProgramKind::Domain => "domain",
+        ProgramKind::Compute => "compute",
+    }
+}
+
+/// The opcode of a declaration (for availability and messages).
+pub fn decl_opcode(d: &Decl) -> Opcode {
+    match d {
+        Decl::GlobalFlags(_) => Opcode::DclGlobalFlags,
+        Decl::Temps(_) => Opcode::DclTemps,
+        Decl::IndexableTemp { .. } => Opcode::DclIndexableTemp,
+        Decl::ThreadGroup(_) => Opcode::DclThreadGroup,
+        Decl::Input(_) => Opcode::DclInput,
+        Decl::InputSgv { .. } => Opcode::DclInputSgv,
+        Decl::InputSiv { .. } => Opcode::DclInputSiv,
+        Decl::InputPs { .. } => Opcode::DclInputPs,
+        Decl::InputPsSgv { .. } => Opcode::DclInputPsSgv,
+        Decl::InputPsSiv { .. } => Opcode::DclInputPsSiv,
+        Decl::Output(_) => Opcode::DclOutput,
+        Decl::OutputSgv { .. } => Opcode::DclOutputSgv,
+        Decl::OutputSiv { .. } => Opcode::DclOutputSiv,
+        Decl::ConstantBuffer { .. } => Opcode::DclConstantBuffer,
+        Decl::ImmediateConstantBuffer(_) => Opcode::CustomData,
+        Decl::Sampler { .. } => Opcode::DclSampler,
+        Decl::Resource { .. } => Opcode::DclResource,
+        Decl::ResourceRaw { .. } => Opcode::DclResourceRaw,
+        Decl::ResourceStructured { .. } => Opcode::DclResourceStructured,
+        Decl::UavTyped { .. } => Opcode::DclUavTyped,
+        Decl::UavRaw { .. } => Opcode::DclUavRaw,
+        Decl::UavStructured { .. } => Opcode::DclUavStructured,
+        Decl::TgsmRaw { .. } => Opcode::DclTgsmRaw,
+        Decl::TgsmStructured { .. } => Opcode::DclTgsmStructured,
+        Decl::IndexRange { .. } => Opcode::DclIndexRange,
+        Decl::FunctionBody(_) => Opcode::DclFunctionBody,
+        Decl::FunctionTable { .. } => Opcode::DclFunctionTable,
+        Decl::Interface { .. } => Opcode::DclInterface,
+        Decl::Other { opcode, .. } => *opcode,
+    }
+}
+
+/// The global flags of `p` (all `dcl_globalFlags` OR-ed together).
+pub fn program_flags(p: &Program) -> u32 {
+    p.decls
+        .iter()
+        .map(|d| match d {
+            Decl::GlobalFlags(f) => *f,
+            _ => 0,
+        })
+        .fold(0, |a, b| a | b)
+}
+
+/// Checks that declaration `index` exists in the program's model and kind.
+pub fn check_decl_available(p: &Program, flags: u32, index: usize, d: &Decl) -> VResult<()> {
+    let op = decl_opcode(d);
+    if op == Opcode::CustomData {
+        return Ok(());
+    }
+    availability(op, p.version, flags).map_err(|m| ValidationError::decl(Rule::Model, index, op, m))
+}
+
+/// Checks that instruction `index` exists in the program's model and kind.
+pub fn check_opcode_available(
+    p: &Program,
+    info: &ProgramInfo,
+    index: usize,
+    inst: &Instruction,
+) -> VResult<()> {
+    let err = |m: String| ValidationError::inst(Rule::Model, index, inst.opcode, m);
+    if inst.opcode.is_declaration() || inst.opcode.class() == OpClass::CustomData {
+        return Err(err("a declaration among the executable instructions".into()));
+    }
+    availability(inst.opcode, p.version, info.global_flags).map_err(err)?;
+    if inst.opcode == Opcode::Sync {
+        check_sync(p.version, inst.sync_flags()).map_err(err)?;
+    }
+    Ok(())
+}
+
+/// `sync` needs at least one fence; `_t` and `_g` exist only in compute;
+/// `_ugroup` and `_uglobal` exclude each other (`sm5-semantics.md` §14).
+fn check_sync(v: Version, flags: u32) -> Result<(), String> {
+    use sync_flags::*;
+    if flags & (TGSM | UAV_GROUP | UAV_GLOBAL) == 0 {
+        return Err(
+            "sync needs a fence (_g, _ugroup or _uglobal); a bare sync_t is not legal".into(),
+        );
+    }
+    if flags & UAV_GROUP != 0 && flags & UAV_GLOBAL != 0 {
+        return Err("sync cannot be both _ugroup and _uglobal".into());
+    }
+    if v.kind != ProgramKind::Compute && flags & (THREADS_IN_GROUP | TGSM | UAV_GROUP) != 0 {
+        return Err(format!(
+            "only sync_uglobal is allowed in {} programs",
+            kind_name(v.kind)
+        ));
+    }
+    Ok(())
+}
+
+/// Checks `dcl_thread_group X, Y, Z` against the model's limits.
+pub fn check_thread_group(v: Version, [x, y, z]: [u32; 3]) -> Result<(), String> {
+    let (max_xy, max_total) = if v.is_cs4() {
+        (768u64, 768u64)
+    } else {
+        (1024, 1024)
+    };
+    let (x, y, z) = (u64::from(x), u64::from(y), u64::from(z));
+    if x == 0 || y == 0 || z == 0 {
+        return Err(format!("thread group {x}x{y}x{z} has a zero dimension"));
+    }
+    if x > max_xy || y > max_xy || z > 64 {
+        return Err(format!(
+            "thread group {x}x{y}x{z} exceeds the per-dimension limit {max_xy}x{max_xy}x64 of {v}"
+        ));
+    }
+    if x * y * z > max_total {
+        return Err(format!(
+            "thread group {x}x{y}x{z} has {} threads, more than {max_total} allowed in {v}",
+            x * y * z
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a structure stride: a multiple of 4 in 4..=2048 bytes.
+pub fn check_stride(stride: u32) -> Result<(), String> {
+    if stride == 0 || stride % 4 != 0 || stride > MAX_STRIDE {
+        return Err(format!(
+            "structure stride {stride} must be a multiple of 4 between 4 and {MAX_STRIDE} bytes"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a u# slot number against the model (SM5.1 range ids are free).
+pub fn check_uav_slot(v: Version, slot: u32) -> Result<(), String> {
+    if v.is_sm51() {
+        return Ok(());
+    }
+    if v.major == 4 && slot != 0 {
+        return Err(format!("{v} has a single UAV slot, u0; found u{slot}"));
+    }
+    if slot >= UAV_SLOTS_5 {
+        return Err(format!(
+            "u{slot} is past the last UAV slot u{}",
+            UAV_SLOTS_5 - 1
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a t#/s#/cb# slot number (SM5.1 range ids are free).
+pub fn check_slot(v: Version, ty: OperandType, slot: u32) -> Result<(), String> {
+    if v.is_sm51() {
+        return Ok(());
+    }
+    let count = match ty {
+        OperandType::Resource => SRV_SLOTS,
+        OperandType::Sampler => SAMPLER_SLOTS,
+        OperandType::ConstantBuffer => CB_SLOTS,
+        _ => return Ok(()),
+    };
+    if slot >= count {
+        return Err(format!(
+            "{}{slot} is past the last slot {}{}",
+            ty.prefix(),
+            ty.prefix(),
+            count - 1
+        ));
+    }
+    Ok(())
+}
+
+/// Per-thread writable TGSM bytes on cs_4_x for `threads` threads per group
+/// (FS §18.7.2.7, constants D3D11_CS_4_X_BUCKETnn_*).
+pub fn cs4_tgsm_bytes_per_thread(threads: u32) -> u32 {
+    const BUCKETS: [(u32, u32); 16] = [
+        (64, 256),
+        (68, 240),
+        (72, 224),
+        (76, 208),
+        (84, 192),
+        (92, 176),
+        (100, 160),
+        (112, 144),
+        (128, 128),
+        (144, 112),
+        (168, 96),
+        (204, 80),
+        (256, 64),
+        (340, 48),
+        (512, 32),
+        (768, 16),
+    ];
+    BUCKETS
+        .iter()
+        .find(|(max, _)| threads <= *max)
+        .map_or(0, |(_, bytes)| *bytes)
+}
+
+/// Whole-program limits, checked once every declaration and instruction
+/// has been seen.
+pub fn check_program_limits(p: &Program, info: &ProgramInfo) -> VResult<()> {
+    let v = p.version;
+    let limit = |m: String| ValidationError::program(Rule::Limit, m);
+    if v.kind == ProgramKind::Compute && info.thread_group.is_none() {
+        return Err(limit("a compute program needs dcl_thread_group".into()));
+    }
+    if info.temp_vec4_count() > MAX_TEMPS {
+        return Err(limit(format!(
+            "{} temp registers (r# plus x# elements), more than {MAX_TEMPS}",
+            info.temp_vec4_count()
+        )));
+    }
+    let tgsm_max = if v.is_cs4() {
+        TGSM_BYTES_4
+    } else {
+        TGSM_BYTES_5
+    };
+    if u64::from(info.tgsm_bytes) > tgsm_max {
+        return Err(limit(format!(
+            "{} bytes of thread-group shared memory, more than {tgsm_max} in {v}",
+            info.tgsm_bytes
+        )));
+    }
+    if v.is_cs4() {
+        check_cs4(info)?;
+    }
+    Ok(())
+}
+
+/// The cs_4_x extras: one UAV, structured TGSM with one struct per thread
+/// and the per-thread write budget (`sm5-semantics.md` §15).
+fn check_cs4(info: &ProgramInfo) -> VResult<()> {
+    if info.uavs.len() > 1 {
+        return Err(ValidationError::program(
+            Rule::Limit,
+            format!("{} allows one UAV, found {}", info.version, info.uavs.len()),
+        ));
+    }
+    let threads = info.threads_per_group().unwrap_or(0);
+    let mut per_thread = 0u64;
+    for (reg, g) in &info.tgsm {
+        let TgsmKind::Structured { stride, count } = g.kind else {
+            return Err(ValidationError::decl(
+                Rule::Model,
+                g.decl_index,
+                Opcode::DclTgsmRaw,
+                format!("g{reg}: {} allows only dcl_tgsm_structured", info.version),
+            ));
+        };
+        if count != threads {
+            return Err(ValidationError::decl(
+                Rule::Limit,
+                g.decl_index,
+                Opcode::DclTgsmStructured,
+                format!(
+                    "g{reg} has {count} structures; {} needs one per thread ({threads})",
+                    info.version
+                ),
+            ));
+        }
+        per_thread += u64::from(stride);
+    }
+    let budget = cs4_tgsm_bytes_per_thread(threads);
+    if per_thread > u64::from(budget) {
+        return Err(ValidationError::program(
+            Rule::Limit,
+            format!(
+                "{per_thread} TGSM bytes per thread, more than {budget} allowed for {threads} threads in {}",
+                info.version
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cs(major: u8, minor: u8) -> Version {
+        Version {
+            kind: ProgramKind::Compute,
+            major,
+            minor,
+        }
+    }
+
+    #[test]
+    fn thread_group_limits_per_model() {
+        assert!(check_thread_group(cs(5, 0), [1024, 1, 1]).is_ok());
+        assert!(check_thread_group(cs(5, 0), [32, 32, 1]).is_ok());
+        assert!(check_thread_group(cs(5, 0), [32, 32, 2]).is_err());
+        assert!(check_thread_group(cs(5, 0), [1, 1, 65]).is_err());
+        assert!(check_thread_group(cs(5, 0), [0, 1, 1]).is_err());
+        assert!(check_thread_group(cs(4, 0), [768, 1, 1]).is_ok());
+        assert!(check_thread_group(cs(4, 0), [769, 1, 1]).is_err());
+        assert!(check_thread_group(cs(4, 1), [16, 16, 4]).is_err());
+        assert!(check_thread_group(cs(5, 0), [u32::MAX, u32::MAX, 64]).is_err());
+    }
+
+    #[test]
+    fn availability_table() {
+        assert_eq!(avail(Opcode::Add), Avail::V40);
+        assert_eq!(avail(Opcode::DclGlobalFlags), Avail::V40);
+        assert_eq!(avail(Opcode::Gather4), Avail::V41);
+        assert_eq!(avail(Opcode::LdStructured), Avail::V4x);
+        assert_eq!(avail(Opcode::Rcp), Avail::V50);
+        assert_eq!(avail(Opcode::AtomicIAdd), Avail::V50);
+        assert_eq!(avail(Opcode::DclTgsmRaw), Avail::V50);
+        assert_eq!(avail(Opcode::Reserved209), Avail::Never);
+        assert!(availability(Opcode::Gather4, cs(4, 0), 0).is_err());
+        assert!(availability(Opcode::Gather4, cs(4, 1), 0).is_ok());
+        assert!(availability(Opcode::Sample, cs(5, 0), 0).is_err());
+        assert!(availability(Opcode::SampleL, cs(5, 0), 0).is_ok());
+        let ps40 = Version {
+            kind: ProgramKind::Pixel,
+            major: 4,
+            minor: 0,
+        };
+        assert!(availability(Opcode::LdStructured, ps40, 0).is_err());
+        assert!(availability(
+            Opcode::LdStructured,
+            ps40,
+            global_flags::RAW_AND_STRUCTURED_4X
+        )
+        .is_ok());
+        assert!(availability(Opcode::StoreRaw, ps40, global_flags::RAW_AND_STRUCTURED_4X).is_err());
+    }
+
+    #[test]
+    fn double_flags() {
+        assert!(flag_problem(Opcode::DAdd, 0).is_some());
+        assert!(flag_problem(Opcode::DAdd, global_flags::DOUBLES).is_none());
+        assert!(flag_problem(Opcode::DDiv, global_flags::DOUBLES).is_some());
+        assert!(flag_problem(
+            Opcode::DDiv,
+            global_flags::DOUBLES | global_flags::DOUBLE_EXTENSIONS_11_1
+        )
+        .is_none());
+        assert!(flag_problem(Opcode::Msad, 0).is_some());
+        assert!(flag_problem(Opcode::Add, 0).is_none());
+    }
+
+    #[test]
+    fn sync_rules() {
+        use sync_flags::*;
+        assert!(check_sync(cs(5, 0), TGSM | THREADS_IN_GROUP).is_ok());
+        assert!(check_sync(cs(5, 0), THREADS_IN_GROUP).is_err());
+        assert!(check_sync(cs(5, 0), UAV_GROUP | UAV_GLOBAL).is_err());
+        let ps = Version {
+            kind: ProgramKind::Pixel,
+            major: 5,
+            minor: 0,
+        };
+        assert!(check_sync(ps, UAV_GLOBAL).is_ok());
+        assert!(check_sync(ps, UAV_GLOBAL | TGSM).is_err());
+    }
+
+    #[test]
+    fn cs4_buckets() {
+        assert_eq!(cs4_tgsm_bytes_per_thread(64), 256);
+        assert_eq!(cs4_tgsm_bytes_per_thread(65), 240);
+        assert_eq!(cs4_tgsm_bytes_per_thread(768), 16);
+        assert_eq!(cs4_tgsm_bytes_per_thread(769), 0);
+    }
+
+    #[test]
+    fn strides_and_slots() {
+        assert!(check_stride(4).is_ok());
+        assert!(check_stride(2048).is_ok());
+        assert!(check_stride(0).is_err());
+        assert!(check_stride(6).is_err());
+        assert!(check_stride(2052).is_err());
+        assert!(check_uav_slot(cs(5, 0), 63).is_ok());
+        assert!(check_uav_slot(cs(5, 0), 64).is_err());
+        assert!(check_uav_slot(cs(4, 0), 1).is_err());
+        assert!(check_slot(cs(5, 0), OperandType::Sampler, 16).is_err());
+        assert!(check_slot(cs(5, 0), OperandType::ConstantBuffer, 14).is_ok());
+    }
+}
