@@ -154,3 +154,60 @@ mod tests {
         assert_eq!(bfi(32 + 4, 32, 0xF, 0xFFFF_FF00), 0xFFFF_FF0F);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Bit i of a value, as 0 or 1.
+    fn bit(v: u32, i: u32) -> u32 {
+        (v >> i) & 1
+    }
+
+    proptest! {
+        // Reference: build the field bit by bit, cut at bit 31.
+        #[test]
+        fn ubfe_ibfe_match_bitwise_reference(w in 0u32..40, o in 0u32..40, v: u32) {
+            let (wm, om) = (w & 31, o & 31);
+            let len = wm.min(32 - om);
+            let mut u = 0u32;
+            for i in 0..len {
+                u |= bit(v, om + i) << i;
+            }
+            prop_assert_eq!(ubfe(w, o, v), u);
+            let mut s = u;
+            if len > 0 && bit(u, len - 1) == 1 {
+                for i in len..32 {
+                    s |= 1 << i;
+                }
+            }
+            prop_assert_eq!(ibfe(w, o, v), if wm == 0 { 0 } else { s });
+        }
+
+        #[test]
+        fn bfi_matches_bitwise_reference(w in 0u32..40, o in 0u32..40, ins: u32, base: u32) {
+            let (wm, om) = (w & 31, o & 31);
+            let mut r = base;
+            for i in 0..wm {
+                let dst = om + i;
+                if dst < 32 {
+                    r = (r & !(1 << dst)) | (bit(ins, i) << dst);
+                }
+            }
+            prop_assert_eq!(bfi(w, o, ins, base), r);
+        }
+
+        #[test]
+        fn firstbit_matches_scan(v: u32) {
+            let hi = (0..32).find(|i| bit(v, 31 - i) == 1).unwrap_or(u32::MAX);
+            let lo = (0..32).find(|i| bit(v, *i) == 1).unwrap_or(u32::MAX);
+            let sign = bit(v, 31);
+            let shi = (0..32).find(|i| bit(v, 31 - i) != sign).unwrap_or(u32::MAX);
+            prop_assert_eq!(firstbit_hi(v), hi);
+            prop_assert_eq!(firstbit_lo(v), lo);
+            prop_assert_eq!(firstbit_shi(v), shi);
+            prop_assert_eq!(bfrev(bfrev(v)), v);
+        }
+    }
+}

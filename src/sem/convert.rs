@@ -187,3 +187,39 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // RTZ: the result is the largest-magnitude half not above |x|
+        // (or ±65504 when |x| is beyond it).
+        #[test]
+        fn f32tof16_truncates(b: u32) {
+            let x = f32::from_bits(b);
+            prop_assume!(x.is_finite());
+            let h = f32tof16(x);
+            prop_assert_eq!(h >> 16, 0);
+            let back = f16tof32(h);
+            let ax = crate::sem::float::flush(x).abs();
+            prop_assert_eq!(back.is_sign_negative(), x.is_sign_negative());
+            prop_assert!(back.abs() <= ax);
+            if h & 0x7FFF != 0x7BFF {
+                let next = f16tof32((h & 0x7FFF) + 1);
+                prop_assert!(next > ax, "{x:e}: {h:#06x} not the truncation");
+            }
+        }
+
+        #[test]
+        fn ftoi_ftou_match_f64_reference(b: u32) {
+            let x = f32::from_bits(b);
+            let t = (crate::sem::float::flush(x) as f64).trunc();
+            let i = if x.is_nan() { 0 } else { t.clamp(i32::MIN as f64, i32::MAX as f64) as i64 };
+            let u = if x.is_nan() { 0 } else { t.clamp(0.0, u32::MAX as f64) as i64 };
+            prop_assert_eq!(ftoi(x) as i64, i);
+            prop_assert_eq!(ftou(x) as i64, u);
+        }
+    }
+}

@@ -10,10 +10,9 @@
 //! result, like every other op producing an f32; `ftod` is exact and flushes
 //! a denormal f32 input (it is an arithmetic op on a 32-bit float).
 //!
-//! `dfma` uses `f64::mul_add`, which compiles to a hardware FMA where the
-//! target has one and otherwise calls the platform libm `fma`, which is
-//! correctly rounded (glibc, musl, macOS, MSVC CRT all implement the IEEE
-//! fused operation exactly), so the result is the same on every host.
+//! `dfma` is computed in pure Rust with exact 128-bit integer arithmetic
+//! ([`fma`]), so it does not depend on a hardware FMA instruction or on the
+//! platform libm; it is tested against `f64::mul_add` on the build host.
 
 use super::float;
 use super::mask;
@@ -79,7 +78,104 @@ pub fn ddiv(a: f64, b: f64) -> f64 {
 /// `dfma`: a*b + c with a single rounding.
 #[inline]
 pub fn dfma(a: f64, b: f64, c: f64) -> f64 {
-    finish(a.mul_add(b, c))
+    finish(fma(a, b, c))
+}
+
+/// Exactly rounded fused multiply-add `a*b + c` (IEEE 754 fusedMultiplyAdd,
+/// round to nearest even), in pure integer arithmetic.
+pub fn fma(a: f64, b: f64, c: f64) -> f64 {
+    if !a.is_finite() || !b.is_finite() || a == 0.0 || b == 0.0 {
+        // The product is exact here (0, ±INF or NaN), so one rounding.
+        return a * b + c;
+    }
+    if !c.is_finite() {
+        // Finite a*b plus ±INF or NaN is c (even if a*b would overflow).
+        return c;
+    }
+    let (sa, ma, ea) = decompose(a);
+    let (sb, mb, eb) = decompose(b);
+    let sp = sa ^ sb;
+    let mp = ma as u128 * mb as u128;
+    let ep = ea + eb;
+    if c == 0.0 {
+        // a*b ≠ 0, so the sign of a zero c cannot matter.
+        return round_to_f64(sp, mp, ep);
+    }
+    let (sc, mc, ec) = decompose(c);
+    let (mp, ep) = normalize(mp, ep);
+    let (mc, ec) = normalize(mc as u128, ec);
+    // X is the operand with the larger exponent; Y is aligned to it with
+    // the bits shifted out folded into a sticky bit 0.
+    let ((sx, mx, ex), (sy, my, ey)) = if ep >= ec {
+        ((sp, mp, ep), (sc, mc, ec))
+    } else {
+        ((sc, mc, ec), (sp, mp, ep))
+    };
+    let d = (ex - ey) as u32;
+    let my = if d >= 127 {
+        (my != 0) as u128
+    } else {
+        (my >> d) | ((my & ((1u128 << d) - 1)) != 0) as u128
+    };
+    let (s, m) = if sx == sy {
+        (sx, mx + my)
+    } else if mx >= my {
+        (sx, mx - my)
+    } else {
+        (sy, my - mx)
+    };
+    if m == 0 {
+        // Exact cancellation rounds to +0 under round-to-nearest.
+        return 0.0;
+    }
+    round_to_f64(s, m, ex)
+}
+
+/// (sign, integer mantissa, exponent) with x = ±m·2^e, for finite x ≠ 0.
+fn decompose(x: f64) -> (bool, u64, i32) {
+    let b = x.to_bits();
+    let be = ((b >> 52) & 0x7FF) as i32;
+    let f = b & ((1u64 << 52) - 1);
+    let (m, e) = if be == 0 {
+        (f, -1074)
+    } else {
+        (f | (1u64 << 52), be - 1075)
+    };
+    (b >> 63 == 1, m, e)
+}
+
+/// Shifts a non-zero mantissa left so its top bit is bit 125 (two bits of
+/// headroom for the add), adjusting the exponent.
+fn normalize(m: u128, e: i32) -> (u128, i32) {
+    let sh = m.leading_zeros() as i32 - 2;
+    (m << sh, e - sh)
+}
+
+/// Rounds ±m·2^e (m ≠ 0, m < 2^127) to the nearest f64, ties to even.
+fn round_to_f64(neg: bool, m: u128, e: i32) -> f64 {
+    let sign = (neg as u64) << 63;
+    let top = e + 127 - m.leading_zeros() as i32; // exponent of the leading bit
+    if top > 1023 {
+        return f64::from_bits(sign | 0x7FF0_0000_0000_0000);
+    }
+    let q = (top - 52).max(-1074); // exponent of the result's last bit
+    let shift = q - e;
+    let mant = if shift <= 0 {
+        (m << (-shift) as u32) as u64
+    } else if shift >= 128 {
+        0 // m < 2^127 ≤ half an ulp: rounds down to zero
+    } else {
+        let sh = shift as u32;
+        let kept = (m >> sh) as u64;
+        let rem = m & ((1u128 << sh) - 1);
+        let half = 1u128 << (sh - 1);
+        let up = rem > half || (rem == half && kept & 1 == 1);
+        kept + up as u64
+    };
+    // mant < 2^52 only for denormals (q = -1074), where this is the bits;
+    // a carry to 2^53 bumps the exponent field by one, as it should.
+    let bits = (((q + 1074) as u64) << 52) + mant;
+    f64::from_bits(sign | bits.min(0x7FF0_0000_0000_0000))
 }
 
 /// `drcp`: 1/x, correctly rounded (so exact whenever representable).
@@ -252,6 +348,41 @@ mod tests {
     }
 
     #[test]
+    fn fma_edges() {
+        let (max, tiny) = (f64::MAX, f64::from_bits(1));
+        // Overflowing product, finite result only when fused.
+        assert_eq!(fma(max, 2.0, -max), max);
+        assert_eq!(fma(max, 2.0, NINF), NINF);
+        assert_eq!(fma(max, 2.0, 0.0), INF);
+        assert_eq!(fma(-max, 2.0, 0.0), NINF);
+        assert!(fma(INF, 0.0, 1.0).is_nan());
+        assert!(fma(1.0, 1.0, NAN).is_nan());
+        assert!(fma(INF, 1.0, NINF).is_nan());
+        // Zero signs.
+        assert_eq!(fma(0.0, -1.0, 0.0).to_bits(), 0);
+        assert_eq!(fma(-0.0, 1.0, -0.0).to_bits(), 1 << 63);
+        assert_eq!(fma(1.0, -1.0, 1.0).to_bits(), 0);
+        assert_eq!(fma(2.0, 3.0, -0.0), 6.0);
+        // Denormal products and results.
+        assert_eq!(fma(tiny, 0.5, 0.0).to_bits(), 0); // tie to even (0)
+        assert_eq!(fma(tiny, 1.5, 0.0).to_bits(), 2); // tie to even (2)
+        assert_eq!(fma(tiny, -0.75, 0.0).to_bits(), (1 << 63) | 1);
+        assert_eq!(fma(tiny, tiny, tiny).to_bits(), 1);
+        assert_eq!(fma(tiny, tiny, -tiny).to_bits(), (1 << 63) | 1);
+        assert_eq!(fma(1e-300, 1e-300, 0.0).to_bits(), 0);
+        assert_eq!(
+            fma(f64::MIN_POSITIVE, 0.5, f64::MIN_POSITIVE * 0.5),
+            f64::MIN_POSITIVE
+        );
+        // Tiny c below the product's last bit decides a tie.
+        let a = 1.0 + f64::EPSILON;
+        assert_eq!(fma(a, a, tiny), 1.0 + 2.0 * f64::EPSILON);
+        let (x, y) = (1.0 + 2.0 * f64::EPSILON, 0.5 + 0.5 * f64::EPSILON);
+        assert_eq!(fma(x, y, -0.5), x.mul_add(y, -0.5));
+        assert_ne!(fma(x, y, -0.5), x * y - 0.5);
+    }
+
+    #[test]
     fn min_max_sat() {
         assert_eq!(dmin(NAN, 2.0), 2.0);
         assert_eq!(dmax(2.0, NAN), 2.0);
@@ -310,5 +441,59 @@ mod tests {
         assert_eq!(dtou(NAN), 0);
         assert_eq!(itod(i32::MIN), -2147483648.0);
         assert_eq!(utod(u32::MAX), 4294967295.0);
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Checks the pure-Rust fma against the host's (hardware or libm) one,
+    /// treating any two NaNs as equal.
+    fn same(a: f64, b: f64, c: f64) -> Result<(), TestCaseError> {
+        let (got, want) = (fma(a, b, c), a.mul_add(b, c));
+        if !(got.is_nan() && want.is_nan()) {
+            prop_assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "fma({:e}, {:e}, {:e})",
+                a,
+                b,
+                c
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn fma_matches_host_on_any_bits(a: u64, b: u64, c: u64) {
+            same(f64::from_bits(a), f64::from_bits(b), f64::from_bits(c))?;
+        }
+
+        #[test]
+        fn fma_matches_host_near_cancellation(a in -1e3f64..1e3, b in -1e3f64..1e3, k in -64i64..64) {
+            // c within a few ulps of −a·b: the fused result is the rounding
+            // error of the product, the hard case.
+            let c = -(a * b);
+            let c = f64::from_bits((c.to_bits() as i64).wrapping_add(k) as u64);
+            same(a, b, c)?;
+        }
+
+        #[test]
+        fn fma_matches_host_on_tiny_values(a in -1e-150f64..1e-150, b in -1e-150f64..1e-150,
+                                           c in -1e-305f64..1e-305) {
+            same(a, b, c)?;
+            same(a, b, f64::from_bits(c.to_bits() & 0x800F_FFFF_FFFF_FFFF))?;
+        }
+
+        #[test]
+        fn fma_matches_host_across_exponents(ma: u64, mb: u64, mc: u64, ea in 0u64..2047,
+                                             eb in 0u64..2047, ec in 0u64..2047) {
+            let mk = |m: u64, e: u64| f64::from_bits((m & 0x800F_FFFF_FFFF_FFFF) | (e << 52));
+            same(mk(ma, ea), mk(mb, eb), mk(mc, ec))?;
+            same(mk(ma, ea), mk(mb, 2046 - ea), mk(mc, ec))?;
+        }
     }
 }

@@ -10,14 +10,13 @@
 //! [`CANONICAL_NAN`] (so results do not depend on the host's NaN payload
 //! rules); nothing depends on the host FP mode (flushing is explicit).
 //!
-//! The transcendental ops (`exp2`, `log2`, `sin`, `cos`) are computed in
-//! `f64` through Rust's `f64::{exp2, ln, sin, cos}`, which call the platform
-//! libm, and then rounded to `f32`. On glibc and musl these are within an ULP
-//! in f64, so the f32 results are correctly rounded in practice and far inside
-//! the spec tolerances (2^-21 relative, 0.0008 absolute for sincos); the JIT
-//! calls these same functions, so both engines agree on one host.
+//! The transcendental ops (`exp2`, `log2`, `sin`, `cos`) are evaluated in
+//! f64 by [`super::elementary`] (pure Rust, no libm) and rounded once to f32:
+//! correctly rounded except in rare near-tie cases, far inside the spec
+//! tolerances (2^-21 relative; 0.0008 absolute for sincos), and bit-identical
+//! on every host.
 
-use super::mask;
+use super::{elementary, mask};
 use crate::ir::Modifier;
 
 const SIGN: u32 = 0x8000_0000;
@@ -165,7 +164,16 @@ pub fn sat(x: f32) -> f32 {
 #[inline]
 pub fn exp2(x: f32) -> f32 {
     let x = flush(x);
-    finish((x as f64).exp2() as f32)
+    if x.is_nan() {
+        f32::from_bits(CANONICAL_NAN)
+    } else if x >= 128.0 {
+        f32::INFINITY
+    } else if x < -127.0 {
+        // Below 2^-127 the result is a denormal (or less) and flushes.
+        0.0
+    } else {
+        finish(elementary::exp2(x) as f32)
+    }
 }
 
 /// `log`: log2(x). log2(±0) = −INF, log2(negative) = NaN, log2(+INF) = +INF.
@@ -178,15 +186,10 @@ pub fn log2(x: f32) -> f32 {
     if x < 0.0 || x.is_nan() {
         return f32::from_bits(CANONICAL_NAN);
     }
-    // An f32 is exact in f64; the f64 log2 of it is within an f64 ULP, so
-    // rounding to f32 is correctly rounded except in astronomically rare ties.
-    finish(log2_f64(x as f64) as f32)
-}
-
-/// log2 in f64, exact for powers of two (so log2(2^k) = k exactly).
-#[inline]
-fn log2_f64(x: f64) -> f64 {
-    x.log2()
+    if x == f32::INFINITY {
+        return x;
+    }
+    finish(elementary::log2(x) as f32)
 }
 
 /// `sqrt`: IEEE square root. sqrt(−0) = −0, sqrt(negative) = NaN.
@@ -261,14 +264,20 @@ pub fn round_z(x: f32) -> f32 {
 #[inline]
 pub fn sin(x: f32) -> f32 {
     let x = flush(x);
-    finish((x as f64).sin() as f32)
+    if !x.is_finite() {
+        return f32::from_bits(CANONICAL_NAN);
+    }
+    finish(elementary::sin(x) as f32)
 }
 
 /// `sincos` cosine. cos(±INF) = NaN, cos(±0) = 1.
 #[inline]
 pub fn cos(x: f32) -> f32 {
     let x = flush(x);
-    finish((x as f64).cos() as f32)
+    if !x.is_finite() {
+        return f32::from_bits(CANONICAL_NAN);
+    }
+    finish(elementary::cos(x) as f32)
 }
 
 /// `eq`: ordered equal (NaN → false, +0 == −0), after flushing.
@@ -535,5 +544,79 @@ mod tests {
         assert_eq!(ge(NAN, 1.0), 0);
         assert_eq!(ge(NZ, 0.0), 0xFFFF_FFFF);
         assert_eq!(ge(NINF, INF), 0);
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Distance in ULPs between two finite floats of the same sign.
+    fn ulps(a: f32, b: f32) -> u32 {
+        (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs() as u32
+    }
+
+    proptest! {
+        #[test]
+        fn min_max_pick_a_flushed_operand(a: u32, b: u32) {
+            let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+            let (lo, hi) = (min(x, y), max(x, y));
+            prop_assume!(!x.is_nan() || !y.is_nan());
+            for r in [lo, hi] {
+                prop_assert!(r.to_bits() == flush(x).to_bits() || r.to_bits() == flush(y).to_bits());
+            }
+            prop_assert_eq!(lo.to_bits(), min(y, x).to_bits());
+            prop_assert_eq!(hi.to_bits(), max(y, x).to_bits());
+            prop_assert!(!lo.is_nan() && !hi.is_nan());
+            prop_assert!(lo <= hi);
+        }
+
+        #[test]
+        fn outputs_are_never_denormal(a: u32, b: u32) {
+            let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+            for r in [add(x, y), mul(x, y), div(x, y), mad(x, y, x), rcp(x), rsq(x), sqrt(x),
+                      exp2(x), log2(x), frc(x), sin(x), cos(x), min(x, y), max(x, y), sat(x)] {
+                prop_assert!(!is_denormal(r));
+                prop_assert!(!r.is_nan() || r.to_bits() == CANONICAL_NAN);
+            }
+        }
+
+        // Reference model: flush the inputs, compute exactly enough in f64
+        // (products are exact; f64 rounding then f32 rounding is innocuous
+        // for + − × ÷ since 53 ≥ 2·24 + 2), flush the output, canonical NaN.
+        #[test]
+        fn arithmetic_matches_f64_model(a: u32, b: u32, c: u32) {
+            let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+            let w = |v: f32| flush(v) as f64;
+            let model = |v: f64| {
+                let r = v as f32;
+                if r.is_nan() { CANONICAL_NAN } else { flush(r).to_bits() }
+            };
+            prop_assert_eq!(add(x, y).to_bits(), model(w(x) + w(y)));
+            prop_assert_eq!(mul(x, y).to_bits(), model(w(x) * w(y)));
+            prop_assert_eq!(div(x, y).to_bits(), model(w(x) / w(y)));
+            prop_assert_eq!(sqrt(x).to_bits(), model(w(x).sqrt()));
+            let p = f32::from_bits(model(w(x) * w(y)));
+            prop_assert_eq!(mad(x, y, z).to_bits(), model(w(p) + w(z)));
+        }
+
+        #[test]
+        fn frc_in_unit_interval(a: u32) {
+            let r = frc(f32::from_bits(a));
+            prop_assert!(r.is_nan() || (0.0..1.0).contains(&r));
+            prop_assert!(r.to_bits() != 0x8000_0000);
+        }
+
+        #[test]
+        fn transcendentals_within_one_ulp_of_f64(a in -126.0f32..127.0, p in 1.0e-30f32..1.0e30) {
+            let e = (a as f64).exp2() as f32;
+            prop_assert!(ulps(exp2(a), e) <= 1);
+            let l = (p as f64).log2() as f32;
+            prop_assert!(l == 0.0 || ulps(log2(p), l) <= 1);
+            let r = (1.0 / (p as f64).sqrt()) as f32;
+            prop_assert!(ulps(rsq(p), r) <= 1);
+            prop_assert!(ulps(rcp(p), flush(1.0 / p)) == 0 || rcp(p) == 0.0);
+        }
     }
 }

@@ -313,3 +313,52 @@ mod tests {
         assert_eq!(uge(0, 0), ALL);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn products_match_wide_reference(a: u32, b: u32) {
+            let s = (a as i32 as i128) * (b as i32 as i128);
+            let (hi, lo) = imul(a, b);
+            prop_assert_eq!(((hi as u64) << 32 | lo as u64) as i64 as i128, s);
+            let (hi, lo) = umul(a, b);
+            prop_assert_eq!((hi as u64) << 32 | lo as u64, a as u64 * b as u64);
+        }
+
+        #[test]
+        fn udiv_identity(a: u32, b: u32) {
+            let (q, r) = udiv(a, b);
+            if b == 0 {
+                prop_assert_eq!((q, r), (u32::MAX, u32::MAX));
+            } else {
+                prop_assert!(r < b);
+                prop_assert_eq!(q as u64 * b as u64 + r as u64, a as u64);
+            }
+        }
+
+        #[test]
+        fn carry_borrow_match_wide_reference(a: u32, b: u32) {
+            let (s, c) = uaddc(a, b);
+            prop_assert_eq!((c as u64) << 32 | s as u64, a as u64 + b as u64);
+            let (d, br) = usubb(a, b);
+            prop_assert_eq!(d, a.wrapping_sub(b));
+            prop_assert_eq!(br == 1, a < b);
+        }
+
+        #[test]
+        fn msad_matches_wide_reference(r: u32, s: u32, acc: u32) {
+            let mut sum = acc as u64;
+            for i in 0..4 {
+                let (rb, sb) = ((r >> (8 * i)) & 0xFF, (s >> (8 * i)) & 0xFF);
+                if rb != 0 {
+                    sum += (rb as i64 - sb as i64).unsigned_abs();
+                }
+            }
+            prop_assert_eq!(msad(r, s, acc) as u64, sum.min(u32::MAX as u64));
+        }
+    }
+}

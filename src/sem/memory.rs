@@ -128,3 +128,20 @@ mod tests {
         assert_eq!(OOB_READ, 0);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn addresses_match_wide_reference(index: u32, off: u32, stride in 0u32..=2048, view: u64) {
+            let flat = index as u128 * stride as u128 + off as u128;
+            let dw = structured_dword(index, off, stride);
+            prop_assert_eq!(dw as u128, flat / 4);
+            prop_assert_eq!(raw_dword(off) as u128, off as u128 / 4);
+            prop_assert_eq!(dword_in_bounds(dw, view), dw as u128 * 4 + 4 <= view as u128);
+        }
+    }
+}

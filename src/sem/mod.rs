@@ -18,9 +18,13 @@ pub mod atomic;
 pub mod bits;
 pub mod convert;
 pub mod double;
+pub mod elementary;
 pub mod float;
 pub mod int;
 pub mod memory;
+
+#[cfg(test)]
+mod corpus_rows;
 
 /// The all-ones mask comparisons return for "true".
 pub const TRUE: u32 = 0xFFFF_FFFF;
