@@ -424,3 +424,256 @@ fn label_id(inst: &Instruction) -> Option<u32> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Opcode::*;
+    use crate::validate::testutil::*;
+    use crate::validate::{validate, Rule};
+
+    fn flow(insts: Vec<Instruction>) -> VResult<FlowTable> {
+        let p = cs50(2, vec![], insts);
+        build_flow(&p).map(|(t, _)| t)
+    }
+
+    fn flow_err(insts: Vec<Instruction>) -> (usize, String) {
+        let e = flow(insts).expect_err("should fail");
+        assert_eq!(e.rule, Rule::Flow);
+        (e.inst_index.expect("instruction index"), e.message)
+    }
+
+    #[test]
+    fn if_else_endif_match() {
+        let t = flow(vec![
+            inst(If, vec![rx(0)]),
+            bare(Nop),
+            bare(Else),
+            bare(Nop),
+            bare(EndIf),
+        ])
+        .unwrap();
+        assert_eq!(
+            t.entries[0],
+            Flow::If {
+                else_: Some(2),
+                endif: 4
+            }
+        );
+        assert_eq!(t.entries[2], Flow::Else { endif: 4 });
+        assert_eq!(t.entries[4], Flow::EndIf { if_: 0 });
+        assert_eq!(t.entries[5], Flow::Ret { in_main: true });
+        assert_eq!(t.main_end, 6);
+    }
+
+    #[test]
+    fn loop_break_continue_targets() {
+        let t = flow(vec![
+            bare(Loop),
+            inst(Breakc, vec![rx(0)]),
+            inst(If, vec![rx(1)]),
+            bare(Continue),
+            bare(EndIf),
+            bare(Break),
+            bare(EndLoop),
+        ])
+        .unwrap();
+        assert_eq!(t.entries[0], Flow::Loop { endloop: 6 });
+        assert_eq!(t.entries[1], Flow::Break { end: 6 });
+        assert_eq!(
+            t.entries[3],
+            Flow::Continue {
+                loop_: 0,
+                endloop: 6
+            }
+        );
+        assert_eq!(t.entries[5], Flow::Break { end: 6 });
+        assert_eq!(t.entries[6], Flow::EndLoop { loop_: 0 });
+    }
+
+    #[test]
+    fn switch_cases_default_and_inner_break() {
+        let t = flow(vec![
+            bare(Loop),
+            inst(Switch, vec![rx(0)]),
+            inst(Case, vec![lit(1)]),
+            inst(Case, vec![lit(2)]),
+            bare(Break),
+            bare(Default),
+            bare(Break),
+            bare(EndSwitch),
+            bare(Break),
+            bare(EndLoop),
+        ])
+        .unwrap();
+        assert_eq!(
+            t.entries[1],
+            Flow::Switch {
+                cases: vec![(1, 2), (2, 3)],
+                default: Some(5),
+                endswitch: 7
+            }
+        );
+        assert_eq!(t.entries[2], Flow::Case { switch: 1 });
+        assert_eq!(t.entries[4], Flow::Break { end: 7 });
+        assert_eq!(t.entries[6], Flow::Break { end: 7 });
+        assert_eq!(t.entries[8], Flow::Break { end: 9 });
+        assert_eq!(t.entries[5], Flow::Default { switch: 1 });
+    }
+
+    #[test]
+    fn continue_inside_switch_targets_the_loop() {
+        let t = flow(vec![
+            bare(Loop),
+            inst(Switch, vec![rx(0)]),
+            bare(Default),
+            bare(Continue),
+            bare(EndSwitch),
+            bare(EndLoop),
+        ])
+        .unwrap();
+        assert_eq!(
+            t.entries[3],
+            Flow::Continue {
+                loop_: 0,
+                endloop: 5
+            }
+        );
+    }
+
+    #[test]
+    fn unbalanced_structures_are_rejected() {
+        assert_eq!(flow_err(vec![bare(EndIf)]).0, 0);
+        assert_eq!(flow_err(vec![bare(Else)]).0, 0);
+        let (i, m) = flow_err(vec![bare(Nop), inst(If, vec![rx(0)])]);
+        assert_eq!(i, 1);
+        assert!(m.contains("if without endif"), "{m}");
+        assert_eq!(flow_err(vec![bare(Loop), bare(EndIf)]).0, 1);
+        assert_eq!(flow_err(vec![inst(If, vec![rx(0)]), bare(EndLoop)]).0, 1);
+        assert_eq!(flow_err(vec![bare(Loop), bare(EndSwitch)]).0, 1);
+        let (i, m) = flow_err(vec![
+            inst(If, vec![rx(0)]),
+            bare(Else),
+            bare(Else),
+            bare(EndIf),
+        ]);
+        assert_eq!((i, m.as_str()), (2, "second else for one if"));
+    }
+
+    #[test]
+    fn break_and_continue_need_an_enclosing_construct() {
+        assert!(flow_err(vec![bare(Break)]).1.contains("break outside"));
+        assert!(flow_err(vec![inst(Breakc, vec![rx(0)])])
+            .1
+            .contains("break outside"));
+        let (i, m) = flow_err(vec![
+            inst(Switch, vec![rx(0)]),
+            bare(Default),
+            bare(Continue),
+            bare(EndSwitch),
+        ]);
+        assert_eq!(i, 2);
+        assert!(m.contains("continue outside"), "{m}");
+    }
+
+    #[test]
+    fn case_rules() {
+        let (i, m) = flow_err(vec![inst(Case, vec![lit(0)])]);
+        assert_eq!(i, 0);
+        assert!(m.contains("outside a switch"));
+        let (i, m) = flow_err(vec![
+            inst(Switch, vec![rx(0)]),
+            inst(Case, vec![lit(3)]),
+            inst(Case, vec![lit(3)]),
+            bare(EndSwitch),
+        ]);
+        assert_eq!((i, m.as_str()), (2, "duplicate case value 3"));
+        let (i, _) = flow_err(vec![
+            inst(Switch, vec![rx(0)]),
+            bare(Default),
+            bare(Default),
+            bare(EndSwitch),
+        ]);
+        assert_eq!(i, 2);
+        // A case inside an if nested in the switch is not directly inside it.
+        let (i, _) = flow_err(vec![
+            inst(Switch, vec![rx(0)]),
+            inst(If, vec![rx(0)]),
+            inst(Case, vec![lit(1)]),
+            bare(EndIf),
+            bare(EndSwitch),
+        ]);
+        assert_eq!(i, 2);
+    }
+
+    #[test]
+    fn nesting_limit() {
+        let mut ok: Vec<_> = (0..MAX_NESTING).map(|_| bare(Loop)).collect();
+        ok.extend((0..MAX_NESTING).map(|_| bare(EndLoop)));
+        assert!(flow(ok).is_ok());
+        let mut deep: Vec<_> = (0..=MAX_NESTING).map(|_| bare(Loop)).collect();
+        deep.extend((0..=MAX_NESTING).map(|_| bare(EndLoop)));
+        let (i, m) = flow_err(deep);
+        assert_eq!(i, MAX_NESTING);
+        assert!(m.contains("nesting"));
+    }
+
+    fn label(id: u32) -> Instruction {
+        inst(
+            Label,
+            vec![reg(OperandType::Label, &[id], crate::ir::Components::Zero)],
+        )
+    }
+
+    #[test]
+    fn calls_and_labels() {
+        let insts = vec![
+            inst(
+                Call,
+                vec![reg(OperandType::Label, &[1], crate::ir::Components::Zero)],
+            ),
+            bare(Ret),
+            label(1),
+            bare(Nop),
+        ];
+        // cs50 appends the final ret of the subroutine.
+        let t = flow(insts).unwrap();
+        assert_eq!(t.entries[0], Flow::Call { label: 2 });
+        assert_eq!(t.entries[1], Flow::Ret { in_main: true });
+        assert_eq!(t.entries[2], Flow::Label { id: 1 });
+        assert_eq!(t.entries[4], Flow::Ret { in_main: false });
+        assert_eq!(t.main_end, 2);
+        let p = cs50(
+            1,
+            vec![],
+            vec![
+                inst(
+                    Call,
+                    vec![reg(OperandType::Label, &[1], crate::ir::Components::Zero)],
+                ),
+                bare(Ret),
+                label(1),
+            ],
+        );
+        assert_eq!(validate(&p).unwrap().labels.get(&1), Some(&2));
+    }
+
+    #[test]
+    fn bad_calls_and_labels() {
+        let (i, m) = flow_err(vec![inst(
+            Call,
+            vec![reg(OperandType::Label, &[7], crate::ir::Components::Zero)],
+        )]);
+        assert_eq!(i, 0);
+        assert!(m.contains("l7"), "{m}");
+        // A label must follow an unnested ret.
+        let (i, _) = flow_err(vec![bare(Nop), label(0)]);
+        assert_eq!(i, 1);
+        let (i, m) = flow_err(vec![bare(Loop), bare(Ret), label(0), bare(EndLoop)]);
+        assert_eq!(i, 0);
+        assert!(m.contains("before label"), "{m}");
+        let (i, m) = flow_err(vec![bare(Ret), label(0), bare(Ret), label(0)]);
+        assert_eq!(i, 3);
+        assert!(m.contains("twice"));
+    }
+}

@@ -147,7 +147,7 @@ pub struct IoReg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProgramInfo {
     pub version: Version,
-    /// `dcl_globalFlags` bits (opcode controls, e.g. 0x1000 = doubles).
+    /// `dcl_globalFlags` bits at their token positions (see [`super::global_flags`]).
     pub global_flags: u32,
     /// `dcl_thread_group` (compute only).
     pub thread_group: Option<[u32; 3]>,

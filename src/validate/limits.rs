@@ -14,8 +14,10 @@ use crate::ir::{
 
 use super::{ProgramInfo, Rule, TgsmKind, VResult, ValidationError};
 
-/// `dcl_globalFlags` bits (`dxbc-format.md` §10.2).
+/// `dcl_globalFlags` bits as `Decl::GlobalFlags` holds them: at their
+/// opcode-token bit positions (`dxbc-format.md` §10.2).
 pub mod global_flags {
+    pub const REFACTORING_ALLOWED: u32 = 0x800;
     pub const DOUBLES: u32 = 0x1000;
     pub const RAW_AND_STRUCTURED_4X: u32 = 0x4000;
     pub const DOUBLE_EXTENSIONS_11_1: u32 = 0x20000;
@@ -471,7 +473,7 @@ fn check_cs4(info: &ProgramInfo) -> VResult<()> {
 mod tests {
     use super::*;
 
-    fn cs(major: u8, minor: u8) -> Version {
+    fn csv(major: u8, minor: u8) -> Version {
         Version {
             kind: ProgramKind::Compute,
             major,
@@ -481,15 +483,15 @@ mod tests {
 
     #[test]
     fn thread_group_limits_per_model() {
-        assert!(check_thread_group(cs(5, 0), [1024, 1, 1]).is_ok());
-        assert!(check_thread_group(cs(5, 0), [32, 32, 1]).is_ok());
-        assert!(check_thread_group(cs(5, 0), [32, 32, 2]).is_err());
-        assert!(check_thread_group(cs(5, 0), [1, 1, 65]).is_err());
-        assert!(check_thread_group(cs(5, 0), [0, 1, 1]).is_err());
-        assert!(check_thread_group(cs(4, 0), [768, 1, 1]).is_ok());
-        assert!(check_thread_group(cs(4, 0), [769, 1, 1]).is_err());
-        assert!(check_thread_group(cs(4, 1), [16, 16, 4]).is_err());
-        assert!(check_thread_group(cs(5, 0), [u32::MAX, u32::MAX, 64]).is_err());
+        assert!(check_thread_group(csv(5, 0), [1024, 1, 1]).is_ok());
+        assert!(check_thread_group(csv(5, 0), [32, 32, 1]).is_ok());
+        assert!(check_thread_group(csv(5, 0), [32, 32, 2]).is_err());
+        assert!(check_thread_group(csv(5, 0), [1, 1, 65]).is_err());
+        assert!(check_thread_group(csv(5, 0), [0, 1, 1]).is_err());
+        assert!(check_thread_group(csv(4, 0), [768, 1, 1]).is_ok());
+        assert!(check_thread_group(csv(4, 0), [769, 1, 1]).is_err());
+        assert!(check_thread_group(csv(4, 1), [16, 16, 4]).is_err());
+        assert!(check_thread_group(csv(5, 0), [u32::MAX, u32::MAX, 64]).is_err());
     }
 
     #[test]
@@ -502,10 +504,10 @@ mod tests {
         assert_eq!(avail(Opcode::AtomicIAdd), Avail::V50);
         assert_eq!(avail(Opcode::DclTgsmRaw), Avail::V50);
         assert_eq!(avail(Opcode::Reserved209), Avail::Never);
-        assert!(availability(Opcode::Gather4, cs(4, 0), 0).is_err());
-        assert!(availability(Opcode::Gather4, cs(4, 1), 0).is_ok());
-        assert!(availability(Opcode::Sample, cs(5, 0), 0).is_err());
-        assert!(availability(Opcode::SampleL, cs(5, 0), 0).is_ok());
+        assert!(availability(Opcode::Gather4, csv(4, 0), 0).is_err());
+        assert!(availability(Opcode::Gather4, csv(4, 1), 0).is_ok());
+        assert!(availability(Opcode::Sample, csv(5, 0), 0).is_err());
+        assert!(availability(Opcode::SampleL, csv(5, 0), 0).is_ok());
         let ps40 = Version {
             kind: ProgramKind::Pixel,
             major: 4,
@@ -538,9 +540,9 @@ mod tests {
     #[test]
     fn sync_rules() {
         use sync_flags::*;
-        assert!(check_sync(cs(5, 0), TGSM | THREADS_IN_GROUP).is_ok());
-        assert!(check_sync(cs(5, 0), THREADS_IN_GROUP).is_err());
-        assert!(check_sync(cs(5, 0), UAV_GROUP | UAV_GLOBAL).is_err());
+        assert!(check_sync(csv(5, 0), TGSM | THREADS_IN_GROUP).is_ok());
+        assert!(check_sync(csv(5, 0), THREADS_IN_GROUP).is_err());
+        assert!(check_sync(csv(5, 0), UAV_GROUP | UAV_GLOBAL).is_err());
         let ps = Version {
             kind: ProgramKind::Pixel,
             major: 5,
@@ -548,6 +550,128 @@ mod tests {
         };
         assert!(check_sync(ps, UAV_GLOBAL).is_ok());
         assert!(check_sync(ps, UAV_GLOBAL | TGSM).is_err());
+    }
+
+    use crate::ir::{Components, Operand};
+    use crate::validate::testutil::*;
+    use crate::validate::{validate, ValidationError};
+
+    fn err(p: &Program) -> ValidationError {
+        validate(p).expect_err("program should be rejected")
+    }
+
+    fn tgsm(reg: u32, stride: u32, count: u32) -> Decl {
+        Decl::TgsmStructured {
+            op: slot(OperandType::Tgsm, reg),
+            stride,
+            count,
+        }
+    }
+
+    #[test]
+    fn temp_budget_counts_indexable_elements() {
+        let x = |reg, len| Decl::IndexableTemp { reg, len, comps: 4 };
+        assert!(validate(&cs50(96, vec![x(0, 4000)], vec![])).is_ok());
+        let e = err(&cs50(97, vec![x(0, 4000)], vec![]));
+        assert_eq!(
+            (e.rule, e.inst_index, e.decl_index),
+            (Rule::Limit, None, None)
+        );
+        assert!(e.message.contains("4097"), "{e}");
+    }
+
+    #[test]
+    fn tgsm_totals_per_model() {
+        assert!(validate(&cs50(1, vec![tgsm(0, 2048, 16)], vec![])).is_ok());
+        let e = err(&cs50(1, vec![tgsm(0, 2048, 16), tgsm(1, 4, 1)], vec![]));
+        assert_eq!(e.rule, Rule::Limit);
+        assert!(e.message.contains("32768"), "{e}");
+        let raw = Decl::TgsmRaw {
+            op: slot(OperandType::Tgsm, 0),
+            bytes: 32768,
+        };
+        assert!(validate(&cs50(1, vec![raw], vec![])).is_ok());
+    }
+
+    #[test]
+    fn cs4_tgsm_rules() {
+        let ok = cs(
+            4,
+            0,
+            [64, 1, 1],
+            1,
+            vec![tgsm(0, 128, 64), tgsm(1, 128, 64)],
+            vec![],
+        );
+        assert_eq!(validate(&ok).expect("valid").tgsm_bytes, 16384);
+        // 260 bytes per thread is over the 256-byte budget of a 64-thread group.
+        let e = err(&cs(
+            4,
+            0,
+            [64, 1, 1],
+            1,
+            vec![tgsm(0, 128, 64), tgsm(1, 132, 64)],
+            vec![],
+        ));
+        assert_eq!(e.rule, Rule::Limit);
+        // One structure per thread.
+        let e = err(&cs(4, 0, [64, 1, 1], 1, vec![tgsm(0, 4, 32)], vec![]));
+        assert_eq!((e.rule, e.decl_index), (Rule::Limit, Some(3)));
+        let raw = Decl::TgsmRaw {
+            op: slot(OperandType::Tgsm, 0),
+            bytes: 64,
+        };
+        let e = err(&cs(4, 1, [64, 1, 1], 1, vec![raw], vec![]));
+        assert_eq!((e.rule, e.decl_index), (Rule::Model, Some(3)));
+    }
+
+    #[test]
+    fn compute_needs_a_thread_group() {
+        let mut p = cs50(1, vec![], vec![]);
+        p.decls.retain(|d| !matches!(d, Decl::ThreadGroup(_)));
+        assert!(err(&p).message.contains("dcl_thread_group"));
+    }
+
+    #[test]
+    fn declarations_of_other_stages_are_rejected() {
+        let out = Decl::Output(Operand::new(OperandType::Output, Components::Zero));
+        let e = err(&cs50(1, vec![out], vec![]));
+        assert_eq!((e.rule, e.decl_index), (Rule::Model, Some(3)));
+        let mut p = ps50(1, vec![], vec![]);
+        p.decls.push(Decl::ThreadGroup([1, 1, 1]));
+        assert_eq!(err(&p).rule, Rule::Model);
+    }
+
+    #[test]
+    fn instructions_of_other_models_are_rejected() {
+        let e = err(&cs50(1, vec![], vec![bare(Opcode::Reserved209)]));
+        assert_eq!((e.rule, e.inst_index), (Rule::Model, Some(0)));
+        let e = err(&cs50(1, vec![], vec![bare(Opcode::Emit)]));
+        assert_eq!((e.rule, e.inst_index), (Rule::Model, Some(0)));
+        let e = err(&cs50(1, vec![], vec![bare(Opcode::DclTemps)]));
+        assert!(e.message.contains("declaration"), "{e}");
+        let rcp = bare(Opcode::Rcp);
+        let e = err(&cs(4, 1, [8, 1, 1], 1, vec![], vec![rcp]));
+        assert_eq!(
+            e.to_string(),
+            "instruction 0 (rcp): needs model 5.0, program is cs_4_1"
+        );
+    }
+
+    #[test]
+    fn ps4_structured_buffers_need_the_flag() {
+        let srv = Decl::ResourceStructured {
+            op: slot(OperandType::Resource, 0),
+            stride: 4,
+            space: 0,
+        };
+        let mut p = ps50(1, vec![srv], vec![]);
+        p.version.major = 4;
+        let e = err(&p);
+        assert!(e.message.contains("enableRawAndStructuredBuffers"), "{e}");
+        p.decls
+            .push(Decl::GlobalFlags(global_flags::RAW_AND_STRUCTURED_4X));
+        assert!(validate(&p).is_ok());
     }
 
     #[test]
@@ -565,10 +689,10 @@ mod tests {
         assert!(check_stride(0).is_err());
         assert!(check_stride(6).is_err());
         assert!(check_stride(2052).is_err());
-        assert!(check_uav_slot(cs(5, 0), 63).is_ok());
-        assert!(check_uav_slot(cs(5, 0), 64).is_err());
-        assert!(check_uav_slot(cs(4, 0), 1).is_err());
-        assert!(check_slot(cs(5, 0), OperandType::Sampler, 16).is_err());
-        assert!(check_slot(cs(5, 0), OperandType::ConstantBuffer, 14).is_ok());
+        assert!(check_uav_slot(csv(5, 0), 63).is_ok());
+        assert!(check_uav_slot(csv(5, 0), 64).is_err());
+        assert!(check_uav_slot(csv(4, 0), 1).is_err());
+        assert!(check_slot(csv(5, 0), OperandType::Sampler, 16).is_err());
+        assert!(check_slot(csv(5, 0), OperandType::ConstantBuffer, 14).is_ok());
     }
 }

@@ -25,15 +25,14 @@ mod limits;
 mod resources;
 mod shape;
 
-use std::fmt;
-
 use crate::ir::{Opcode, Program};
 
-pub use cfg::{Flow, FlowTable};
+pub use cfg::{Flow, FlowTable, MAX_NESTING};
 pub use info::{
     CbInfo, IndexableTempInfo, IoReg, ProgramInfo, ResourceInfo, ResourceKind, SamplerInfo,
     TgsmInfo, TgsmKind, UavInfo,
 };
+pub use limits::global_flags;
 
 /// Which family of rule a [`ValidationError`] breaks (for callers and tests
 /// that want to match on the kind without parsing the message).
@@ -56,8 +55,11 @@ pub enum Rule {
     Operand,
 }
 
-/// A program that breaks a rule of its shader model.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A program that breaks a rule of its shader model. Displays as
+/// `instruction 12 (ld_structured): t3 is not declared`,
+/// `declaration 2 (dcl_tgsm_raw): ...` or `program: ...`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", location(*.inst_index, *.decl_index, *.opcode))]
 pub struct ValidationError {
     pub rule: Rule,
     /// Index into `Program::insts` of the offending instruction.
@@ -119,18 +121,15 @@ impl ValidationError {
     }
 }
 
-impl fmt::Display for ValidationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = self.mnemonic().unwrap_or("?");
-        match (self.inst_index, self.decl_index) {
-            (Some(i), _) => write!(f, "instruction {i} ({name}): {}", self.message),
-            (None, Some(d)) => write!(f, "declaration {d} ({name}): {}", self.message),
-            (None, None) => write!(f, "program: {}", self.message),
-        }
+/// Where an error happened, for its message.
+fn location(inst: Option<usize>, decl: Option<usize>, opcode: Option<Opcode>) -> String {
+    let name = opcode.map_or("?", Opcode::mnemonic);
+    match (inst, decl) {
+        (Some(i), _) => format!("instruction {i} ({name})"),
+        (None, Some(d)) => format!("declaration {d} ({name})"),
+        (None, None) => "program".to_string(),
     }
 }
-
-impl std::error::Error for ValidationError {}
 
 /// Shorthand used by the submodules.
 pub(crate) type VResult<T> = Result<T, ValidationError>;

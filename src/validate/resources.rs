@@ -516,15 +516,7 @@ fn check_register(v: Version, info: &ProgramInfo, op: &Operand, depth: u32) -> R
         T::Resource => check_slot_declared(v, op, info.srvs.get(&key(op)?).map(|r| r.range)),
         T::Uav => check_slot_declared(v, op, info.uavs.get(&key(op)?).map(|r| r.range)),
         T::Sampler => check_slot_declared(v, op, info.samplers.get(&key(op)?).map(|r| r.range)),
-        T::Tgsm => check_slot_declared(
-            Version {
-                major: 5,
-                minor: 0,
-                ..v
-            },
-            op,
-            info.tgsm.get(&key(op)?).map(|_| None),
-        ),
+        T::Tgsm => check_tgsm(info, op),
         T::Input | T::Output => check_io(v, info, op),
         ty if is_declared_system_input(ty) => check_system_input(v, info, ty),
         ty if is_declared_system_output(ty) => check_system_output(v, info, ty),
@@ -638,6 +630,17 @@ fn check_slot_declared(v: Version, op: &Operand, found: Option<Option<(u32, u32)
     }
     if v.is_sm51() {
         check_in_range(op, range, 1)?;
+    }
+    Ok(())
+}
+
+/// g#: declared, one index (TGSM has no SM5.1 ranges).
+fn check_tgsm(info: &ProgramInfo, op: &Operand) -> RegResult {
+    let [Index::Imm32(g)] = op.indices.as_slice() else {
+        return Err(bad_operand("g# takes exactly one constant index".into()));
+    };
+    if !info.tgsm.contains_key(g) {
+        return Err(undeclared(format!("g{g} is not declared")));
     }
     Ok(())
 }
@@ -834,71 +837,63 @@ fn check_kinds(info: &ProgramInfo, inst: &Instruction) -> Result<(), String> {
     let Some(mem) = lookup(info, op) else {
         return Ok(());
     };
-    let wrong = |want: &str| {
-        Err(format!(
-            "{} needs {want}, but {} is {}",
-            inst.opcode.mnemonic(),
-            name(op),
-            mem.describe()
-        ))
+    let Some((ok, want)) = kind_rule(inst.opcode, mem) else {
+        return Ok(());
     };
-    use Opcode::*;
-    match inst.opcode {
-        LdRaw | LdRawS | StoreRaw => {
-            if mem.is_raw() {
-                Ok(())
-            } else {
-                wrong("a raw buffer or raw TGSM")
-            }
-        }
-        LdStructured | LdStructuredS | StoreStructured => {
-            if mem.is_structured() {
-                Ok(())
-            } else {
-                wrong("a structured buffer or structured TGSM")
-            }
-        }
-        LdUavTyped | LdUavTypedS | StoreUavTyped => match mem {
-            Mem::Uav(ResourceKind::Typed { .. }) => Ok(()),
-            _ => wrong("a typed UAV"),
-        },
-        Ld | LdS => typed_dim(mem, |d| !is_ms(d) && !is_cube(d)).map_or_else(
-            || wrong("a typed, non-multisampled, non-cube resource"),
-            |_| Ok(()),
-        ),
-        LdMs | LdMsS => {
-            typed_dim(mem, is_ms).map_or_else(|| wrong("a multisampled texture"), |_| Ok(()))
-        }
-        ResInfo => typed_dim(mem, |d| d != ResourceDim::Buffer)
-            .map_or_else(|| wrong("a typed texture (not a buffer)"), |_| Ok(())),
-        BufInfo => match mem {
-            Mem::Srv(k) | Mem::Uav(k) if k.is_buffer() => Ok(()),
-            _ => wrong("a buffer (typed, raw or structured)"),
-        },
-        SampleInfo | SamplePos => {
-            typed_dim(mem, |_| true).map_or_else(|| wrong("a typed texture"), |_| Ok(()))
-        }
-        ImmAtomicAlloc | ImmAtomicConsume => match mem {
-            Mem::Uav(ResourceKind::Structured { .. }) => Ok(()),
-            _ => wrong("a structured UAV"),
-        },
-        op if op.class() == OpClass::Sample => {
-            typed_dim(mem, |d| d != ResourceDim::Buffer && !is_ms(d)).map_or_else(
-                || wrong("a typed texture (not a buffer or multisampled)"),
-                |_| Ok(()),
-            )
-        }
-        op if op.class() == OpClass::Atomic => check_atomic_target(mem).map_or_else(
-            || wrong("raw, structured or 32-bit integer typed memory"),
-            |_| Ok(()),
-        ),
-        _ => Ok(()),
+    if ok {
+        return Ok(());
     }
+    Err(format!(
+        "{} needs {want}, but {} is {}",
+        inst.opcode.mnemonic(),
+        name(op),
+        mem.describe()
+    ))
 }
 
-fn typed_dim(mem: Mem, ok: impl Fn(ResourceDim) -> bool) -> Option<()> {
-    let (dim, _) = mem.typed()?;
-    ok(dim).then_some(())
+/// Whether `mem` suits opcode `op`, and what the opcode wants (`None` for
+/// opcodes without a kind rule).
+fn kind_rule(op: Opcode, mem: Mem) -> Option<(bool, &'static str)> {
+    use Opcode::*;
+    let typed = |ok: fn(ResourceDim) -> bool| mem.typed().is_some_and(|(d, _)| ok(d));
+    Some(match op {
+        LdRaw | LdRawS | StoreRaw => (mem.is_raw(), "a raw buffer or raw TGSM"),
+        LdStructured | LdStructuredS | StoreStructured => (
+            mem.is_structured(),
+            "a structured buffer or structured TGSM",
+        ),
+        LdUavTyped | LdUavTypedS | StoreUavTyped => (
+            matches!(mem, Mem::Uav(ResourceKind::Typed { .. })),
+            "a typed UAV",
+        ),
+        Ld | LdS => (
+            typed(|d| !is_ms(d) && !is_cube(d)),
+            "a typed, non-multisampled, non-cube resource",
+        ),
+        LdMs | LdMsS => (typed(is_ms), "a multisampled texture"),
+        ResInfo => (
+            typed(|d| d != ResourceDim::Buffer),
+            "a typed texture (not a buffer)",
+        ),
+        BufInfo => (
+            matches!(mem, Mem::Srv(k) | Mem::Uav(k) if k.is_buffer()),
+            "a buffer (typed, raw or structured)",
+        ),
+        SampleInfo | SamplePos => (typed(|_| true), "a typed texture"),
+        ImmAtomicAlloc | ImmAtomicConsume => (
+            matches!(mem, Mem::Uav(ResourceKind::Structured { .. })),
+            "a structured UAV",
+        ),
+        op if op.class() == OpClass::Sample => (
+            typed(|d| d != ResourceDim::Buffer && !is_ms(d)),
+            "a typed texture (not a buffer or multisampled)",
+        ),
+        op if op.class() == OpClass::Atomic => (
+            is_atomic_target(mem),
+            "raw, structured or 32-bit integer typed memory",
+        ),
+        _ => return None,
+    })
 }
 
 fn is_ms(d: ResourceDim) -> bool {
@@ -910,13 +905,13 @@ fn is_cube(d: ResourceDim) -> bool {
 }
 
 /// Atomics work on u#/g#; a typed u# must be declared UINT or SINT.
-fn check_atomic_target(mem: Mem) -> Option<()> {
+fn is_atomic_target(mem: Mem) -> bool {
     match mem {
-        Mem::Srv(_) => None,
+        Mem::Srv(_) => false,
         Mem::Uav(ResourceKind::Typed { ret, .. }) => {
-            matches!(ret[0], ReturnType::Uint | ReturnType::Sint).then_some(())
+            matches!(ret[0], ReturnType::Uint | ReturnType::Sint)
         }
-        Mem::Uav(_) | Mem::Tgsm(_) => Some(()),
+        Mem::Uav(_) | Mem::Tgsm(_) => true,
     }
 }
 
@@ -999,4 +994,483 @@ fn record_usage(info: &mut ProgramInfo, inst: &Instruction) -> Result<(), String
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::Opcode::*;
+    use crate::ir::{Decl, OperandType as T, ResourceDim, ReturnType, UavFlags};
+    use crate::validate::testutil::*;
+    use crate::validate::{validate, Rule, ValidationError};
+
+    fn err(p: &crate::ir::Program) -> ValidationError {
+        validate(p).expect_err("program should be rejected")
+    }
+
+    fn uav_raw(i: u32) -> Decl {
+        Decl::UavRaw {
+            op: slot(T::Uav, i),
+            flags: UavFlags::default(),
+            space: 0,
+        }
+    }
+
+    fn uav_structured(i: u32, stride: u32) -> Decl {
+        Decl::UavStructured {
+            op: slot(T::Uav, i),
+            stride,
+            flags: UavFlags::default(),
+            space: 0,
+        }
+    }
+
+    fn uav_typed(i: u32, dim: ResourceDim, ret: ReturnType) -> Decl {
+        Decl::UavTyped {
+            op: slot(T::Uav, i),
+            dim,
+            flags: UavFlags::default(),
+            ret: [ret; 4],
+            space: 0,
+        }
+    }
+
+    fn srv_typed(i: u32, dim: ResourceDim) -> Decl {
+        Decl::Resource {
+            op: slot(T::Resource, i),
+            dim,
+            sample_count: 0,
+            ret: [ReturnType::Float; 4],
+            space: 0,
+        }
+    }
+
+    fn cb(i: u32, size: u32, dynamic: bool) -> Decl {
+        Decl::ConstantBuffer {
+            op: reg(T::ConstantBuffer, &[i, size], swz([0, 1, 2, 3])),
+            dynamic,
+            size,
+            space: 0,
+        }
+    }
+
+    fn store_raw(dst: crate::ir::Operand) -> crate::ir::Instruction {
+        inst(StoreRaw, vec![dst, lit(0), rx(0)])
+    }
+
+    #[test]
+    fn temps_must_be_declared() {
+        let p = cs50(2, vec![], vec![inst(Mov, vec![rd(1, 1), rs(0)])]);
+        assert!(validate(&p).is_ok());
+        let p = cs50(2, vec![], vec![inst(Mov, vec![rd(0, 1), rs(2)])]);
+        let e = err(&p);
+        assert_eq!((e.rule, e.inst_index), (Rule::Undeclared, Some(0)));
+        assert_eq!(
+            e.to_string(),
+            "instruction 0 (mov): r2 is not declared (dcl_temps 2)"
+        );
+    }
+
+    #[test]
+    fn indexable_temps_and_constant_indices() {
+        let x = Decl::IndexableTemp {
+            reg: 0,
+            len: 4,
+            comps: 4,
+        };
+        let p = cs50(
+            1,
+            vec![x.clone()],
+            vec![inst(
+                Mov,
+                vec![reg(T::IndexableTemp, &[0, 3], mask(0xF)), rs(0)],
+            )],
+        );
+        let info = validate(&p).unwrap();
+        assert_eq!(info.indexable_temps[&0].len, 4);
+        assert_eq!(info.temp_vec4_count(), 5);
+        let p = cs50(
+            1,
+            vec![x.clone()],
+            vec![inst(
+                Mov,
+                vec![reg(T::IndexableTemp, &[0, 4], mask(0xF)), rs(0)],
+            )],
+        );
+        assert!(err(&p)
+            .message
+            .contains("x0[4] is past the declared length 4"));
+        let p = cs50(
+            1,
+            vec![x],
+            vec![inst(
+                Mov,
+                vec![
+                    rd(0, 0xF),
+                    reg(T::IndexableTemp, &[1, 0], swz([0, 1, 2, 3])),
+                ],
+            )],
+        );
+        assert_eq!(err(&p).message, "x1 is not declared");
+        // A relative index names registers that must be declared too.
+        let mut rel = reg(T::IndexableTemp, &[0, 0], swz([0, 1, 2, 3]));
+        rel.indices[1] = crate::ir::Index::Imm32PlusRelative(1, Box::new(rx(5)));
+        let p = cs50(
+            1,
+            vec![Decl::IndexableTemp {
+                reg: 0,
+                len: 4,
+                comps: 4,
+            }],
+            vec![inst(Mov, vec![rd(0, 0xF), rel])],
+        );
+        assert_eq!(err(&p).message, "r5 is not declared (dcl_temps 1)");
+    }
+
+    #[test]
+    fn constant_buffers() {
+        let read = |slot: u32, e: u32| {
+            inst(
+                Mov,
+                vec![
+                    rd(0, 0xF),
+                    reg(T::ConstantBuffer, &[slot, e], swz([0, 1, 2, 3])),
+                ],
+            )
+        };
+        assert!(validate(&cs50(1, vec![cb(0, 2, false)], vec![read(0, 1)])).is_ok());
+        let e = err(&cs50(1, vec![cb(0, 2, false)], vec![read(0, 2)]));
+        assert_eq!(
+            (e.rule, e.message.as_str()),
+            (Rule::Undeclared, "cb0[2] is past the declared size 2")
+        );
+        // Dynamically indexed buffers are bound-checked at run time instead.
+        assert!(validate(&cs50(1, vec![cb(0, 2, true)], vec![read(0, 2)])).is_ok());
+        assert_eq!(
+            err(&cs50(1, vec![cb(0, 2, false)], vec![read(1, 0)])).message,
+            "cb1 is not declared"
+        );
+        let e = err(&cs50(1, vec![cb(0, 4097, false)], vec![]));
+        assert_eq!((e.rule, e.decl_index), (Rule::Declaration, Some(3)));
+        let e = err(&cs50(1, vec![cb(0, 1, false), cb(0, 1, false)], vec![]));
+        assert!(e.message.contains("declared twice"));
+    }
+
+    #[test]
+    fn immediate_constant_buffer() {
+        let icb = Decl::ImmediateConstantBuffer(vec![1, 2, 3, 4, 5, 6, 7, 8]);
+        let read = |e: u32| {
+            inst(
+                Mov,
+                vec![
+                    rd(0, 0xF),
+                    reg(T::ImmConstantBuffer, &[e], swz([0, 1, 2, 3])),
+                ],
+            )
+        };
+        let info = validate(&cs50(1, vec![icb.clone()], vec![read(1)])).unwrap();
+        assert_eq!(info.icb, Some(vec![[1, 2, 3, 4], [5, 6, 7, 8]]));
+        assert!(err(&cs50(1, vec![icb], vec![read(2)]))
+            .message
+            .contains("icb[2]"));
+        assert!(err(&cs50(1, vec![], vec![read(0)]))
+            .message
+            .contains("no immediate constant buffer"));
+        let e = err(&cs50(
+            1,
+            vec![Decl::ImmediateConstantBuffer(vec![1, 2, 3])],
+            vec![],
+        ));
+        assert_eq!(e.rule, Rule::Declaration);
+    }
+
+    #[test]
+    fn resource_slots_must_be_declared() {
+        let ld = inst(
+            LdStructured,
+            vec![rd(0, 1), rx(0), lit(0), res(T::Resource, 3)],
+        );
+        let e = err(&cs50(1, vec![], vec![ld.clone()]));
+        assert_eq!(
+            e.to_string(),
+            "instruction 0 (ld_structured): t3 is not declared"
+        );
+        let srv = Decl::ResourceStructured {
+            op: slot(T::Resource, 3),
+            stride: 16,
+            space: 0,
+        };
+        let info = validate(&cs50(1, vec![srv], vec![ld])).unwrap();
+        assert_eq!(
+            info.srvs[&3].kind,
+            crate::validate::ResourceKind::Structured { stride: 16 }
+        );
+        assert!(err(&cs50(1, vec![], vec![store_raw(resd(T::Uav, 0, 1))]))
+            .message
+            .contains("u0 is not declared"));
+        assert!(err(&cs50(1, vec![], vec![store_raw(resd(T::Tgsm, 0, 1))]))
+            .message
+            .contains("g0 is not declared"));
+    }
+
+    #[test]
+    fn thread_inputs_must_be_declared() {
+        let use_it = inst(Mov, vec![rd(0, 1), sysv(T::ThreadIdInGroupFlattened)]);
+        let e = err(&cs50(1, vec![], vec![use_it.clone()]));
+        assert_eq!(e.rule, Rule::Undeclared);
+        assert!(e.message.contains("vThreadIDInGroupFlattened"));
+        let dcl = Decl::Input(crate::ir::Operand::new(
+            T::ThreadIdInGroupFlattened,
+            crate::ir::Components::Zero,
+        ));
+        let info = validate(&cs50(1, vec![dcl], vec![use_it])).unwrap();
+        assert!(info.has_input(T::ThreadIdInGroupFlattened));
+    }
+
+    #[test]
+    fn pixel_inputs_and_outputs_must_be_declared() {
+        let v1 = reg(T::Input, &[1], swz([0, 1, 2, 3]));
+        let e = err(&ps50(
+            1,
+            vec![],
+            vec![inst(Mov, vec![reg(T::Output, &[0], mask(0xF)), v1.clone()])],
+        ));
+        assert_eq!(e.message, "v1 is not declared");
+        let dcl = Decl::InputPs {
+            op: reg(T::Input, &[1], mask(0xF)),
+            interp: 2,
+        };
+        assert!(validate(&ps50(
+            1,
+            vec![dcl],
+            vec![inst(Mov, vec![reg(T::Output, &[0], mask(0xF)), v1])]
+        ))
+        .is_ok());
+        let e = err(&ps50(
+            1,
+            vec![],
+            vec![inst(Mov, vec![reg(T::Output, &[1], mask(0xF)), rs(0)])],
+        ));
+        assert_eq!(e.message, "o1 is not declared");
+        // v# does not exist in compute programs.
+        let e = err(&cs50(
+            1,
+            vec![],
+            vec![inst(
+                Mov,
+                vec![rd(0, 0xF), reg(T::Input, &[0], swz([0, 1, 2, 3]))],
+            )],
+        ));
+        assert_eq!(e.rule, Rule::Operand);
+    }
+
+    #[test]
+    fn raw_and_structured_kinds() {
+        let tgsm_raw = Decl::TgsmRaw {
+            op: slot(T::Tgsm, 0),
+            bytes: 64,
+        };
+        let tgsm_st = Decl::TgsmStructured {
+            op: slot(T::Tgsm, 1),
+            stride: 8,
+            count: 4,
+        };
+        let ok = cs50(
+            1,
+            vec![uav_raw(0), tgsm_raw.clone(), tgsm_st.clone()],
+            vec![
+                store_raw(resd(T::Uav, 0, 1)),
+                store_raw(resd(T::Tgsm, 0, 3)),
+                inst(
+                    StoreStructured,
+                    vec![resd(T::Tgsm, 1, 1), rx(0), lit(4), rx(0)],
+                ),
+                inst(LdRaw, vec![rd(0, 1), lit(0), res(T::Tgsm, 0)]),
+            ],
+        );
+        let info = validate(&ok).unwrap();
+        assert_eq!(info.tgsm[&0].offset, 0);
+        assert_eq!(info.tgsm[&1].offset, 64);
+        assert_eq!(info.tgsm_bytes, 96);
+        let bad = cs50(
+            1,
+            vec![uav_structured(0, 4)],
+            vec![store_raw(resd(T::Uav, 0, 1))],
+        );
+        let e = err(&bad);
+        assert_eq!((e.rule, e.inst_index), (Rule::ResourceKind, Some(0)));
+        assert!(
+            e.message.contains("u0 is a structured buffer"),
+            "{}",
+            e.message
+        );
+        let bad = cs50(
+            1,
+            vec![tgsm_raw],
+            vec![inst(
+                LdStructured,
+                vec![rd(0, 1), rx(0), lit(0), res(T::Tgsm, 0)],
+            )],
+        );
+        assert_eq!(err(&bad).rule, Rule::ResourceKind);
+    }
+
+    #[test]
+    fn typed_uav_and_bufinfo_kinds() {
+        let store = inst(StoreUavTyped, vec![resd(T::Uav, 0, 0xF), rs(0), rs(0)]);
+        assert!(validate(&cs50(
+            1,
+            vec![uav_typed(0, ResourceDim::Texture2D, ReturnType::Float)],
+            vec![store.clone()]
+        ))
+        .is_ok());
+        assert_eq!(
+            err(&cs50(1, vec![uav_raw(0)], vec![store])).rule,
+            Rule::ResourceKind
+        );
+        let bufinfo = inst(BufInfo, vec![rd(0, 1), res(T::Uav, 0)]);
+        assert!(validate(&cs50(1, vec![uav_raw(0)], vec![bufinfo.clone()])).is_ok());
+        assert!(validate(&cs50(
+            1,
+            vec![uav_typed(0, ResourceDim::Buffer, ReturnType::Uint)],
+            vec![bufinfo.clone()]
+        ))
+        .is_ok());
+        assert_eq!(
+            err(&cs50(
+                1,
+                vec![uav_typed(0, ResourceDim::Texture2D, ReturnType::Uint)],
+                vec![bufinfo]
+            ))
+            .rule,
+            Rule::ResourceKind
+        );
+        let resinfo = inst(ResInfo, vec![rd(0, 0xF), lit(0), res(T::Resource, 0)]);
+        assert!(validate(&cs50(
+            1,
+            vec![srv_typed(0, ResourceDim::Texture2D)],
+            vec![resinfo.clone()]
+        ))
+        .is_ok());
+        assert_eq!(
+            err(&cs50(
+                1,
+                vec![srv_typed(0, ResourceDim::Buffer)],
+                vec![resinfo]
+            ))
+            .rule,
+            Rule::ResourceKind
+        );
+    }
+
+    #[test]
+    fn atomics_and_counters() {
+        let add = |m| inst(AtomicIAdd, vec![m, rx(0), rx(0)]);
+        assert!(
+            validate(&cs50(1, vec![uav_raw(0)], vec![add(resd(T::Uav, 0, 0xF))]))
+                .unwrap()
+                .uses_atomics
+        );
+        let e = err(&cs50(
+            1,
+            vec![uav_typed(0, ResourceDim::Buffer, ReturnType::Float)],
+            vec![add(resd(T::Uav, 0, 0xF))],
+        ));
+        assert_eq!(e.rule, Rule::ResourceKind);
+        let alloc = inst(ImmAtomicAlloc, vec![rd(0, 1), resd(T::Uav, 0, 0xF)]);
+        let consume = inst(ImmAtomicConsume, vec![rd(0, 1), resd(T::Uav, 0, 0xF)]);
+        let info = validate(&cs50(1, vec![uav_structured(0, 4)], vec![alloc.clone()])).unwrap();
+        assert!(info.uavs[&0].uses_alloc);
+        assert_eq!(
+            err(&cs50(1, vec![uav_raw(0)], vec![alloc.clone()])).rule,
+            Rule::ResourceKind
+        );
+        let e = err(&cs50(1, vec![uav_structured(0, 4)], vec![alloc, consume]));
+        assert_eq!(e.inst_index, Some(1));
+        assert!(e.message.contains("both"));
+    }
+
+    #[test]
+    fn sampling_needs_textures_and_samplers() {
+        let smp = Decl::Sampler {
+            op: slot(T::Sampler, 0),
+            mode: 0,
+            space: 0,
+        };
+        let sample = inst(
+            SampleL,
+            vec![
+                rd(0, 0xF),
+                rs(0),
+                res(T::Resource, 0),
+                res(T::Sampler, 0),
+                lit(0),
+            ],
+        );
+        assert!(validate(&cs50(
+            1,
+            vec![srv_typed(0, ResourceDim::Texture2D), smp.clone()],
+            vec![sample.clone()]
+        ))
+        .is_ok());
+        assert_eq!(
+            err(&cs50(
+                1,
+                vec![srv_typed(0, ResourceDim::Texture2D)],
+                vec![sample.clone()]
+            ))
+            .message,
+            "s0 is not declared"
+        );
+        assert_eq!(
+            err(&cs50(
+                1,
+                vec![srv_typed(0, ResourceDim::Buffer), smp],
+                vec![sample]
+            ))
+            .rule,
+            Rule::ResourceKind
+        );
+    }
+
+    #[test]
+    fn extended_resource_tokens_must_agree() {
+        let mut ld = inst(LdStructured, vec![rd(0, 1), rx(0), lit(0), res(T::Uav, 0)]);
+        ld.ext.push(crate::ir::ExtOpcode::ResourceDim {
+            dim: ResourceDim::StructuredBuffer,
+            stride: 8,
+        });
+        assert!(validate(&cs50(1, vec![uav_structured(0, 8)], vec![ld.clone()])).is_ok());
+        let e = err(&cs50(1, vec![uav_structured(0, 16)], vec![ld]));
+        assert_eq!(e.rule, Rule::ResourceKind);
+        assert!(e.message.contains("extended token"));
+    }
+
+    #[test]
+    fn declaration_rules() {
+        let e = err(&cs50(1, vec![uav_structured(0, 6)], vec![]));
+        assert_eq!((e.rule, e.decl_index), (Rule::Declaration, Some(3)));
+        assert!(e.message.contains("stride 6"));
+        assert!(err(&cs50(1, vec![uav_structured(0, 4096)], vec![]))
+            .message
+            .contains("stride"));
+        let e = err(&cs50(
+            1,
+            vec![Decl::TgsmRaw {
+                op: slot(T::Tgsm, 0),
+                bytes: 6,
+            }],
+            vec![],
+        ));
+        assert_eq!(e.rule, Rule::Declaration);
+        let e = err(&cs50(1, vec![uav_raw(64)], vec![]));
+        assert!(e.message.contains("u64"));
+        let e = err(&cs50(1, vec![Decl::Temps(1)], vec![]));
+        assert!(e.message.contains("twice"));
+        let e = err(&cs50(
+            1,
+            vec![uav_typed(0, ResourceDim::TextureCube, ReturnType::Float)],
+            vec![],
+        ));
+        assert_eq!(e.rule, Rule::Declaration);
+    }
 }

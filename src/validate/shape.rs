@@ -439,6 +439,126 @@ mod tests {
         assert_eq!(signature(Opcode::Swapc).map(<[Role]>::len), Some(5));
     }
 
+    use crate::ir::{Decl, Opcode::*};
+    use crate::validate::testutil::*;
+    use crate::validate::{validate, Rule, ValidationError};
+
+    fn operand_err(insts: Vec<Instruction>) -> ValidationError {
+        let flags = Decl::GlobalFlags(0x800 | 0x1000 | 0x20000);
+        let e = validate(&cs50(2, vec![flags], insts)).expect_err("should fail");
+        assert_eq!((e.rule, e.inst_index), (Rule::Operand, Some(0)), "{e}");
+        e
+    }
+
+    #[test]
+    fn operand_counts() {
+        let e = operand_err(vec![inst(Add, vec![rd(0, 1), rs(0)])]);
+        assert_eq!(e.message, "takes 3 operands, found 2");
+        operand_err(vec![inst(IMul, vec![rd(0, 1), rs(0), rs(1)])]);
+        operand_err(vec![inst(Loop, vec![rs(0)])]);
+    }
+
+    #[test]
+    fn destinations_must_be_writable_masks() {
+        let e = operand_err(vec![inst(Mov, vec![lit(1), rs(0)])]);
+        assert!(e.message.contains("operand 0"), "{e}");
+        let e = operand_err(vec![inst(Mov, vec![rs(0), rs(1)])]);
+        assert!(e.message.contains("write mask"), "{e}");
+        let e = operand_err(vec![inst(Mov, vec![rd(0, 1), rd(1, 1)])]);
+        assert!(e.message.contains("swizzle"), "{e}");
+        // null is a legal destination of a two-result op.
+        let null = Operand::new(OperandType::Null, Components::Zero);
+        let p = cs50(
+            2,
+            vec![],
+            vec![inst(UDiv, vec![null, rd(0, 1), rx(0), rx(1)])],
+        );
+        assert!(validate(&p).is_ok());
+    }
+
+    #[test]
+    fn conditions_are_scalars() {
+        let e = operand_err(vec![inst(If, vec![rs(0)]), bare(EndIf)]);
+        assert!(e.message.contains("single component"), "{e}");
+        let p = cs50(2, vec![], vec![inst(If, vec![rx(0)]), bare(EndIf)]);
+        assert!(validate(&p).is_ok());
+    }
+
+    #[test]
+    fn store_masks() {
+        let uav = Decl::UavRaw {
+            op: slot(OperandType::Uav, 0),
+            flags: crate::ir::UavFlags::default(),
+            space: 0,
+        };
+        for (m, ok) in [
+            (0x1, true),
+            (0x3, true),
+            (0x7, true),
+            (0xF, true),
+            (0x2, false),
+            (0x5, false),
+            (0xE, false),
+        ] {
+            let store = inst(StoreRaw, vec![resd(OperandType::Uav, 0, m), lit(0), rs(0)]);
+            let r = validate(&cs50(1, vec![uav.clone()], vec![store]));
+            assert_eq!(r.is_ok(), ok, "mask {m:#x}: {r:?}");
+        }
+        let typed = Decl::UavTyped {
+            op: slot(OperandType::Uav, 0),
+            dim: crate::ir::ResourceDim::Buffer,
+            flags: crate::ir::UavFlags::default(),
+            ret: [crate::ir::ReturnType::Float; 4],
+            space: 0,
+        };
+        let store = inst(
+            StoreUavTyped,
+            vec![resd(OperandType::Uav, 0, 0x1), rx(0), rs(0)],
+        );
+        let e = validate(&cs50(1, vec![typed], vec![store])).expect_err("partial mask");
+        assert!(e.message.contains(".xyzw"), "{e}");
+    }
+
+    #[test]
+    fn double_masks_and_swizzles() {
+        let ok = |insts| validate(&cs50(2, vec![Decl::GlobalFlags(0x1800)], insts));
+        assert!(ok(vec![inst(DAdd, vec![rd(0, 0x3), rs(0), rs(1)])]).is_ok());
+        assert!(ok(vec![inst(
+            DAdd,
+            vec![
+                rd(0, 0xC),
+                reg(OperandType::Temp, &[0], swz([0, 1, 0, 1])),
+                rs(1)
+            ]
+        )])
+        .is_ok());
+        assert!(ok(vec![inst(DEq, vec![rd(0, 0x1), rs(0), rs(1)])]).is_ok());
+        assert!(ok(vec![inst(
+            Ftod,
+            vec![rd(0, 0x3), reg(OperandType::Temp, &[0], swz([2, 0, 0, 0]))]
+        )])
+        .is_ok());
+        let e = operand_err(vec![inst(DAdd, vec![rd(0, 0x1), rs(0), rs(1)])]);
+        assert!(e.message.contains(".xy, .zw or .xyzw"), "{e}");
+        let e = operand_err(vec![inst(
+            DAdd,
+            vec![
+                rd(0, 0x3),
+                reg(OperandType::Temp, &[0], swz([1, 0, 2, 3])),
+                rs(1),
+            ],
+        )]);
+        assert!(e.message.contains("pairs"), "{e}");
+        operand_err(vec![inst(DEq, vec![rd(0, 0x7), rs(0), rs(1)])]);
+    }
+
+    #[test]
+    fn resource_positions_need_resource_files() {
+        let e = operand_err(vec![inst(LdRaw, vec![rd(0, 1), lit(0), rs(0)])]);
+        assert!(e.message.contains("operand 2"), "{e}");
+        operand_err(vec![inst(StoreRaw, vec![rd(0, 1), lit(0), rs(0)])]);
+    }
+
     #[test]
     fn mask_names() {
         assert_eq!(mask_name(0xF), ".xyzw");
