@@ -12,7 +12,9 @@
 //!   type is normally 0-component), `.none` (the reverse);
 //! - extended operand fields: `{min16f}`, `{min2_8f}`, `{min16i}`,
 //!   `{min16u}`, `{minprecN}`, `{nonuniform}` after the operand;
-//! - a 64-bit index: the number with an `i64` suffix (`[5i64]`);
+//! - a 64-bit index: the number with an `i64` suffix (`[5i64]`); a relative
+//!   index with an explicit zero immediate: `[r0.x + 0i32]` (fxc writes a plain
+//!   relative index as `[r0.x + 0]`);
 //! - the `precise` mask: `[precise(xy)]` after the mnemonic;
 //! - declarations of other stages: `MNEMONIC raw(controls, dword, ...)`.
 
@@ -159,14 +161,18 @@ const GLOBAL_FLAGS: [&str; 9] = [
     "allResourcesBound",
 ];
 
+/// Bit of the first global flag: `Decl::GlobalFlags` keeps token bit positions.
+const GLOBAL_FLAG_SHIFT: u32 = 11;
+
 /// `refactoringAllowed | enableDoublePrecisionFloatOps`; unknown bits as hex; `0` if none.
 pub fn global_flags_text(flags: u32) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut rest = flags;
     for (i, name) in GLOBAL_FLAGS.iter().enumerate() {
-        if flags & (1 << i) != 0 {
+        let bit = 1 << (i as u32 + GLOBAL_FLAG_SHIFT);
+        if flags & bit != 0 {
             parts.push(name.to_string());
-            rest &= !(1 << i);
+            rest &= !bit;
         }
     }
     if rest != 0 || parts.is_empty() {
@@ -180,7 +186,10 @@ pub fn global_flags_text(flags: u32) -> String {
 }
 
 pub fn global_flag_from_name(s: &str) -> Option<u32> {
-    GLOBAL_FLAGS.iter().position(|n| *n == s).map(|i| 1 << i)
+    GLOBAL_FLAGS
+        .iter()
+        .position(|n| *n == s)
+        .map(|i| 1 << (i as u32 + GLOBAL_FLAG_SHIFT))
 }
 
 pub const SAMPLER_MODES: [&str; 3] = ["mode_default", "mode_comparison", "mode_mono"];
@@ -427,11 +436,12 @@ mod tests {
             assert_eq!(min_precision_from_name(&min_precision_name(v)), Some(v));
         }
         assert_eq!(
-            global_flags_text(0x3),
+            global_flags_text(0x1800),
             "refactoringAllowed | enableDoublePrecisionFloatOps"
         );
         assert_eq!(global_flags_text(0), "0");
-        assert_eq!(global_flags_text(0x1001), "refactoringAllowed | 0x1000");
+        assert_eq!(global_flags_text(0x801), "refactoringAllowed | 0x1");
+        assert_eq!(global_flag_from_name("allResourcesBound"), Some(0x80000));
     }
 
     #[test]

@@ -489,7 +489,7 @@ impl Parser {
     }
 
     fn imm32(&mut self) -> R<Operand> {
-        let vals = self.literal_list(|s| literal_bits32(s), "32-bit")?;
+        let vals = self.literal_list(literal_bits32, "32-bit")?;
         let comps = match vals.len() {
             1 => Components::One,
             4 => Components::Four(Selection::Mask(0)),
@@ -501,7 +501,7 @@ impl Parser {
     }
 
     fn imm64(&mut self) -> R<Operand> {
-        let vals = self.literal_list(|s| literal_bits64(s), "64-bit")?;
+        let vals = self.literal_list(literal_bits64, "64-bit")?;
         let comps = match vals.len() {
             1 => Components::One,
             2 => Components::Four(Selection::Mask(0)),
@@ -597,7 +597,15 @@ impl Parser {
         }
         let rel = Box::new(self.operand(Role::Src, None)?);
         if self.eat('+') {
+            if let TokKind::Number(n) = &self.peek().kind {
+                if n == "0i32" {
+                    self.bump();
+                    out.push(Index::Imm32PlusRelative(0, rel));
+                    return Ok(());
+                }
+            }
             match self.imm_index()? {
+                Index::Imm32(0) => out.push(Index::Relative(rel)),
                 Index::Imm32(v) => out.push(Index::Imm32PlusRelative(v, rel)),
                 Index::Imm64(v) => out.push(Index::Imm64PlusRelative(v, rel)),
                 _ => return self.err("bad index"),
@@ -890,7 +898,7 @@ impl Parser {
     fn cbuffer(&mut self) -> R<Decl> {
         let cb_default = Some(Components::Four(Selection::Swizzle([0, 1, 2, 3])));
         let mut op = self.decl_operand(cb_default)?;
-        let mut size = 0;
+        let mut size = op.imm_index(1).unwrap_or(0);
         if self.sm51 && op.indices.len() == 4 {
             if let Some(Index::Imm32(s)) = op.indices.pop() {
                 size = s;
@@ -1249,7 +1257,7 @@ mod tests {
         let p = parse_program(text).unwrap();
         assert_eq!(p.version.to_string(), "cs_5_0");
         assert_eq!(p.decls.len(), 7);
-        assert_eq!(p.decls[0], Decl::GlobalFlags(1));
+        assert_eq!(p.decls[0], Decl::GlobalFlags(0x800));
         assert_eq!(p.insts.len(), 6);
         assert_eq!(p.insts[0].opcode, Opcode::If);
         assert!(!p.insts[0].test_nz());

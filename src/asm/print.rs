@@ -208,7 +208,10 @@ impl Printer {
         match ix {
             Index::Imm32(v) => v.to_string(),
             Index::Imm64(v) => format!("{v}i64"),
-            Index::Relative(o) => rel(o),
+            // fxc spells a plain relative index `[r0.x + 0]` and never emits
+            // an explicit `+ 0` immediate; that one is ours: `+ 0i32`.
+            Index::Relative(o) => format!("{} + 0", rel(o)),
+            Index::Imm32PlusRelative(0, o) => format!("{} + 0i32", rel(o)),
             Index::Imm32PlusRelative(v, o) => format!("{} + {v}", rel(o)),
             Index::Imm64PlusRelative(v, o) => format!("{} + {v}i64", rel(o)),
         }
@@ -537,7 +540,9 @@ impl Printer {
         }
         let upper = self.opts.style == ListingStyle::Modern;
         let reg = self.decl_op_with(op, upper, "", &suffix);
-        let size_text = if size != 0 {
+        // Before SM5.1 the size is the operand's second index; ours if not.
+        let implied = op.imm_index(1).unwrap_or(0);
+        let size_text = if size != implied {
             format!(", size={size}")
         } else {
             String::new()
