@@ -439,3 +439,74 @@ fn hand_built_program_round_trips_through_a_container() {
         p
     );
 }
+
+#[test]
+fn corpus_signatures_and_features_parse() {
+    let mut ps_targets = 0;
+    let mut features = 0;
+    for f in corpus_shaders() {
+        let s = read_dxbc(&std::fs::read(&f).unwrap(), &ReadOptions::default()).unwrap();
+        let out = s
+            .info
+            .output_signature
+            .as_ref()
+            .expect("every corpus shader has OSGN");
+        if s.program.version.kind == sm5jit::ir::ProgramKind::Compute {
+            assert!(out.is_empty(), "{}: compute output signature", f.display());
+        }
+        for e in out
+            .iter()
+            .filter(|e| e.name.eq_ignore_ascii_case("SV_Target"))
+        {
+            assert_eq!(e.register, e.semantic_index, "{}", f.display());
+            assert_ne!(e.mask, 0);
+            ps_targets += 1;
+        }
+        if let Some(c) = s.container.chunk(b"SFI0") {
+            let bits = u64::from_le_bytes(c.data[..8].try_into().unwrap());
+            assert_eq!(s.info.features.map(|f| f.0), Some(bits));
+            assert!(!s.info.features.unwrap().names().is_empty());
+            features += 1;
+        }
+    }
+    assert!(ps_targets > 0, "no pixel shader declared SV_Target");
+    assert_eq!(features, 18);
+}
+
+#[test]
+fn deep_relative_nesting_is_rejected_in_a_real_container() {
+    let bytes = small_shader();
+    // mov r0.x, x0[0 + x1[1 + r0.x].x].x, inserted before the final ret:
+    // two levels of relative indexing, one more than the format allows.
+    let x_rel = 0x0620_300a; // x#.x, 2D, [imm32][imm32 + relative]
+    let nested = [
+        0x0b00_0036,
+        0x0010_0012,
+        0,
+        x_rel,
+        0,
+        0,
+        x_rel,
+        1,
+        1,
+        0x0010_000a,
+        0,
+    ];
+    let b = with_tokens(&bytes, |d| {
+        let last = d[1] as usize - 1;
+        d.splice(last..last, nested);
+        d[1] += nested.len() as u32;
+    });
+    let (off, op, what) = token_error(&b);
+    assert_eq!(op, Some(Opcode::Mov));
+    assert!(what.contains("nested more than one level"), "{what}");
+    assert!(off > 2);
+    // The same with one level decodes.
+    let single = [0x0800_0036, 0x0010_0012, 0, x_rel, 0, 0, 0x0010_000a, 0];
+    let b = with_tokens(&bytes, |d| {
+        let last = d[1] as usize - 1;
+        d.splice(last..last, single);
+        d[1] += single.len() as u32;
+    });
+    assert!(read_dxbc(&b, &ReadOptions::default()).is_ok());
+}

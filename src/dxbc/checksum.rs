@@ -137,10 +137,26 @@ mod tests {
         assert_eq!(k[63], 0xeb86_d391);
     }
 
-    /// Rebuilds VK-TEST's `cs_with_rs` header check: the format doc gives
-    /// only the stored checksum, so this checks the final-block layouts
-    /// against each other instead (r < 56, r >= 56, r = 0 all differ and are
-    /// stable under re-hashing of identical bytes).
+    /// VK-TEST `raw_tgsm_code` (`dxbc-format.md` §1.2 and §11), laid out
+    /// by hand: header, 3 chunk offsets, empty ISGN and OSGN, SHEX. 328
+    /// bytes, so the hashed length 308 leaves r = 52 (the `r < 56` path);
+    /// the corpus test covers `r >= 56` and `r = 0`.
+    #[test]
+    fn reproduces_the_raw_tgsm_code_checksum() {
+        let shex = crate::dxbc::decode::tests::RAW_TGSM;
+        let mut words: Vec<u32> = vec![0x43425844, 0, 0, 0, 0, 1, 328, 3, 44, 60, 76];
+        words.extend([u32::from_le_bytes(*b"ISGN"), 8, 0, 8]);
+        words.extend([u32::from_le_bytes(*b"OSGN"), 8, 0, 8]);
+        words.extend([u32::from_le_bytes(*b"SHEX"), 4 * shex.len() as u32]);
+        words.extend(shex);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(bytes.len(), 328);
+        assert_eq!(
+            dxbc_checksum(&bytes),
+            [0x467df6d9, 0x5f56edda, 0x5c96b787, 0x60c91fb8]
+        );
+    }
+
     #[test]
     fn final_block_variants_are_distinct_and_deterministic() {
         let mut seen = std::collections::HashSet::new();

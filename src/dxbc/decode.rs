@@ -15,6 +15,11 @@
 //! SM5.1, `Decl::ConstantBuffer::size` repeats the operand's second index
 //! (the encoder writes the operand and ignores `size`).
 //!
+//! Length-0 escape: as vkd3d, any opcode token with length 0 takes its
+//! length (all dwords, escape included) from the next dword; the encoder
+//! emits the escape only for `dcl_function_table` / `dcl_interface` longer
+//! than 127 dwords.
+//!
 //! Custom-data blocks other than the immediate constant buffer (comments,
 //! debug info, opaque data, messages) have no place in `Program` and are
 //! skipped by their length, so a stream holding them does not re-encode to
@@ -483,7 +488,7 @@ fn return_types(bits: u32) -> Result<[ReturnType; 4], u32> {
 }
 
 /// The number of operands an opcode takes, where fixed.
-fn operand_count(op: Opcode) -> Option<usize> {
+pub(crate) fn operand_count(op: Opcode) -> Option<usize> {
     use Opcode::*;
     Some(match op {
         Break | Continue | Default | Else | EndIf | EndLoop | EndSwitch | Loop | Nop | Ret

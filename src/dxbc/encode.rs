@@ -807,3 +807,283 @@ mod tests {
         assert!(encode_program(&p).is_err());
     }
 }
+
+/// Property: every program the generators can build survives
+/// `decode(encode(p)) == p`, and its tokens survive `encode(decode(t)) == t`.
+#[cfg(test)]
+mod roundtrip_props {
+    use super::*;
+    use crate::dxbc::decode::operand_count;
+    use crate::dxbc::decode_program;
+    use crate::ir::{ProgramKind, Version};
+    use proptest::prelude::*;
+
+    fn components() -> impl Strategy<Value = Components> {
+        prop_oneof![
+            Just(Components::Zero),
+            Just(Components::One),
+            (0u8..16).prop_map(|m| Components::Four(Selection::Mask(m))),
+            [0u8..4, 0u8..4, 0u8..4, 0u8..4].prop_map(|s| Components::Four(Selection::Swizzle(s))),
+            (0u8..4).prop_map(|c| Components::Four(Selection::Select1(c))),
+        ]
+    }
+
+    fn register_type() -> impl Strategy<Value = OperandType> {
+        proptest::sample::select(
+            OperandType::ALL
+                .iter()
+                .copied()
+                .filter(|t| !matches!(t, OperandType::Imm32 | OperandType::Imm64))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    fn extras() -> impl Strategy<Value = (Modifier, u8, bool)> {
+        (
+            proptest::sample::select(vec![
+                Modifier::None,
+                Modifier::Neg,
+                Modifier::Abs,
+                Modifier::AbsNeg,
+            ]),
+            proptest::sample::select(vec![0u8, 0, 0, 1, 2, 4, 5]),
+            proptest::bool::weighted(0.2),
+        )
+    }
+
+    fn register(index: BoxedStrategy<Index>) -> impl Strategy<Value = Operand> {
+        (
+            register_type(),
+            components(),
+            proptest::collection::vec(index, 0..=3),
+            extras(),
+        )
+            .prop_map(
+                |(ty, comps, indices, (modifier, min_precision, nonuniform))| Operand {
+                    indices,
+                    modifier,
+                    min_precision,
+                    nonuniform,
+                    ..Operand::new(ty, comps)
+                },
+            )
+    }
+
+    fn immediate() -> impl Strategy<Value = Operand> {
+        (
+            any::<bool>(),
+            any::<bool>(),
+            proptest::collection::vec(any::<u32>(), 4),
+            extras(),
+        )
+            .prop_map(|(wide, four, words, (modifier, _, _))| {
+                let ty = if wide {
+                    OperandType::Imm64
+                } else {
+                    OperandType::Imm32
+                };
+                let comps = if four {
+                    Components::Four(Selection::Mask(0))
+                } else {
+                    Components::One
+                };
+                let n = if four {
+                    4
+                } else if wide {
+                    2
+                } else {
+                    1
+                };
+                Operand {
+                    imm: words[..n].to_vec(),
+                    modifier,
+                    ..Operand::new(ty, comps)
+                }
+            })
+    }
+
+    fn plain_index() -> BoxedStrategy<Index> {
+        prop_oneof![
+            any::<u32>().prop_map(Index::Imm32),
+            any::<u64>().prop_map(Index::Imm64)
+        ]
+        .boxed()
+    }
+
+    fn index() -> BoxedStrategy<Index> {
+        let rel = || register(plain_index()).prop_map(Box::new);
+        prop_oneof![
+            3 => plain_index(),
+            1 => rel().prop_map(Index::Relative),
+            1 => (any::<u32>(), rel()).prop_map(|(v, r)| Index::Imm32PlusRelative(v, r)),
+            1 => (any::<u64>(), rel()).prop_map(|(v, r)| Index::Imm64PlusRelative(v, r)),
+        ]
+        .boxed()
+    }
+
+    fn operand() -> impl Strategy<Value = Operand> {
+        prop_oneof![3 => register(index()), 1 => immediate()]
+    }
+
+    fn ext_opcode() -> impl Strategy<Value = ExtOpcode> {
+        let ret = || {
+            proptest::sample::select((1..=9).filter_map(ReturnType::from_u32).collect::<Vec<_>>())
+        };
+        prop_oneof![
+            [-8i8..8, -8i8..8, -8i8..8].prop_map(ExtOpcode::SampleControls),
+            ((0u32..13), 0u32..0x1000).prop_map(|(d, stride)| ExtOpcode::ResourceDim {
+                dim: ResourceDim::from_u32(d).unwrap(),
+                stride
+            }),
+            [ret(), ret(), ret(), ret()].prop_map(ExtOpcode::ReturnType),
+        ]
+    }
+
+    fn instruction() -> impl Strategy<Value = Instruction> {
+        let ops: Vec<(Opcode, usize)> = Opcode::ALL
+            .iter()
+            .filter(|op| !op.is_declaration() && **op != Opcode::CustomData)
+            .filter_map(|op| operand_count(*op).map(|n| (*op, n)))
+            .collect();
+        proptest::sample::select(ops).prop_flat_map(|(op, n)| {
+            (
+                any::<u32>(),
+                proptest::collection::vec(ext_opcode(), 0..3),
+                proptest::collection::vec(operand(), n..=n),
+            )
+                .prop_map(move |(bits, ext, operands)| {
+                    let mut controls = bits & allowed_controls(op);
+                    if op == Opcode::ResInfo && controls & 3 == 3 {
+                        controls &= !1;
+                    }
+                    Instruction {
+                        opcode: op,
+                        controls,
+                        ext,
+                        operands,
+                    }
+                })
+        })
+    }
+
+    fn decl(sm51: bool) -> impl Strategy<Value = Decl> {
+        let ret = [
+            ReturnType::Sint,
+            ReturnType::Float,
+            ReturnType::Uint,
+            ReturnType::Unorm,
+        ];
+        prop_oneof![
+            (0u32..0x200).prop_map(|f| Decl::GlobalFlags(f << 11)),
+            any::<u32>().prop_map(Decl::Temps),
+            [any::<u32>(), any::<u32>(), any::<u32>()].prop_map(Decl::ThreadGroup),
+            register(index()).prop_map(Decl::Input),
+            (
+                register(plain_index()),
+                any::<bool>(),
+                any::<u32>(),
+                any::<u32>()
+            )
+                .prop_map(move |(op, dynamic, size, space)| {
+                    if sm51 {
+                        Decl::ConstantBuffer {
+                            op,
+                            dynamic,
+                            size,
+                            space,
+                        }
+                    } else {
+                        Decl::ConstantBuffer {
+                            size: op.imm_index(1).unwrap_or(0),
+                            op,
+                            dynamic,
+                            space: 0,
+                        }
+                    }
+                }),
+            (register(plain_index()), 0u32..11, 0u32..128, any::<u32>()).prop_map(
+                move |(op, d, sample_count, space)| {
+                    let dim = ResourceDim::from_u32(d).unwrap();
+                    Decl::Resource {
+                        op,
+                        dim,
+                        sample_count,
+                        ret,
+                        space: if sm51 { space } else { 0 },
+                    }
+                }
+            ),
+            (
+                register(plain_index()),
+                any::<u32>(),
+                any::<[bool; 3]>(),
+                any::<u32>()
+            )
+                .prop_map(move |(op, stride, f, space)| {
+                    let flags = UavFlags {
+                        globally_coherent: f[0],
+                        rasterizer_ordered: f[1],
+                        order_preserving_counter: f[2],
+                    };
+                    Decl::UavStructured {
+                        op,
+                        stride,
+                        flags,
+                        space: if sm51 { space } else { 0 },
+                    }
+                }),
+            proptest::collection::vec(any::<u32>(), 0..3).prop_map(|rows| {
+                Decl::ImmediateConstantBuffer(
+                    rows.iter()
+                        .flat_map(|r| [*r, r ^ 1, r ^ 2, r ^ 3])
+                        .collect(),
+                )
+            }),
+            (0u32..0x2000, proptest::collection::vec(any::<u32>(), 0..4)).prop_map(
+                |(controls, body)| Decl::Other {
+                    opcode: Opcode::DclTessDomain,
+                    controls,
+                    body
+                }
+            ),
+        ]
+    }
+
+    fn program() -> impl Strategy<Value = Program> {
+        proptest::sample::select(vec![(4u8, 0u8), (4, 1), (5, 0), (5, 1)]).prop_flat_map(
+            |(major, minor)| {
+                let version = Version {
+                    kind: ProgramKind::Compute,
+                    major,
+                    minor,
+                };
+                (
+                    proptest::collection::vec(decl(version.is_sm51()), 0..6),
+                    proptest::collection::vec(instruction(), 0..8),
+                )
+                    .prop_map(move |(decls, insts)| Program {
+                        version,
+                        decls,
+                        insts,
+                    })
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+        #[test]
+        fn decode_inverts_encode(p in program()) {
+            match encode_program(&p) {
+                Ok(tokens) => {
+                    let back = decode_program(&tokens);
+                    prop_assert_eq!(back.as_ref(), Ok(&p));
+                    prop_assert_eq!(encode_program(&back.unwrap()).unwrap(), tokens);
+                }
+                // Only over-long instructions may be refused.
+                Err(e) => prop_assert!(e.to_string().contains("at most 127"), "{}", e),
+            }
+        }
+    }
+}
