@@ -14,6 +14,7 @@
 //! [`compare`]. The CLI only prints what this module returns.
 
 pub mod compare;
+pub mod interp;
 pub mod resource;
 pub mod spec;
 
@@ -236,6 +237,11 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), CaseError> {
         }
     }
     Ok(())
+}
+
+/// The reference interpreter as an [`Engine`].
+pub fn interp_engine(opts: EngineOptions) -> Result<Box<dyn Engine>, EngineError> {
+    Ok(Box::new(interp::InterpEngine::new(opts)))
 }
 
 /// Why no engine can run `program` yet, if so: sampling and gather need

@@ -165,11 +165,8 @@ fn shader_chunk_start(bytes: &[u8]) -> Option<usize> {
 
 /// Parses assembly text; errors are `NAME:LINE:COL: ...`.
 pub fn parse(name: &str, text: &str) -> Result<Program, CliError> {
-    let _ = text;
-    Err(CliError::input(
-        name,
-        "the assembler is not available in this build",
-    ))
+    crate::asm::parse_program(text)
+        .map_err(|e| CliError::input(format!("{name}:{}:{}", e.line, e.col), e.message))
 }
 
 /// Validates a program; errors are `NAME: instruction N (opcode): ...`.
@@ -187,10 +184,11 @@ pub fn validate(name: &str, program: &Program) -> Result<ProgramInfo, CliError> 
 
 /// The fxc-style listing (`exact` = lossless, re-assembles to the same tokens).
 pub fn print(program: &Program, exact: bool) -> Result<String, CliError> {
-    let _ = (program, exact);
-    Err(CliError::runtime(
-        "the printer is not available in this build",
-    ))
+    let opts = crate::asm::PrintOptions {
+        exact,
+        ..Default::default()
+    };
+    Ok(crate::asm::print_program(program, &opts))
 }
 
 /// Encodes a DXBC container with a correct checksum.

@@ -111,10 +111,7 @@ pub fn make_engines(
 }
 
 fn interp_engine(opts: EngineOptions) -> Result<Box<dyn Engine>, CliError> {
-    let _ = opts;
-    Err(CliError::runtime(
-        "the interpreter is not available in this build",
-    ))
+    case::interp_engine(opts).map_err(|e| CliError::runtime(e.to_string()))
 }
 
 fn jit_engine(opts: EngineOptions) -> Result<Box<dyn Engine>, CliError> {
@@ -201,6 +198,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         }
         return showcase(a);
     };
+    let resources = bindings(a)?;
     let name = front::display_name(path);
     let loaded = front::load(path, false)?;
     front::validate(&name, &loaded.program)?;
@@ -216,7 +214,6 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     if let Some(why) = case::unsupported_reason(&loaded.program) {
         return Err(CliError::runtime(format!("cannot run {name}: it {why}")));
     }
-    let resources = bindings(a)?;
     let opts = EngineOptions {
         budget: a.budget,
         threads: a.threads,
@@ -540,7 +537,7 @@ pub fn render(counts: &[u32], width: usize, max_iter: u32) -> String {
                 '@'
             } else {
                 let t = (f64::from(c) / f64::from(max_iter.max(1))).sqrt();
-                let i = ((t * (PALETTE.len() - 1) as f64).round() as usize).min(PALETTE.len() - 1);
+                let i = ((t * PALETTE.len() as f64).floor() as usize).min(PALETTE.len() - 1);
                 char::from(PALETTE[i])
             };
             out.push(ch);
