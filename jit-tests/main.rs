@@ -5,6 +5,7 @@ mod cli;
 mod corpus;
 mod decode;
 mod interp;
+mod jit;
 mod validate;
 
 /// The shared corpus beside the checkout (`../shared/corpus`).

@@ -19,6 +19,7 @@ pub mod dxbc;
 pub mod error;
 pub mod interp;
 pub mod ir;
+pub mod jit;
 pub mod runtime;
 pub mod sem;
 pub mod validate;
