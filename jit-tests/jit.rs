@@ -8,8 +8,6 @@ use sm5jit::interp::Interpreter;
 use sm5jit::ir::Program;
 use sm5jit::jit::{JitError, JitShader};
 
-#[allow(unused)]
-fn _e(_: JitError) {}
 use sm5jit::runtime::{
     Bindings, BufferKind, BufferView, DispatchOptions, RuntimeError, Slot, View,
 };
@@ -171,4 +169,163 @@ ret
     let out = diff(text, [2, 1, 1], &[uav(0, raw(32), &[0; 32])]);
     assert_eq!(out[0][..24], (100..124).collect::<Vec<u32>>()[..]);
     assert_eq!(out[0][24..], [0; 8]);
+}
+
+/// Edge values: NaNs, signed zeros, denormals, infinities, INT_MIN/MAX,
+/// shift amounts around 32, f16 limits, ordinary numbers.
+const EDGE: [u32; 40] = [
+    0x7FC0_0000, // NaN
+    0xFFC0_0001, // negative NaN with payload
+    0x0000_0000, // +0
+    0x8000_0000, // -0 / INT_MIN
+    0x0000_0001, // smallest denormal
+    0x807F_FFFF, // largest negative denormal
+    0x7F80_0000, // +inf
+    0xFF80_0000, // -inf
+    0x3F80_0000, // 1.0
+    0xBFC0_0000, // -1.5
+    0x4F00_0000, // 2^31
+    0xCF00_0000, // -2^31
+    0x4F80_0000, // 2^32
+    0x7FFF_FFFF, // INT_MAX / NaN
+    0xFFFF_FFFF, // -1 / NaN
+    0x0000_0020, // 32
+    0x0000_0021, // 33
+    0x0000_001F, // 31
+    0x0000_0010, // 16
+    0x0000_0004, // 4
+    0x0080_0000, // smallest normal
+    0x477F_E000, // 65504.0
+    0x4780_0000, // 65536.0
+    0x3EFF_FFFF, // just below 0.5
+    0x4020_0000, // 2.5
+    0xC020_0000, // -2.5
+    0x4B80_0000, // 2^24
+    0x3380_0000, // 2^-24
+    0x0000_FFFF, // f16 NaN bits
+    0x0000_7C00, // f16 +inf bits
+    0x0000_03FF, // f16 denormal bits
+    0x1234_5678,
+    0x8765_4321,
+    0x0000_0007,
+    0xFFFF_FFF9, // -7
+    0x4049_0FDB, // pi
+    0xC2C8_0000, // -100.0
+    0x4300_0000, // 128.0
+    0xC2FE_0000, // -127.0
+    0x0101_0101, // msad bytes
+];
+
+fn edge_input(threads: usize) -> Vec<u32> {
+    (0..threads * 4)
+        .map(|i| EDGE[(i * 7 + i / EDGE.len()) % EDGE.len()])
+        .collect()
+}
+
+/// Runs `body` (reading r1 = four edge values per thread from t0, writing
+/// r2 and r3) on 64 threads in two groups, comparing both engines.
+fn alu_case(body: &str) {
+    let text = format!(
+        "cs_5_0
+dcl_globalFlags refactoringAllowed | enable11_1ShaderExtensions
+dcl_resource_raw t0
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_thread_group 32, 1, 1
+ishl r0.x, vThreadID.x, l(4)
+ld_raw r1.xyzw, r0.x, t0.xyzw
+mov r2.xyzw, l(0x11111111, 0x22222222, 0x33333333, 0x44444444)
+mov r3.xyzw, l(0x55555555, 0x66666666, 0x77777777, 0x88888888)
+{body}
+ishl r0.x, vThreadID.x, l(5)
+store_raw u0.xyzw, r0.x, r2.xyzw
+iadd r0.x, r0.x, l(16)
+store_raw u0.xyzw, r0.x, r3.xyzw
+ret
+"
+    );
+    let input = edge_input(64);
+    diff(
+        &text,
+        [2, 1, 1],
+        &[
+            srv(0, raw(input.len() as u64), &input),
+            uav(0, raw(64 * 8), &[0; 64 * 8]),
+        ],
+    );
+}
+
+#[test]
+fn float_ops_on_edge_values() {
+    for body in [
+        "add r2.xyzw, r1.xyzw, r1.yzwx",
+        "add_sat r2.xyzw, r1.xyzw, r1.yzwx",
+        "mul r2.xyzw, r1.xyzw, r1.wxyz",
+        "div r2.xyzw, r1.xyzw, r1.zwxy",
+        "mad r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "mad_sat r2.xyzw, -r1.xyzw, |r1.yzwx|, -|r1.zwxy|",
+        "min r2.xyzw, r1.xyzw, r1.yzwx",
+        "max r2.xyzw, r1.xyzw, r1.yzwx",
+        "min r2.xyzw, r1.xxxx, r1.xyzw\nmax r3.xyzw, r1.wwww, r1.xyzw",
+        "dp2 r2.xyzw, r1.xyzw, r1.yzwx",
+        "dp3 r2.xy, r1.xyzw, r1.wzyx",
+        "dp4_sat r2.zw, r1.xyzw, r1.yzwx",
+        "sqrt r2.xyzw, r1.xyzw",
+        "rsq r2.xyzw, r1.xyzw",
+        "rcp r2.xyzw, r1.xyzw",
+        "exp r2.xyzw, r1.xyzw",
+        "log r2.xyzw, r1.xyzw",
+        "frc r2.xyzw, r1.xyzw",
+        "round_ne r2.xyzw, r1.xyzw\nround_ni r3.xyzw, r1.xyzw",
+        "round_pi r2.xyzw, r1.xyzw\nround_z r3.xyzw, r1.xyzw",
+        "sincos r2.xyzw, r3.xyzw, r1.xyzw",
+        "sincos null, r3.xz, r1.xyzw",
+        "eq r2.xyzw, r1.xyzw, r1.yzwx\nne r3.xyzw, r1.xyzw, r1.yzwx",
+        "lt r2.xyzw, r1.xyzw, r1.yzwx\nge r3.xyzw, r1.xyzw, r1.yzwx",
+        "mov r2.xyzw, -r1.xyzw\nmov r3.xyzw, -|r1.yzwx|",
+        "mov_sat r2.xyzw, r1.xyzw\nmov r3.xyzw, |r1.wzyx|",
+        "movc r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "movc_sat r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "swapc r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "ftoi r2.xyzw, r1.xyzw\nftou r3.xyzw, r1.xyzw",
+        "itof r2.xyzw, r1.xyzw\nutof r3.xyzw, r1.xyzw",
+        "f32tof16 r2.xyzw, r1.xyzw\nf16tof32 r3.xyzw, r1.xyzw",
+        "ftoi r2.xyzw, -r1.xyzw\nutof r3.xyzw, -r1.xyzw",
+    ] {
+        alu_case(body);
+    }
+}
+
+#[test]
+fn integer_ops_on_edge_values() {
+    for body in [
+        "iadd r2.xyzw, r1.xyzw, r1.yzwx\nineg r3.xyzw, r1.xyzw",
+        "iadd r2.xyzw, -r1.xyzw, |r1.yzwx|",
+        "imad r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy\numad r3.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "imin r2.xyzw, r1.xyzw, r1.yzwx\nimax r3.xyzw, r1.xyzw, r1.yzwx",
+        "umin r2.xyzw, r1.xyzw, r1.yzwx\numax r3.xyzw, r1.xyzw, r1.yzwx",
+        "and r2.xyzw, r1.xyzw, r1.yzwx\nor r3.xyzw, r1.xyzw, r1.yzwx",
+        "xor r2.xyzw, r1.xyzw, r1.yzwx\nnot r3.xyzw, r1.xyzw",
+        "ishl r2.xyzw, r1.xyzw, r1.yzwx\nushr r3.xyzw, r1.xyzw, r1.zwxy",
+        "ishr r2.xyzw, r1.xyzw, r1.yzwx\nishl r3.xyzw, r1.xyzw, l(33)",
+        "ushr r2.xyzw, r1.xyzw, l(32)\nishr r3.xyzw, r1.xyzw, l(31, 0, 1, 63)",
+        "ieq r2.xyzw, r1.xyzw, r1.yzwx\nine r3.xyzw, r1.xyzw, r1.xzwx",
+        "ilt r2.xyzw, r1.xyzw, r1.yzwx\nige r3.xyzw, r1.xyzw, r1.yzwx",
+        "ult r2.xyzw, r1.xyzw, r1.yzwx\nuge r3.xyzw, r1.xyzw, r1.yzwx",
+        "imul r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "umul r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "udiv r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "udiv null, r3.xy, r1.xyzw, r1.wzyx",
+        "uaddc r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "usubb r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "countbits r2.xyzw, r1.xyzw\nbfrev r3.xyzw, r1.xyzw",
+        "firstbit_hi r2.xyzw, r1.xyzw\nfirstbit_lo r3.xyzw, r1.xyzw",
+        "firstbit_shi r2.xyzw, r1.xyzw",
+        "ubfe r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy\nibfe r3.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "bfi r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy, r1.wxyz",
+        "msad r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+    ] {
+        alu_case(body);
+    }
 }
