@@ -329,3 +329,170 @@ fn integer_ops_on_edge_values() {
         alu_case(body);
     }
 }
+
+/// Runs a control-flow `body` on 3 groups of 24 threads with r0.x = the
+/// flattened thread id and r1..r3 zero; stores r1..r3 per thread.
+fn flow_case(body: &str) -> Vec<u32> {
+    let text = format!(
+        "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 6
+dcl_thread_group 12, 2, 1
+mov r0.x, vThreadIDInGroupFlattened.x
+mov r1.xyzw, l(0, 0, 0, 0)
+mov r2.xyzw, l(0, 0, 0, 0)
+mov r3.xyzw, l(0, 0, 0, 0)
+{body}
+imul null, r5.x, vThreadID.x, l(48)
+store_raw u0.xyzw, r5.x, r1.xyzw
+iadd r5.x, r5.x, l(16)
+store_raw u0.xyzw, r5.x, r2.xyzw
+iadd r5.x, r5.x, l(16)
+store_raw u0.xyzw, r5.x, r3.xyzw
+ret
+"
+    );
+    // vThreadID.x runs over 3 groups × 12 = 36 values; y adds nothing to it,
+    // so two threads share each slot: the later (y = 1) one wins in both
+    // engines because stores run in thread order.
+    diff(&text, [3, 1, 1], &[uav(0, raw(36 * 12), &[0; 36 * 12])])
+        .remove(0)
+}
+
+#[test]
+fn divergent_if_else_and_nesting() {
+    let out = flow_case(
+        "and r4.x, r0.x, l(1)
+         if_nz r4.x
+           iadd r1.x, r0.x, l(100)
+           ult r4.y, r0.x, l(10)
+           if_z r4.y
+             mov r1.y, l(7)
+           else
+             mov r1.y, l(8)
+           endif
+         else
+           iadd r1.x, r0.x, l(200)
+         endif
+         ieq r4.z, r0.x, l(1000)
+         if_nz r4.z
+           mov r1.z, l(1)
+         else
+           mov r1.w, l(2)
+         endif",
+    );
+    // Thread 13 (odd, y = 1, x = 1) is in slot 1 of group 0.
+    assert_eq!(&out[12..16], &[113, 7, 0, 2]);
+}
+
+#[test]
+fn loops_with_divergent_break_and_continue() {
+    let out = flow_case(
+        "mov r4.x, l(0)
+         loop
+           uge r4.y, r4.x, r0.x
+           breakc_nz r4.y
+           iadd r4.x, r4.x, l(1)
+           and r4.z, r4.x, l(1)
+           continuec_nz r4.z
+           iadd r1.x, r1.x, r4.x
+           ieq r4.w, r4.x, l(8)
+           if_nz r4.w
+             mov r1.y, l(88)
+             break
+           endif
+           iadd r1.z, r1.z, l(1)
+         endloop
+         mov r1.w, r4.x",
+    );
+    // Thread 23 (slot 11, y = 1): even steps 2+4+6+8, breaks at 8.
+    assert_eq!(&out[11 * 12..11 * 12 + 4], &[20, 88, 3, 8]);
+}
+
+#[test]
+fn nested_loops_and_ret_inside_a_loop() {
+    flow_case(
+        "mov r4.x, l(0)
+         loop
+           ige r4.y, r4.x, l(4)
+           breakc_nz r4.y
+           mov r4.z, l(0)
+           loop
+             uge r4.w, r4.z, r4.x
+             breakc_nz r4.w
+             iadd r1.x, r1.x, r4.z
+             iadd r4.z, r4.z, l(1)
+           endloop
+           iadd r4.x, r4.x, l(1)
+           ieq r4.w, r0.x, r4.x
+           if_nz r4.w
+             mov r2.x, l(77)
+             imul null, r5.x, r0.x, l(4)
+             store_raw u0.x, r5.x, r1.x
+             ret
+           endif
+           retc_z r0.x
+         endloop
+         mov r2.y, l(5)",
+    );
+}
+
+#[test]
+fn switch_with_fallthrough_and_default() {
+    let out = flow_case(
+        "and r4.x, r0.x, l(7)
+         switch r4.x
+           case l(0)
+             mov r1.x, l(10)
+             break
+           case l(1)
+           case l(2)
+             mov r1.y, l(12)
+           case l(3)
+             iadd r1.z, r1.z, l(3)
+             break
+           case l(5)
+             loop
+               iadd r1.w, r1.w, l(1)
+               uge r4.y, r1.w, l(5)
+               breakc_nz r4.y
+             endloop
+             break
+           default
+             mov r2.x, l(99)
+             break
+         endswitch
+         mov r2.y, r4.x",
+    );
+    // Slot 1 runs thread 13 (13 & 7 = 5): the loop counts to 5.
+    assert_eq!(&out[12..16], &[0, 0, 0, 5]);
+    // Slot 2 runs thread 14 (6): default.
+    assert_eq!(&out[24 + 4..24 + 6], &[99, 6]);
+}
+
+#[test]
+fn runaway_loop_stops_with_budget_error() {
+    let program = parse(
+        "cs_5_0
+dcl_uav_raw u0
+dcl_temps 1
+dcl_thread_group 4, 1, 1
+mov r0.x, l(0)
+loop
+  iadd r0.x, r0.x, l(1)
+endloop
+ret
+",
+    );
+    let jit = JitShader::compile(&program).expect("compile");
+    let mut res = [uav(0, raw(4), &[0; 4])];
+    let o = DispatchOptions { budget: 10_000 };
+    let err = with_bound(&mut res, |b| jit.dispatch_threads(b, [2, 1, 1], &o, 1).map(|_| ()))
+        .unwrap_err();
+    assert!(
+        matches!(err, RuntimeError::BudgetExhausted { group: [0, 0, 0], .. }),
+        "{err:?}"
+    );
+}
