@@ -496,3 +496,194 @@ ret
         "{err:?}"
     );
 }
+
+#[test]
+fn out_of_bounds_raw_and_structured_accesses() {
+    // t0 is a 10-word window starting at word 2 of 16; u1 a structured
+    // window of 5 × 12 bytes starting at element 1. Addresses run past
+    // both ends, including ones that overflow 32 bits when scaled.
+    let text = "cs_5_0
+dcl_resource_raw t0
+dcl_uav_raw u0
+dcl_uav_structured u1, 12
+dcl_uav_structured u3, 12
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_thread_group 16, 1, 1
+imul null, r0.x, vThreadID.x, l(3)
+ld_raw r1.xyzw, r0.x, t0.wzyx
+ishl r2.x, vThreadID.x, l(4)
+store_raw u0.xyzw, r2.x, r1.xyzw
+iadd r0.y, vThreadID.x, l(-3)
+imul null, r0.z, vThreadID.x, l(0x40000000)
+store_structured u1.xyz, vThreadID.x, l(4), vThreadID.xxxx
+store_structured u3.xyz, r0.y, l(4), vThreadID.xxxx
+store_structured u1.x, r0.z, l(0), l(0xdead)
+ld_structured r3.xy, vThreadID.x, l(8), u1.xyxx
+iadd r2.x, r2.x, l(256)
+store_raw u0.xyzw, r2.x, r3.xyzw
+ret
+";
+    let t0: Vec<u32> = (0..16).map(|i| 0x100 + i).collect();
+    let t0v = View::Buffer(BufferView {
+        kind: BufferKind::Raw,
+        first_element: 2,
+        num_elements: 10,
+    });
+    let out = diff(
+        text,
+        [1, 1, 1],
+        &[
+            srv(0, t0v, &t0),
+            uav(0, raw(128), &[0; 128]),
+            uav(1, structured(12, 1, 5), &[7; 24]),
+            uav(3, structured(12, 1, 5), &[7; 24]),
+        ],
+    );
+    // Thread 3 reads bytes 9.. → words 2..6 of the window (wzyx order).
+    assert_eq!(&out[0][12..16], &[0x107, 0x106, 0x105, 0x104]);
+    // Thread 15 reads past the window: zeros.
+    assert_eq!(&out[0][60..64], &[0; 4]);
+    // Thread 1 reads back its own store: offset 4 of a 12-byte element
+    // wrote three words running one word into the next element.
+    assert_eq!(&out[0][68..72], &[1, 1, 0, 0]);
+    // u3: elements 0..4 of the window come from threads 3..7; the element
+    // before the window (backing words 0..2) is never written.
+    assert_eq!(&out[2][0..3], &[7, 7, 7]);
+    assert_eq!(&out[2][3..6], &[7, 3, 3]);
+}
+
+#[test]
+fn constant_buffers_icb_and_indexable_temps() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[4], dynamicIndexed
+dcl_immediateConstantBuffer { { 1, 2, 3, 4 },
+                              { 5, 6, 7, 8 },
+                              { 9, 10, 11, 12 } }
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_indexableTemp x0[6], 4
+dcl_thread_group 8, 1, 1
+mov r0.x, vThreadID.x
+mov r1.xyzw, cb0[r0.x + 0].xyzw
+mov r2.xyzw, icb[r0.x + 0].wzyx
+mov x0[1].xyzw, l(1, 2, 3, 4)
+mov x0[r0.x + 0].xy, r0.xxxx
+iadd r0.y, r0.x, l(-2)
+mov r3.xyzw, x0[r0.y + 0].xyzw
+mov r3.w, x0[1].y
+ishl r0.z, r0.x, l(6)
+store_raw u0.xyzw, r0.z, r1.xyzw
+iadd r0.z, r0.z, l(16)
+store_raw u0.xyzw, r0.z, r2.xyzw
+iadd r0.z, r0.z, l(16)
+store_raw u0.xyzw, r0.z, r3.xyzw
+iadd r0.z, r0.z, l(16)
+store_raw u0.xyzw, r0.z, cb0[2].zwxy
+ret
+";
+    let cbw: Vec<u32> = (0..14).map(|i| 0xC0 + i).collect();
+    let out = diff(
+        text,
+        [1, 1, 1],
+        &[cb(0, &cbw), uav(0, raw(128), &[0; 128])],
+    );
+    // Thread 3: cb row 3 is cut at 14 words → two words, then zeros.
+    assert_eq!(&out[0][48..52], &[0xCC, 0xCD, 0, 0]);
+    // Thread 2: icb row 2 reversed.
+    assert_eq!(&out[0][36..40], &[12, 11, 10, 9]);
+    // Thread 0: x0[-2] is out of range → 0, and x0[1].y = 2 (thread 1
+    // did not write this thread's copy).
+    assert_eq!(&out[0][8..12], &[0, 0, 0, 2]);
+}
+
+#[test]
+fn atomics_and_counters_in_lane_order() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_uav_structured u1, 4
+dcl_uav_raw u2
+dcl_uav_structured u3, 4
+dcl_input vThreadID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 4
+dcl_thread_group 20, 1, 1
+imm_atomic_iadd r0.x, u0, l(0), vThreadID.x
+atomic_umax u0, l(4), vThreadID.x
+atomic_imin u0, l(8), vThreadID.x
+atomic_or u0, l(12), vThreadID.x
+and r1.x, vThreadID.x, l(3)
+imm_atomic_cmp_exch r0.y, u0, l(16), r1.x, vThreadID.x
+imm_atomic_exch r0.z, u0, l(20), vThreadID.x
+imm_atomic_alloc r0.w, u1
+atomic_iadd u0, l(4000), l(1)
+and r1.y, vThreadIDInGroupFlattened.x, l(1)
+if_nz r1.y
+  imm_atomic_consume r1.z, u3
+  ishl r1.w, vThreadID.x, l(2)
+  iadd r1.w, r1.w, l(960)
+  store_raw u2.x, r1.w, r1.z
+endif
+ishl r2.x, vThreadID.x, l(4)
+store_raw u2.xyzw, r2.x, r0.xyzw
+ret
+";
+    let out = diff(
+        text,
+        [3, 1, 1],
+        &[
+            uav(0, raw(8), &[0, 0, 0xFFFF_FFFF, 0, 0, 0, 0, 0]),
+            Res {
+                counter: Some(5),
+                ..uav(1, structured(4, 0, 4), &[0; 4])
+            },
+            uav(2, raw(320), &[0; 320]),
+            Res {
+                counter: Some(100),
+                ..uav(3, structured(4, 0, 4), &[0; 4])
+            },
+        ],
+    );
+    assert_eq!(out[0][0], (0..60).sum::<u32>());
+    assert_eq!(out[0][1], 59);
+}
+
+#[test]
+fn tgsm_and_barriers_inside_a_loop() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_tgsm_raw g0, 256
+dcl_tgsm_structured g1, 8, 32
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_thread_group 32, 1, 1
+ishl r0.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw g0.x, r0.x, vThreadIDInGroupFlattened.x
+store_structured g1.xy, vThreadIDInGroupFlattened.x, l(0), l(0, 0, 0, 0)
+mov r1.x, l(0)
+mov r2.x, l(0)
+loop
+  uge r1.y, r1.x, l(5)
+  breakc_nz r1.y
+  sync_g_t
+  iadd r1.z, vThreadIDInGroupFlattened.x, r1.x
+  iadd r1.z, r1.z, l(1)
+  and r1.z, r1.z, l(31)
+  ishl r1.w, r1.z, l(2)
+  ld_raw r3.x, r1.w, g0.xxxx
+  iadd r2.x, r2.x, r3.x
+  sync_g_t
+  store_raw g0.x, r0.x, r2.x
+  atomic_iadd g1, l(3, 4, 0, 0), l(1)
+  iadd r1.x, r1.x, l(1)
+endloop
+sync_g_t
+ld_structured r2.y, l(3), l(4), g1.xxxx
+ishl r0.y, vThreadID.x, l(3)
+store_raw u0.xy, r0.y, r2.xyxx
+ret
+";
+    diff(text, [2, 1, 1], &[uav(0, raw(128), &[0; 128])]);
+}
