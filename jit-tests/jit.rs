@@ -4,8 +4,10 @@
 //! control flow, out-of-bounds accesses, atomics and barriers in loops;
 //! the corpus conformance cases run on the JIT where they compile.
 
+use sm5jit::case::{self, Outcome};
 use sm5jit::interp::Interpreter;
 use sm5jit::ir::Program;
+use sm5jit::jit::engine::JitEngine;
 use sm5jit::jit::{JitError, JitShader};
 
 use sm5jit::runtime::{
@@ -357,8 +359,7 @@ ret
     // vThreadID.x runs over 3 groups × 12 = 36 values; y adds nothing to it,
     // so two threads share each slot: the later (y = 1) one wins in both
     // engines because stores run in thread order.
-    diff(&text, [3, 1, 1], &[uav(0, raw(36 * 12), &[0; 36 * 12])])
-        .remove(0)
+    diff(&text, [3, 1, 1], &[uav(0, raw(36 * 12), &[0; 36 * 12])]).remove(0)
 }
 
 #[test]
@@ -489,10 +490,18 @@ ret
     let jit = JitShader::compile(&program).expect("compile");
     let mut res = [uav(0, raw(4), &[0; 4])];
     let o = DispatchOptions { budget: 10_000 };
-    let err = with_bound(&mut res, |b| jit.dispatch_threads(b, [2, 1, 1], &o, 1).map(|_| ()))
-        .unwrap_err();
+    let err = with_bound(&mut res, |b| {
+        jit.dispatch_threads(b, [2, 1, 1], &o, 1).map(|_| ())
+    })
+    .unwrap_err();
     assert!(
-        matches!(err, RuntimeError::BudgetExhausted { group: [0, 0, 0], .. }),
+        matches!(
+            err,
+            RuntimeError::BudgetExhausted {
+                group: [0, 0, 0],
+                ..
+            }
+        ),
         "{err:?}"
     );
 }
@@ -584,11 +593,7 @@ store_raw u0.xyzw, r0.z, cb0[2].zwxy
 ret
 ";
     let cbw: Vec<u32> = (0..14).map(|i| 0xC0 + i).collect();
-    let out = diff(
-        text,
-        [1, 1, 1],
-        &[cb(0, &cbw), uav(0, raw(128), &[0; 128])],
-    );
+    let out = diff(text, [1, 1, 1], &[cb(0, &cbw), uav(0, raw(128), &[0; 128])]);
     // Thread 3: cb row 3 is cut at 14 words → two words, then zeros.
     assert_eq!(&out[0][48..52], &[0xCC, 0xCD, 0, 0]);
     // Thread 2: icb row 2 reversed.
@@ -686,4 +691,41 @@ store_raw u0.xy, r0.y, r2.xyxx
 ret
 ";
     diff(text, [2, 1, 1], &[uav(0, raw(128), &[0; 128])]);
+}
+
+/// Runs every case of a corpus suite on the JIT; returns (pass, skip, fail
+/// lines). A skip is a program the JIT does not compile yet.
+fn jit_suite(suite: &str) -> (usize, usize, Vec<String>) {
+    let root = crate::corpus_dir().join(suite);
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("case.json").is_file())
+        .collect();
+    dirs.sort();
+    let mut engine = JitEngine::new(Default::default());
+    let (mut pass, mut skip, mut fails) = (0, 0, Vec::new());
+    for dir in &dirs {
+        let case = case::Case::load(dir).expect("case.json");
+        let outcome = case::run_case(&case, &mut engine);
+        let line = format!("{outcome:?} {}", dir.display());
+        eprintln!("{line}");
+        match outcome {
+            Outcome::Pass => pass += 1,
+            Outcome::Skip(_) => skip += 1,
+            Outcome::Fail(_) => fails.push(line),
+        }
+    }
+    (pass, skip, fails)
+}
+
+#[test]
+fn corpus_conformance_cases_on_the_jit() {
+    let (pass, skip, fails) = jit_suite("conformance");
+    eprintln!(
+        "jit conformance: {pass} passed, {skip} skipped, {} failed",
+        fails.len()
+    );
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+    assert!(pass >= 30, "only {pass} passed ({skip} skipped)");
 }

@@ -92,6 +92,10 @@ pub struct BatchContext {
     pub xregs: *mut u32,
     /// This batch's barrier save area (one 16-byte slot per saved vector).
     pub save: *mut u8,
+    /// The dispatch's typed views (`typed::TypedEnv`), for the typed shims.
+    pub typed: *const u8,
+    /// Coordinates and values passed to and from the typed shims.
+    pub io: [u32; 8],
 }
 
 pub const OFF_TID: i32 = offset_of!(BatchContext, tid) as i32;
@@ -107,6 +111,8 @@ pub const OFF_RES: i32 = offset_of!(BatchContext, res) as i32;
 pub const OFF_TGSM: i32 = offset_of!(BatchContext, tgsm) as i32;
 pub const OFF_XREGS: i32 = offset_of!(BatchContext, xregs) as i32;
 pub const OFF_SAVE: i32 = offset_of!(BatchContext, save) as i32;
+pub const OFF_TYPED: i32 = offset_of!(BatchContext, typed) as i32;
+pub const OFF_IO: i32 = offset_of!(BatchContext, io) as i32;
 
 impl BatchContext {
     /// A context with every lane dead and every pointer null.
@@ -126,6 +132,8 @@ impl BatchContext {
             tgsm: std::ptr::null_mut(),
             xregs: std::ptr::null_mut(),
             save: std::ptr::null_mut(),
+            typed: std::ptr::null(),
+            io: [0; 8],
         }
     }
 

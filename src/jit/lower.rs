@@ -53,6 +53,9 @@ pub struct Lower<'a, 'f> {
     pub module: &'a mut JITModule,
     pub shims: &'a HashMap<Shim, FuncId>,
     pub shim_refs: HashMap<Shim, FuncRef>,
+    /// typed_load, typed_store, typed_resinfo.
+    pub typed_fns: [FuncId; 3],
+    pub typed_refs: [Option<FuncRef>; 3],
     pub p: &'a Prepared,
     pub plan: &'a Plan,
     /// The `*mut BatchContext` argument.

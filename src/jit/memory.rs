@@ -16,10 +16,11 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AtomicRmwOp, InstBuilder, Value};
+use cranelift_module::Module;
 
 use super::context::{
-    N, OFF_RES, OFF_SINK, OFF_TGSM, OFF_XREGS, OFF_ZERO, RES_BASE, RES_BUFINFO, RES_COUNTER,
-    RES_DWORDS, RES_SIZE, W,
+    N, OFF_IO, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_XREGS, OFF_ZERO, RES_BASE, RES_BUFINFO,
+    RES_COUNTER, RES_DWORDS, RES_SIZE, W,
 };
 use super::lower::{trusted, Lower, Ty, V};
 use super::JitError;
@@ -186,6 +187,9 @@ impl Lower<'_, '_> {
             Opcode::StoreRaw => self.store_buffer(inst, false),
             Opcode::StoreStructured => self.store_buffer(inst, true),
             Opcode::BufInfo => self.bufinfo(inst),
+            Opcode::Ld | Opcode::LdUavTyped => self.ld_typed(inst),
+            Opcode::StoreUavTyped => self.store_typed(inst),
+            Opcode::ResInfo => self.resinfo(inst),
             other => Err(self.unsupported(other)),
         }
     }
@@ -261,6 +265,140 @@ impl Lower<'_, '_> {
         let v = self.b.ins().splat(types::I32X4, n);
         let dst = self.operand(inst, 0)?;
         self.write(dst, &[Some([v; N]); 4])
+    }
+
+    // -----------------------------------------------------------------
+    // Typed buffers and textures (through `typed.rs`)
+    // -----------------------------------------------------------------
+
+    /// The resource-table index of a t#/u# operand.
+    fn table_entry(&self, op: &Operand) -> Result<usize, JitError> {
+        self.no_sm51()?;
+        let reg = op
+            .imm_index(0)
+            .ok_or_else(|| self.unsupported_operand("dynamically indexed resource"))?;
+        let entry = match op.ty {
+            OperandType::Uav => self.plan.uavs.get(&reg),
+            OperandType::Resource => self.plan.srvs.get(&reg),
+            _ => None,
+        };
+        entry
+            .map(|e| e.0)
+            .ok_or_else(|| self.unsupported_operand("undeclared resource"))
+    }
+
+    /// Calls typed shim `k` for lane `l` with `io[0..8]` = `inputs` lanes;
+    /// returns `io[4..8]` afterwards.
+    fn typed_call(
+        &mut self,
+        k: usize,
+        entry: usize,
+        flag: Value,
+        inputs: &[V],
+        l: usize,
+    ) -> [Value; 4] {
+        for (i, v) in inputs.iter().enumerate() {
+            let x = self.lane(*v, l);
+            self.b
+                .ins()
+                .store(trusted(), x, self.ctx, OFF_IO + 4 * i as i32);
+        }
+        let f = self.typed_ref(k);
+        let env = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_TYPED);
+        let e = self.b.ins().iconst(types::I32, entry as i64);
+        let io = self.ptr_at(OFF_IO);
+        self.b.ins().call(f, &[env, e, flag, io]);
+        std::array::from_fn(|c| {
+            self.b
+                .ins()
+                .load(types::I32, trusted(), self.ctx, OFF_IO + 16 + 4 * c as i32)
+        })
+    }
+
+    fn typed_ref(&mut self, k: usize) -> cranelift_codegen::ir::FuncRef {
+        if let Some(r) = self.typed_refs[k] {
+            return r;
+        }
+        let id = self.typed_fns[k];
+        let r = self.module.declare_func_in_func(id, self.b.func);
+        self.typed_refs[k] = Some(r);
+        r
+    }
+
+    /// Per-lane texels of a typed call, swizzled by `swz` into `mask`.
+    fn typed_results(&mut self, texels: &[[Value; 4]], swz: [u8; 4], mask: u8) -> [Option<V>; 4] {
+        let mut out: [Option<V>; 4] = [None; 4];
+        for c in 0..4 {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let lanes: Vec<Value> = texels.iter().map(|t| t[usize::from(swz[c] & 3)]).collect();
+            out[c] = Some(self.from_lanes(&lanes));
+        }
+        out
+    }
+
+    /// ld / ld_uav_typed: the runtime decodes the texel (out of bounds:
+    /// the format's default texel, as in the interpreter).
+    fn ld_typed(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let res = self.operand(inst, 2)?;
+        let entry = self.table_entry(res)?;
+        let cop = self.operand(inst, 1)?;
+        let coords: Vec<V> = (0..4)
+            .map(|c| self.src(cop, c, Ty::Int))
+            .collect::<Result<_, _>>()?;
+        let mip_flag = i64::from(inst.opcode == Opcode::Ld);
+        let flag = self.b.ins().iconst(types::I32, mip_flag);
+        let texels: Vec<[Value; 4]> = (0..W)
+            .map(|l| self.typed_call(0, entry, flag, &coords, l))
+            .collect();
+        let mask = self.operand(inst, 0)?.write_mask();
+        let out = self.typed_results(&texels, res.swizzle(), mask);
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    /// store_uav_typed: one runtime call per lane, in lane order; inactive
+    /// lanes pass `active = 0` and store nothing.
+    fn store_typed(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let res = self.operand(inst, 0)?;
+        let entry = self.table_entry(res)?;
+        let cop = self.operand(inst, 1)?;
+        let vop = self.operand(inst, 2)?;
+        let mut inputs = Vec::with_capacity(8);
+        for c in 0..4 {
+            inputs.push(self.src(cop, c, Ty::Int)?);
+        }
+        for c in 0..4 {
+            inputs.push(self.src(vop, c, Ty::Int)?);
+        }
+        for l in 0..W {
+            let act = self.lane_active(l);
+            let flag = self.b.ins().uextend(types::I32, act);
+            self.typed_call(1, entry, flag, &inputs, l);
+        }
+        Ok(())
+    }
+
+    /// resinfo: the runtime reads the view's size at the lane's mip.
+    fn resinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let res = self.operand(inst, 2)?;
+        let entry = self.table_entry(res)?;
+        let mip = self.src(self.operand(inst, 1)?, 0, Ty::Int)?;
+        let flag = self
+            .b
+            .ins()
+            .iconst(types::I32, i64::from(inst.return_type_bits()));
+        let texels: Vec<[Value; 4]> = (0..W)
+            .map(|l| self.typed_call(2, entry, flag, &[mip], l))
+            .collect();
+        let mask = self.operand(inst, 0)?.write_mask();
+        let out = self.typed_results(&texels, res.swizzle(), mask);
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
     }
 
     // -----------------------------------------------------------------

@@ -17,12 +17,14 @@
 //! (groups, batches, worker threads).
 
 pub mod context;
+pub mod engine;
 mod flow;
 pub mod libcalls;
 mod lower;
 mod memory;
 pub mod plan;
 mod runner;
+pub mod typed;
 
 use std::collections::{BTreeMap, HashMap};
 use std::mem::ManuallyDrop;
@@ -145,6 +147,13 @@ fn host_isa() -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
         .map_err(|e| JitError::Codegen(e.to_string()))
 }
 
+/// The typed-access shims: (symbol, address), in `Lower::typed_fns` order.
+const TYPED_SHIMS: [(&str, *const u8); 3] = [
+    ("sm5jit_typed_load", typed::typed_load as *const u8),
+    ("sm5jit_typed_store", typed::typed_store as *const u8),
+    ("sm5jit_typed_resinfo", typed::typed_resinfo as *const u8),
+];
+
 /// Instructions in each loop body (`loop` index → length), the budget a
 /// back-edge costs.
 fn loop_lengths(p: &Prepared) -> BTreeMap<usize, u64> {
@@ -174,6 +183,9 @@ impl JitShader {
         let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
         for s in Shim::ALL {
             builder.symbol(s.name(), s.addr());
+        }
+        for (name, addr) in TYPED_SHIMS {
+            builder.symbol(name, addr);
         }
         let mut module = JITModule::new(builder);
         let built = build(&mut module, &prepared, &plan);
@@ -227,6 +239,19 @@ fn build(
             .map_err(cg)?;
         shims.insert(s, id);
     }
+    // typed shims: (env: i64, entry: i32, flag: i32, io: i64) -> ()
+    let mut tsig = module.make_signature();
+    for t in [types::I64, types::I32, types::I32, types::I64] {
+        tsig.params.push(AbiParam::new(t));
+    }
+    let mut typed_fns = Vec::new();
+    for (name, _) in TYPED_SHIMS {
+        typed_fns.push(
+            module
+                .declare_function(name, Linkage::Import, &tsig)
+                .map_err(cg)?,
+        );
+    }
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(types::I64));
     sig.returns.push(AbiParam::new(types::I32));
@@ -248,6 +273,8 @@ fn build(
             module,
             shims: &shims,
             shim_refs: HashMap::new(),
+            typed_fns: [typed_fns[0], typed_fns[1], typed_fns[2]],
+            typed_refs: [None; 3],
             p,
             plan,
             ctx: cptr,

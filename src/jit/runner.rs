@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::context::{BatchContext, ResDesc, STATUS_BARRIER, STATUS_BUDGET, STATUS_DONE, W};
+use super::typed::{TypedEnv, TypedView};
 use super::{BatchFn, JitShader};
 use crate::interp::MAX_GROUPS_PER_DIM;
 use crate::runtime::{
@@ -101,6 +102,43 @@ fn build_table(
     Table(table)
 }
 
+/// The typed views of the table's t#/u# entries.
+fn build_typed(shader: &JitShader, b: &mut Bindings) -> TypedEnv {
+    let plan = &shader.inner.plan;
+    let typed = |v: &View| match v {
+        View::Buffer(bv) => matches!(bv.kind, BufferKind::Typed(_)),
+        View::Texture(_) => true,
+    };
+    let slots = plan
+        .table
+        .iter()
+        .map(|&(kind, slot)| match kind {
+            BindingKind::Srv => b
+                .get_srv(slot)
+                .filter(|s| typed(&s.view))
+                .map(|s| TypedView {
+                    view: s.view,
+                    data: s.data.as_ptr().cast_mut(),
+                    len: s.data.len(),
+                    writable: false,
+                    is_uav: false,
+                }),
+            BindingKind::Uav => b
+                .get_uav_mut(slot)
+                .filter(|u| typed(&u.view))
+                .map(|u| TypedView {
+                    view: u.view,
+                    data: u.data.as_mut_ptr(),
+                    len: u.data.len(),
+                    writable: true,
+                    is_uav: true,
+                }),
+            BindingKind::ConstantBuffer => None,
+        })
+        .collect();
+    TypedEnv { slots }
+}
+
 /// One batch's memory, reused across groups by a worker.
 struct Batch {
     ctx: Box<BatchContext>,
@@ -158,7 +196,8 @@ impl JitShader {
         }
         let mut counters = Vec::new();
         let table = build_table(self, b, &mut counters);
-        let result = self.run_groups(&table, groups, total, o.budget, threads.max(1));
+        let typed = build_typed(self, b);
+        let result = self.run_groups(&table, &typed, groups, total, o.budget, threads.max(1));
         for (k, c) in &counters {
             let slot = self.inner.plan.table[*k].1;
             if let Some(u) = b.get_uav_mut(slot) {
@@ -192,6 +231,7 @@ impl JitShader {
     fn run_groups(
         &self,
         table: &Table,
+        typed: &TypedEnv,
         groups: [u32; 3],
         total: u64,
         budget: u64,
@@ -217,7 +257,7 @@ impl JitShader {
                     ((g / gx) % gy) as u32,
                     (g / (gx * gy)) as u32,
                 ];
-                if let Err(e) = self.run_group(&mut w, table, id, budget) {
+                if let Err(e) = self.run_group(&mut w, table, typed, id, budget) {
                     stop.store(true, Ordering::Relaxed);
                     let mut fe = first_error.lock().unwrap_or_else(|e| e.into_inner());
                     if fe.as_ref().is_none_or(|(k, _)| g < *k) {
@@ -249,6 +289,7 @@ impl JitShader {
         &self,
         w: &mut Worker,
         table: &Table,
+        typed: &TypedEnv,
         id: [u32; 3],
         mut budget: u64,
     ) -> Result<(), RuntimeError> {
@@ -261,6 +302,7 @@ impl JitShader {
             bt.ctx.set_threads(id, size, (k * W) as u32);
             bt.ctx.resume = 0;
             bt.ctx.res = table.0.as_ptr();
+            bt.ctx.typed = (typed as *const TypedEnv).cast();
             bt.ctx.tgsm = tgsm;
             bt.xregs.fill(0);
             bt.ctx.xregs = bt.xregs.as_mut_ptr();

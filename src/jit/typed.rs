@@ -1,0 +1,155 @@
+//! Typed buffer and texture access for generated code, through the
+//! runtime's format conversions.
+//!
+//! In: a [`TypedEnv`] built per dispatch (the view and memory of every
+//! typed t#/u#, by resource-table index) and one lane's coordinates and
+//! values in the context's `io` DWORDs. Out: the texel as four shader
+//! DWORDs (loads, `resinfo`), or the encoded texel written to memory
+//! (stores). Invariant: these shims follow the interpreter's rules line for
+//! line (same address function, same out-of-bounds texel, same store
+//! width), and every memory access is `slice::get`-checked against the
+//! slot's memory, so a wrong coordinate can never reach outside it.
+
+use crate::runtime::memory::{texel, typed_element};
+use crate::runtime::{BufferKind, Format, TextureDim, View};
+
+/// One typed slot: its view and memory.
+#[derive(Clone, Copy, Debug)]
+pub struct TypedView {
+    pub view: View,
+    pub data: *mut u8,
+    pub len: usize,
+    pub writable: bool,
+    /// True for u# (resinfo reports one mip).
+    pub is_uav: bool,
+}
+
+/// Typed slots by resource-table index (`None`: unbound or not typed).
+#[derive(Debug, Default)]
+pub struct TypedEnv {
+    pub slots: Vec<Option<TypedView>>,
+}
+
+// SAFETY: the pointers point into bindings borrowed for the whole
+// dispatch; shims access them only through bounds-checked slices.
+unsafe impl Sync for TypedEnv {}
+unsafe impl Send for TypedEnv {}
+
+/// The interpreter's typed address rule: (byte position, format).
+fn location(view: &View, coords: [u32; 4], mip: u32) -> (Option<u64>, Option<Format>) {
+    match view {
+        View::Buffer(bv) => match bv.kind {
+            BufferKind::Typed(f) => (typed_element(bv, coords[0]), Some(f)),
+            _ => (None, None),
+        },
+        View::Texture(tv) => (
+            texel(tv, [coords[0], coords[1], coords[2]], mip),
+            Some(tv.format),
+        ),
+    }
+}
+
+fn slot(env: *const TypedEnv, entry: u32) -> Option<TypedView> {
+    // SAFETY: the runner passes its live `TypedEnv` (or null).
+    let env = unsafe { env.as_ref()? };
+    env.slots.get(entry as usize).copied().flatten()
+}
+
+/// # Safety
+/// `io` points to 8 writable DWORDs; `env` is the dispatch's environment.
+pub unsafe extern "C" fn typed_load(env: *const TypedEnv, entry: u32, mip_in_w: u32, io: *mut u32) {
+    // SAFETY: the caller passes the context's 8-DWORD io area.
+    let io = unsafe { std::slice::from_raw_parts_mut(io, 8) };
+    let coords = [io[0], io[1], io[2], io[3]];
+    let mut out = [0u32; 4];
+    if let Some(s) = slot(env, entry) {
+        let is_buffer = matches!(s.view, View::Buffer(_));
+        let mip = if mip_in_w != 0 && !is_buffer {
+            coords[3]
+        } else {
+            0
+        };
+        let (pos, fmt) = location(&s.view, coords, mip);
+        if let Some(fmt) = fmt {
+            // SAFETY: `data`/`len` describe the slot's bound slice.
+            let data = unsafe { std::slice::from_raw_parts(s.data, s.len) };
+            let bytes = pos
+                .and_then(|p| usize::try_from(p).ok())
+                .and_then(|p| data.get(p..));
+            out = fmt.load(bytes.unwrap_or(&[]));
+        }
+    }
+    io[4..8].copy_from_slice(&out);
+}
+
+/// # Safety
+/// As [`typed_load`].
+pub unsafe extern "C" fn typed_store(env: *const TypedEnv, entry: u32, active: u32, io: *mut u32) {
+    if active == 0 {
+        return;
+    }
+    // SAFETY: the caller passes the context's 8-DWORD io area.
+    let io = unsafe { std::slice::from_raw_parts(io, 8) };
+    let Some(s) = slot(env, entry).filter(|s| s.writable) else {
+        return;
+    };
+    let (Some(pos), Some(fmt)) = location(&s.view, [io[0], io[1], io[2], io[3]], 0) else {
+        return;
+    };
+    let bytes = fmt.store([io[4], io[5], io[6], io[7]]);
+    let n = fmt.bytes() as usize;
+    // SAFETY: `data`/`len` describe the slot's bound (mutable) slice.
+    let data = unsafe { std::slice::from_raw_parts_mut(s.data, s.len) };
+    let dst = usize::try_from(pos)
+        .ok()
+        .and_then(|p| data.get_mut(p..p.checked_add(n)?));
+    if let Some(dst) = dst {
+        dst.copy_from_slice(&bytes[..n]);
+    }
+}
+
+/// `resinfo`: io[0] = mip in, io[4..8] = the four raw results out.
+///
+/// # Safety
+/// As [`typed_load`].
+pub unsafe extern "C" fn typed_resinfo(env: *const TypedEnv, entry: u32, ret: u32, io: *mut u32) {
+    // SAFETY: the caller passes the context's 8-DWORD io area.
+    let io = unsafe { std::slice::from_raw_parts_mut(io, 8) };
+    let mip = io[0];
+    let (dims, sized, mips) = match slot(env, entry) {
+        Some(TypedView {
+            view: View::Texture(tv),
+            is_uav,
+            ..
+        }) => {
+            let mips = if is_uav { 1 } else { tv.mip_levels.max(1) };
+            let level = if mip < mips { tv.mip(mip) } else { None };
+            let (d, sized) = match (level, tv.dim) {
+                (None, _) => ([0; 3], [false; 3]),
+                (Some(m), TextureDim::Tex1D) => ([m.width, 0, 0], [true, false, false]),
+                (Some(m), TextureDim::Tex1DArray) => ([m.width, m.layers, 0], [true, false, false]),
+                (Some(m), TextureDim::Tex2D) => ([m.width, m.height, 0], [true, true, false]),
+                (Some(m), TextureDim::Tex2DArray) => {
+                    ([m.width, m.height, m.layers], [true, true, false])
+                }
+                (Some(m), TextureDim::Tex3D) => ([m.width, m.height, m.layers], [true, true, true]),
+            };
+            (d, sized, mips)
+        }
+        _ => ([0; 3], [false; 3], 0),
+    };
+    let raw = [dims[0], dims[1], dims[2], mips];
+    let r: [u32; 4] = match ret {
+        2 => raw,
+        1 => std::array::from_fn(|k| {
+            let x = raw[k] as f32;
+            if k < 3 && sized[k] {
+                crate::sem::float::rcp(x).to_bits()
+            } else {
+                x.to_bits()
+            }
+        }),
+        _ => raw.map(|x| (x as f32).to_bits()),
+    };
+    io[4..8].copy_from_slice(&r);
+}
