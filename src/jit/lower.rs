@@ -53,9 +53,9 @@ pub struct Lower<'a, 'f> {
     pub module: &'a mut JITModule,
     pub shims: &'a HashMap<Shim, FuncId>,
     pub shim_refs: HashMap<Shim, FuncRef>,
-    /// typed_load, typed_store, typed_resinfo.
-    pub typed_fns: [FuncId; 3],
-    pub typed_refs: [Option<FuncRef>; 3],
+    /// typed_load, typed_store, typed_resinfo, typed_addr.
+    pub typed_fns: [FuncId; 4],
+    pub typed_refs: [Option<FuncRef>; 4],
     pub p: &'a Prepared,
     pub plan: &'a Plan,
     /// The `*mut BatchContext` argument.
@@ -508,56 +508,50 @@ impl<'a, 'f> Lower<'a, 'f> {
     pub fn alu(&mut self, inst: &Instruction) -> Result<(), JitError> {
         use Opcode::*;
         match inst.opcode {
-            Mov => self.cw(inst, 1, Ty::Float, inst.saturate(), |_, [a]| a),
-            Movc => self.cw(inst, 3, Ty::Float, inst.saturate(), |s, [c, a, b]| {
+            Mov => self.cw(inst, Ty::Float, inst.saturate(), |_, [a]| a),
+            Movc => self.cw(inst, Ty::Float, inst.saturate(), |s, [c, a, b]| {
                 s.select_nz(c, a, b)
             }),
             Swapc => self.swapc(inst),
-            Add => self.cw(inst, 2, Ty::Float, inst.saturate(), |s, [a, b]| {
-                s.fadd(a, b)
-            }),
-            Mul => self.cw(inst, 2, Ty::Float, inst.saturate(), |s, [a, b]| {
-                s.fmul(a, b)
-            }),
-            Div => self.cw(inst, 2, Ty::Float, inst.saturate(), |s, [a, b]| {
-                s.fdiv(a, b)
-            }),
-            Mad => self.cw(inst, 3, Ty::Float, inst.saturate(), |s, [a, b, c]| {
+            Add => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fadd(a, b)),
+            Mul => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fmul(a, b)),
+            Div => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fdiv(a, b)),
+            Mad => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b, c]| {
                 let m = s.fmul(a, b);
                 s.fadd(m, c)
             }),
-            Min => self.cw(inst, 2, Ty::Float, inst.saturate(), |s, [a, b]| {
+            Min => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| {
                 s.fminmax(a, b, true)
             }),
-            Max => self.cw(inst, 2, Ty::Float, inst.saturate(), |s, [a, b]| {
+            Max => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| {
                 s.fminmax(a, b, false)
             }),
             Sqrt | RoundNe | RoundNi | RoundPi | RoundZ => {
                 let op = inst.opcode;
-                self.cw(inst, 1, Ty::Float, inst.saturate(), move |s, [a]| {
+                self.cw(inst, Ty::Float, inst.saturate(), move |s, [a]| {
                     s.funary(a, op)
                 })
             }
-            Rcp => self.cw(inst, 1, Ty::Float, inst.saturate(), |s, [a]| {
+            Rcp => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| {
                 let one = s.vsplat(ONE);
                 s.fdiv(one, a)
             }),
-            Frc => self.cw(inst, 1, Ty::Float, inst.saturate(), |s, [a]| s.frc(a)),
+            Frc => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.frc(a)),
             Exp => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Exp),
             Log => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Log),
             Rsq => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Rsq),
             Dp2 | Dp3 | Dp4 => self.dot(inst),
             SinCos => self.sincos(inst),
-            Eq => self.cw(inst, 2, Ty::Float, false, |s, [a, b]| {
+            Eq => self.cw(inst, Ty::Float, false, |s, [a, b]| {
                 s.fcompare(a, b, FloatCC::Equal)
             }),
-            Ne => self.cw(inst, 2, Ty::Float, false, |s, [a, b]| {
+            Ne => self.cw(inst, Ty::Float, false, |s, [a, b]| {
                 s.fcompare(a, b, FloatCC::NotEqual)
             }),
-            Lt => self.cw(inst, 2, Ty::Float, false, |s, [a, b]| {
+            Lt => self.cw(inst, Ty::Float, false, |s, [a, b]| {
                 s.fcompare(a, b, FloatCC::LessThan)
             }),
-            Ge => self.cw(inst, 2, Ty::Float, false, |s, [a, b]| {
+            Ge => self.cw(inst, Ty::Float, false, |s, [a, b]| {
                 s.fcompare(a, b, FloatCC::GreaterThanOrEqual)
             }),
             _ => self.alu_int(inst),
@@ -568,20 +562,20 @@ impl<'a, 'f> Lower<'a, 'f> {
         use Opcode::*;
         let i = Ty::Int;
         match inst.opcode {
-            IAdd => self.cw(inst, 2, i, false, |s, [a, b]| s.b.ins().iadd(a, b)),
-            INeg => self.cw(inst, 1, i, false, |s, [a]| s.b.ins().ineg(a)),
-            IMad | UMad => self.cw(inst, 3, i, false, |s, [a, b, c]| {
+            IAdd => self.cw(inst, i, false, |s, [a, b]| s.b.ins().iadd(a, b)),
+            INeg => self.cw(inst, i, false, |s, [a]| s.b.ins().ineg(a)),
+            IMad | UMad => self.cw(inst, i, false, |s, [a, b, c]| {
                 let m = s.b.ins().imul(a, b);
                 s.b.ins().iadd(m, c)
             }),
-            IMax => self.cw(inst, 2, i, false, |s, [a, b]| s.b.ins().smax(a, b)),
-            IMin => self.cw(inst, 2, i, false, |s, [a, b]| s.b.ins().smin(a, b)),
-            UMax => self.cw(inst, 2, i, false, |s, [a, b]| s.b.ins().umax(a, b)),
-            UMin => self.cw(inst, 2, i, false, |s, [a, b]| s.b.ins().umin(a, b)),
-            And => self.cw(inst, 2, i, false, |s, [a, b]| s.b.ins().band(a, b)),
-            Or => self.cw(inst, 2, i, false, |s, [a, b]| s.b.ins().bor(a, b)),
-            Xor => self.cw(inst, 2, i, false, |s, [a, b]| s.b.ins().bxor(a, b)),
-            Not => self.cw(inst, 1, i, false, |s, [a]| s.b.ins().bnot(a)),
+            IMax => self.cw(inst, i, false, |s, [a, b]| s.b.ins().smax(a, b)),
+            IMin => self.cw(inst, i, false, |s, [a, b]| s.b.ins().smin(a, b)),
+            UMax => self.cw(inst, i, false, |s, [a, b]| s.b.ins().umax(a, b)),
+            UMin => self.cw(inst, i, false, |s, [a, b]| s.b.ins().umin(a, b)),
+            And => self.cw(inst, i, false, |s, [a, b]| s.b.ins().band(a, b)),
+            Or => self.cw(inst, i, false, |s, [a, b]| s.b.ins().bor(a, b)),
+            Xor => self.cw(inst, i, false, |s, [a, b]| s.b.ins().bxor(a, b)),
+            Not => self.cw(inst, i, false, |s, [a]| s.b.ins().bnot(a)),
             IEq => self.icmp(inst, IntCC::Equal),
             INe => self.icmp(inst, IntCC::NotEqual),
             ILt => self.icmp(inst, IntCC::SignedLessThan),
@@ -613,19 +607,19 @@ impl<'a, 'f> Lower<'a, 'f> {
             // Semantics: fcvt_to_*_sat truncates, saturates and maps NaN to
             // 0, exactly `sem::convert::ftoi`/`ftou`; a denormal truncates to
             // 0 with or without the flush.
-            Ftoi => self.cw(inst, 1, Ty::Float, false, |s, [a]| {
+            Ftoi => self.cw(inst, Ty::Float, false, |s, [a]| {
                 let f = s.f(a);
                 s.b.ins().fcvt_to_sint_sat(types::I32X4, f)
             }),
-            Ftou => self.cw(inst, 1, Ty::Float, false, |s, [a]| {
+            Ftou => self.cw(inst, Ty::Float, false, |s, [a]| {
                 let f = s.f(a);
                 s.b.ins().fcvt_to_uint_sat(types::I32X4, f)
             }),
-            Itof => self.cw(inst, 1, Ty::Int, sat, |s, [a]| {
+            Itof => self.cw(inst, Ty::Int, sat, |s, [a]| {
                 let f = s.b.ins().fcvt_from_sint(types::F32X4, a);
                 s.i(f)
             }),
-            Utof => self.cw(inst, 1, Ty::Int, sat, |s, [a]| {
+            Utof => self.cw(inst, Ty::Int, sat, |s, [a]| {
                 let f = s.b.ins().fcvt_from_uint(types::F32X4, a);
                 s.i(f)
             }),
@@ -647,14 +641,13 @@ impl<'a, 'f> Lower<'a, 'f> {
     fn cw<const K: usize>(
         &mut self,
         inst: &Instruction,
-        _k: usize,
         ty: Ty,
         sat: bool,
         f: impl Fn(&mut Self, [Value; K]) -> Value,
     ) -> Result<(), JitError> {
         let mask = self.dst_mask(inst, 1);
         let mut out: [Option<V>; 4] = [None; 4];
-        for c in 0..4 {
+        for (c, slot) in out.iter_mut().enumerate() {
             if mask & (1 << c) == 0 {
                 continue;
             }
@@ -671,14 +664,14 @@ impl<'a, 'f> Lower<'a, 'f> {
                     r[j] = self.sat(r[j]);
                 }
             }
-            out[c] = Some(r);
+            *slot = Some(r);
         }
         let dst = self.operand(inst, 0)?;
         self.write(dst, &out)
     }
 
     fn icmp(&mut self, inst: &Instruction, cc: IntCC) -> Result<(), JitError> {
-        self.cw(inst, 2, Ty::Int, false, move |s, [a, b]| {
+        self.cw(inst, Ty::Int, false, move |s, [a, b]| {
             s.b.ins().icmp(cc, a, b)
         })
     }
@@ -772,7 +765,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         let literal = amount_op.ty == OperandType::Imm32;
         let mask = self.dst_mask(inst, 1);
         let mut out: [Option<V>; 4] = [None; 4];
-        for c in 0..4 {
+        for (c, slot) in out.iter_mut().enumerate() {
             if mask & (1 << c) == 0 {
                 continue;
             }
@@ -805,7 +798,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 }
                 r
             };
-            out[c] = Some(r);
+            *slot = Some(r);
         }
         let dst = self.operand(inst, 0)?;
         self.write(dst, &out)
@@ -912,7 +905,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     ) -> Result<(), JitError> {
         let mask = self.dst_mask(inst, 1);
         let mut out: [Option<V>; 4] = [None; 4];
-        for c in 0..4 {
+        for (c, slot) in out.iter_mut().enumerate() {
             if mask & (1 << c) == 0 {
                 continue;
             }
@@ -925,7 +918,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             if sat {
                 r = self.map1(r, |s, v| s.sat(v));
             }
-            out[c] = Some(r);
+            *slot = Some(r);
         }
         let dst = self.operand(inst, 0)?;
         self.write(dst, &out)

@@ -28,6 +28,10 @@ use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::runtime::BindingKind;
 use crate::sem::atomic::AtomicOp;
 
+/// An x# access: first element, element count, element index (per lane,
+/// or a literal).
+type XPlace = (u32, u32, Result<V, u64>);
+
 /// A DWORD window: base pointer (i64) and size in DWORDs (i64).
 #[derive(Clone, Copy)]
 struct Window {
@@ -44,7 +48,7 @@ impl Lower<'_, '_> {
     }
 
     /// Builds a batch value from `W` scalar lanes.
-    fn from_lanes(&mut self, lanes: &[Value]) -> V {
+    fn lanes_to_v(&mut self, lanes: &[Value]) -> V {
         let zero = self.vsplat(0);
         let mut out = [zero; N];
         for (l, x) in lanes.iter().enumerate() {
@@ -213,7 +217,7 @@ impl Lower<'_, '_> {
                 let d = self.b.ins().iadd_imm_s(*base, i64::from(swz[c] & 3));
                 lanes.push(self.load_dword(w.base, w.dwords, d));
             }
-            out[c] = Some(self.from_lanes(&lanes));
+            out[c] = Some(self.lanes_to_v(&lanes));
         }
         let dst = self.operand(inst, 0)?;
         self.write(dst, &out)
@@ -336,9 +340,41 @@ impl Lower<'_, '_> {
                 continue;
             }
             let lanes: Vec<Value> = texels.iter().map(|t| t[usize::from(swz[c] & 3)]).collect();
-            out[c] = Some(self.from_lanes(&lanes));
+            out[c] = Some(self.lanes_to_v(&lanes));
         }
         out
+    }
+
+    /// Whether a t#/u# operand names a typed declaration.
+    fn is_typed(&self, op: &Operand) -> bool {
+        let kind = match op.ty {
+            OperandType::Uav => BindingKind::Uav,
+            _ => BindingKind::Srv,
+        };
+        op.imm_index(0)
+            .is_some_and(|r| self.plan.typed.contains(&(kind, r)))
+    }
+
+    /// The address of lane `l`'s typed atomic (the runtime locates the
+    /// 32-bit texel; another size or out of bounds gives 0), redirected to
+    /// the sink when out of bounds or inactive; and the in-bounds flag.
+    fn typed_atomic_ptr(
+        &mut self,
+        entry: usize,
+        coords: &[V],
+        l: usize,
+        act: Value,
+    ) -> (Value, Value) {
+        let zero = self.b.ins().iconst(types::I32, 0);
+        self.typed_call(3, entry, zero, coords, l);
+        let addr = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_IO + 16);
+        let inb = self.b.ins().icmp_imm_s(IntCC::NotEqual, addr, 0);
+        let ok = self.b.ins().band(inb, act);
+        let sink = self.ptr_at(OFF_SINK);
+        (self.b.ins().select(ok, addr, sink), inb)
     }
 
     /// ld / ld_uav_typed: the runtime decodes the texel (out of bounds:
@@ -438,7 +474,7 @@ impl Lower<'_, '_> {
                     .into_iter()
                     .map(|d| self.load_dword(base, dwords, d))
                     .collect();
-                self.from_lanes(&lanes)
+                self.lanes_to_v(&lanes)
             }
         }
     }
@@ -483,7 +519,7 @@ impl Lower<'_, '_> {
     }
 
     /// x# register `op`: (first element, element count, element index).
-    fn x_place(&mut self, op: &Operand) -> Result<Option<(u32, u32, Result<V, u64>)>, JitError> {
+    fn x_place(&mut self, op: &Operand) -> Result<Option<XPlace>, JitError> {
         let reg = op
             .imm_index(0)
             .ok_or_else(|| self.unsupported_operand("relative x# register"))?;
@@ -529,7 +565,7 @@ impl Lower<'_, '_> {
                         self.b.ins().load(types::I32, trusted(), p, 0)
                     })
                     .collect();
-                Ok(self.from_lanes(&lanes))
+                Ok(self.lanes_to_v(&lanes))
             }
         }
     }
@@ -568,8 +604,8 @@ impl Lower<'_, '_> {
             .ins()
             .load(types::I64, trusted(), self.ctx, OFF_XREGS);
         let exec = self.use_vars(self.exec);
-        for c in 0..4 {
-            let Some(v) = vals[c].filter(|_| mask & (1 << c) != 0) else {
+        for (c, val) in vals.iter().enumerate() {
+            let Some(v) = val.filter(|_| mask & (1 << c) != 0) else {
                 continue;
             };
             match e {
@@ -651,7 +687,7 @@ impl Lower<'_, '_> {
             };
             lanes.push(self.b.ins().select(has, r, zero));
         }
-        let v = self.from_lanes(&lanes);
+        let v = self.lanes_to_v(&lanes);
         let dst = self.operand(inst, 0)?;
         self.write(dst, &[Some(v); 4])
     }
@@ -665,13 +701,22 @@ impl Lower<'_, '_> {
     ) -> Result<(), JitError> {
         let m = usize::from(returns_old);
         let mem = self.operand(inst, m)?;
-        let w = self.window(mem)?;
-        if !w.writable {
+        let typed_entry = match mem.ty {
+            OperandType::Uav if self.is_typed(mem) => Some(self.table_entry(mem)?),
+            _ => None,
+        };
+        let w = match typed_entry {
+            Some(_) => None,
+            None => Some(self.window(mem)?),
+        };
+        if w.is_some_and(|w| !w.writable) {
             return Err(self.unsupported_operand("atomic on a t# register"));
         }
         let addr_op = self.operand(inst, m + 1)?;
-        let a0 = self.src(addr_op, 0, Ty::Int)?;
-        let a1 = self.src(addr_op, 1, Ty::Int)?;
+        let coords: Vec<V> = (0..4)
+            .map(|c| self.src(addr_op, c, Ty::Int))
+            .collect::<Result<_, _>>()?;
+        let (a0, a1) = (coords[0], coords[1]);
         let (cmp, v) = if aop == AtomicOp::CmpExch {
             let c = self.src(self.operand(inst, m + 2)?, 0, Ty::Int)?;
             (Some(c), self.src(self.operand(inst, m + 3)?, 0, Ty::Int)?)
@@ -681,20 +726,26 @@ impl Lower<'_, '_> {
         let zero = self.b.ins().iconst(types::I32, 0);
         let mut lanes = Vec::with_capacity(W);
         for l in 0..W {
-            let x = self.lane(a0, l);
-            let x = self.b.ins().uextend(types::I64, x);
-            let flat = match w.stride {
-                Some(s) => {
-                    let o = self.lane(a1, l);
-                    let o = self.b.ins().uextend(types::I64, o);
-                    let mm = self.b.ins().imul_imm_s(x, i64::from(s));
-                    self.b.ins().iadd(mm, o)
-                }
-                None => x,
-            };
-            let d = self.b.ins().ushr_imm_s(flat, 2);
             let act = self.lane_active(l);
-            let (p, inb) = self.store_ptr(w.base, w.dwords, d, act);
+            let (p, inb) = match (w, typed_entry) {
+                (Some(w), _) => {
+                    let x = self.lane(a0, l);
+                    let x = self.b.ins().uextend(types::I64, x);
+                    let flat = match w.stride {
+                        Some(s) => {
+                            let o = self.lane(a1, l);
+                            let o = self.b.ins().uextend(types::I64, o);
+                            let mm = self.b.ins().imul_imm_s(x, i64::from(s));
+                            self.b.ins().iadd(mm, o)
+                        }
+                        None => x,
+                    };
+                    let d = self.b.ins().ushr_imm_s(flat, 2);
+                    self.store_ptr(w.base, w.dwords, d, act)
+                }
+                (None, Some(entry)) => self.typed_atomic_ptr(entry, &coords, l, act),
+                (None, None) => return Err(self.unsupported_operand("atomic target")),
+            };
             let val = self.lane(v, l);
             let old = match (aop, cmp) {
                 (AtomicOp::CmpExch, Some(c)) => {
@@ -709,7 +760,7 @@ impl Lower<'_, '_> {
             lanes.push(self.b.ins().select(inb, old, zero));
         }
         if returns_old {
-            let r = self.from_lanes(&lanes);
+            let r = self.lanes_to_v(&lanes);
             let dst = self.operand(inst, 0)?;
             self.write(dst, &[Some(r); 4])?;
         }

@@ -148,10 +148,11 @@ fn host_isa() -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
 }
 
 /// The typed-access shims: (symbol, address), in `Lower::typed_fns` order.
-const TYPED_SHIMS: [(&str, *const u8); 3] = [
+const TYPED_SHIMS: [(&str, *const u8); 4] = [
     ("sm5jit_typed_load", typed::typed_load as *const u8),
     ("sm5jit_typed_store", typed::typed_store as *const u8),
     ("sm5jit_typed_resinfo", typed::typed_resinfo as *const u8),
+    ("sm5jit_typed_addr", typed::typed_addr as *const u8),
 ];
 
 /// Instructions in each loop body (`loop` index → length), the budget a
@@ -273,8 +274,8 @@ fn build(
             module,
             shims: &shims,
             shim_refs: HashMap::new(),
-            typed_fns: [typed_fns[0], typed_fns[1], typed_fns[2]],
-            typed_refs: [None; 3],
+            typed_fns: [typed_fns[0], typed_fns[1], typed_fns[2], typed_fns[3]],
+            typed_refs: [None; 4],
             p,
             plan,
             ctx: cptr,

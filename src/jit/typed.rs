@@ -153,3 +153,29 @@ pub unsafe extern "C" fn typed_resinfo(env: *const TypedEnv, entry: u32, ret: u3
     };
     io[4..8].copy_from_slice(&r);
 }
+
+/// Typed atomics: io[0..4] = coordinates in; io[4..6] = the absolute
+/// address of the 32-bit texel out, or 0 when out of bounds or the format
+/// is not 32 bits wide (the interpreter's rule). Generated code then runs
+/// a real atomic on that address.
+///
+/// # Safety
+/// As [`typed_load`].
+pub unsafe extern "C" fn typed_addr(env: *const TypedEnv, entry: u32, _flag: u32, io: *mut u32) {
+    // SAFETY: the caller passes the context's 8-DWORD io area.
+    let io = unsafe { std::slice::from_raw_parts_mut(io, 8) };
+    let mut addr: u64 = 0;
+    if let Some(s) = slot(env, entry).filter(|s| s.writable) {
+        if let (Some(pos), Some(f)) = location(&s.view, [io[0], io[1], io[2], io[3]], 0) {
+            let fits = usize::try_from(pos)
+                .ok()
+                .and_then(|p| p.checked_add(4))
+                .is_some_and(|end| end <= s.len);
+            if f.bytes() == 4 && fits {
+                addr = s.data.wrapping_add(pos as usize) as u64;
+            }
+        }
+    }
+    io[4] = addr as u32;
+    io[5] = (addr >> 32) as u32;
+}
