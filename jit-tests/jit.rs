@@ -240,7 +240,7 @@ fn edge_input(threads: usize) -> Vec<u32> {
 fn alu_case(body: &str) {
     let text = format!(
         "cs_5_0
-dcl_globalFlags refactoringAllowed | enable11_1ShaderExtensions
+dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps | enable11_1DoubleExtensions | enable11_1ShaderExtensions
 dcl_resource_raw t0
 dcl_uav_raw u0
 dcl_input vThreadID.x
@@ -305,6 +305,27 @@ fn float_ops_on_edge_values() {
         "itof r2.xyzw, r1.xyzw\nutof r3.xyzw, r1.xyzw",
         "f32tof16 r2.xyzw, r1.xyzw\nf16tof32 r3.xyzw, r1.xyzw",
         "ftoi r2.xyzw, -r1.xyzw\nutof r3.xyzw, -r1.xyzw",
+    ] {
+        alu_case(body);
+    }
+}
+
+#[test]
+fn double_ops_on_edge_values() {
+    for body in [
+        "dadd r2.xyzw, r1.xyzw, r1.zwxy",
+        "dadd_sat r2.xyzw, -r1.xyzw, |r1.zwxy|",
+        "dmul r2.xy, r1.xyxy, r1.zwzw\ndmax r3.zw, r1.xyxy, r1.zwzw",
+        "ddiv r2.xyzw, r1.xyzw, r1.zwxy\ndmin r3.xyzw, r1.zwxy, r1.xyzw",
+        "dfma r2.xyzw, r1.xyzw, r1.zwxy, r1.xyzw\ndrcp r3.xyzw, r1.zwxy",
+        "deq r2.xy, r1.xyzw, r1.zwxy\ndlt r3.zw, r1.xyzw, r1.zwxy",
+        "dne r2.xz, r1.xyzw, r1.zwxy\ndge r3.x, r1.xyzw, r1.zwxy",
+        "dtof r2.xy, r1.xyzw\ndtoi r3.zw, r1.zwxy",
+        "dtou r2.x, r1.zwxy\ndtof_sat r3.yw, r1.xyzw",
+        "ftod r2.xyzw, r1.xyxx\nitod r3.zw, r1.zwzz",
+        "utod r2.xy, r1.wzww",
+        "dmov r2.xyzw, -r1.zwxy\ndmov_sat r3.xyzw, r1.xyzw",
+        "dmovc r2.xyzw, r1.xxzz, r1.xyzw, r1.zwxy",
     ] {
         alu_case(body);
     }
@@ -903,4 +924,79 @@ ret
     // Element 0 summed every thread id; element 47 (thread 7's store) is
     // inside the window, thread 8's (48) is not.
     assert_eq!(out[0][0], (0..16).sum::<u32>());
+}
+
+/// Timing report (run with `--release --ignored --nocapture`): compile
+/// times of real-world shaders and the JIT/interpreter speed ratio on an
+/// ALU-heavy loop. Checks only that both engines agree.
+#[test]
+#[ignore]
+fn bench_compile_times_and_alu_speed() {
+    for name in [
+        "bgfx_cs_init_instances",
+        "bgfx_cs_fsr_rcas_32",
+        "directxtex_BC7Encode_TryMode456CS",
+        "directxtex_BC6HEncode_EncodeBlockCS",
+    ] {
+        let path = crate::corpus_dir()
+            .join("realworld")
+            .join(name)
+            .join("shader.dxbc");
+        let bytes = std::fs::read(&path).expect("read");
+        let shader = sm5jit::dxbc::read_dxbc(&bytes, &Default::default()).expect("decode");
+        let t = std::time::Instant::now();
+        let r = JitShader::compile(&shader.program);
+        eprintln!(
+            "compile {name}: {} insts, {:.2} ms ({})",
+            shader.program.insts.len(),
+            t.elapsed().as_secs_f64() * 1e3,
+            if r.is_ok() { "ok" } else { "unsupported" }
+        );
+    }
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_thread_group 64, 1, 1
+utof r0.x, vThreadID.x
+mov r1.xyzw, l(1.000000, 0.500000, 0.250000, 0.125000)
+mov r2.x, l(0)
+loop
+  uge r2.y, r2.x, l(256)
+  breakc_nz r2.y
+  mad r1.xyzw, r1.xyzw, l(0.999000, 1.001000, 0.998000, 1.002000), r0.xxxx
+  mul r3.xyzw, r1.yzwx, r1.xyzw
+  add r1.xyzw, r1.xyzw, -r3.xyzw
+  max r1.xyzw, r1.xyzw, l(-1000.000000, -1000.000000, -1000.000000, -1000.000000)
+  min r1.xyzw, r1.xyzw, l(1000.000000, 1000.000000, 1000.000000, 1000.000000)
+  iadd r2.x, r2.x, l(1)
+endloop
+ishl r2.z, vThreadID.x, l(4)
+store_raw u0.xyzw, r2.z, r1.xyzw
+ret
+";
+    let program = parse(text);
+    let interp = Interpreter::new(&program).unwrap();
+    let jit = JitShader::compile(&program).unwrap();
+    let groups = [64, 1, 1];
+    let n = 64 * 64 * 4;
+    let o = DispatchOptions { budget: u64::MAX };
+    let mut a = [uav(0, raw(n as u64), &vec![0; n])];
+    let t = std::time::Instant::now();
+    let want = with_bound(&mut a, |b| interp.dispatch(b, groups, &o).map(|_| ())).unwrap();
+    let ti = t.elapsed();
+    let mut j = [uav(0, raw(n as u64), &vec![0; n])];
+    let t = std::time::Instant::now();
+    let got = with_bound(&mut j, |b| {
+        jit.dispatch_threads(b, groups, &o, 1).map(|_| ())
+    })
+    .unwrap();
+    let tj = t.elapsed();
+    assert_eq!(want, got);
+    eprintln!(
+        "ALU loop, 4096 threads x 256 iterations: interpreter {:.1} ms, JIT {:.2} ms (1 worker): {:.0}x",
+        ti.as_secs_f64() * 1e3,
+        tj.as_secs_f64() * 1e3,
+        ti.as_secs_f64() / tj.as_secs_f64()
+    );
 }

@@ -45,6 +45,8 @@ const ONE: u32 = 0x3F80_0000;
 pub enum Ty {
     Float,
     Int,
+    /// Sign-bit neg/abs on the high DWORD of each double (`.y`, `.w`).
+    Double,
 }
 
 /// The translator state for one function.
@@ -56,6 +58,9 @@ pub struct Lower<'a, 'f> {
     /// typed_load, typed_store, typed_resinfo, typed_addr.
     pub typed_fns: [FuncId; 4],
     pub typed_refs: [Option<FuncRef>; 4],
+    /// `double::double_op`.
+    pub double_fn: FuncId,
+    pub double_ref: Option<FuncRef>,
     pub p: &'a Prepared,
     pub plan: &'a Plan,
     /// The `*mut BatchContext` argument.
@@ -373,12 +378,17 @@ impl<'a, 'f> Lower<'a, 'f> {
             _ => op.swizzle()[c] & 3,
         };
         let v = self.fetch(op, comp)?;
+        let ty = match ty {
+            Ty::Double if c % 2 == 1 => Ty::Float,
+            Ty::Double => return Ok(v),
+            t => t,
+        };
         Ok(self.modify(v, op.modifier, ty))
     }
 
     fn modify(&mut self, v: V, m: Modifier, ty: Ty) -> V {
         match (m, ty) {
-            (Modifier::None, _) => v,
+            (Modifier::None, _) | (_, Ty::Double) => v,
             (Modifier::Neg, Ty::Float) => {
                 let s = self.vsplat(SIGN);
                 self.map1(v, |b, x| b.b.ins().bxor(x, s))
@@ -842,6 +852,17 @@ impl<'a, 'f> Lower<'a, 'f> {
     // Shim calls, lane by lane
     // -----------------------------------------------------------------
 
+    pub fn double_ref(&mut self) -> FuncRef {
+        if let Some(r) = self.double_ref {
+            return r;
+        }
+        let r = self
+            .module
+            .declare_func_in_func(self.double_fn, self.b.func);
+        self.double_ref = Some(r);
+        r
+    }
+
     fn shim_ref(&mut self, shim: Shim) -> FuncRef {
         if let Some(r) = self.shim_refs.get(&shim) {
             return *r;
@@ -952,6 +973,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move => {
                 self.alu(inst)
             }
+            OpClass::Double => self.double(inst),
             OpClass::Memory => self.memory(inst),
             OpClass::Atomic => self.atomic(inst),
             OpClass::Flow | OpClass::Sync => self.flow(i, inst),

@@ -17,6 +17,7 @@
 //! (groups, batches, worker threads).
 
 pub mod context;
+mod double;
 pub mod engine;
 mod flow;
 pub mod libcalls;
@@ -155,6 +156,9 @@ const TYPED_SHIMS: [(&str, *const u8); 4] = [
     ("sm5jit_typed_addr", typed::typed_addr as *const u8),
 ];
 
+/// The double-precision shim's symbol.
+const DOUBLE_SHIM: &str = "sm5jit_double_op";
+
 /// Instructions in each loop body (`loop` index → length), the budget a
 /// back-edge costs.
 fn loop_lengths(p: &Prepared) -> BTreeMap<usize, u64> {
@@ -188,6 +192,7 @@ impl JitShader {
         for (name, addr) in TYPED_SHIMS {
             builder.symbol(name, addr);
         }
+        builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
         let mut module = JITModule::new(builder);
         let built = build(&mut module, &prepared, &plan);
         let (id, save_slots) = match built {
@@ -253,6 +258,14 @@ fn build(
                 .map_err(cg)?,
         );
     }
+    // double shim: (op: i32, sat: i32, io: i64) -> ()
+    let mut dsig = module.make_signature();
+    for t in [types::I32, types::I32, types::I64] {
+        dsig.params.push(AbiParam::new(t));
+    }
+    let double_fn = module
+        .declare_function(DOUBLE_SHIM, Linkage::Import, &dsig)
+        .map_err(cg)?;
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(types::I64));
     sig.returns.push(AbiParam::new(types::I32));
@@ -276,6 +289,8 @@ fn build(
             shim_refs: HashMap::new(),
             typed_fns: [typed_fns[0], typed_fns[1], typed_fns[2], typed_fns[3]],
             typed_refs: [None; 4],
+            double_fn,
+            double_ref: None,
             p,
             plan,
             ctx: cptr,
