@@ -45,7 +45,7 @@ pub enum Frame {
         cont: [Variable; N],
         head: Block,
         exit: Block,
-        /// Budget charged per back-edge.
+        /// Budget charged per back-edge and active lane.
         cost: u64,
     },
     Switch {
@@ -239,7 +239,16 @@ impl Lower<'_, '_> {
         self.set_exec(next);
         let z = self.splat_v(0);
         self.def_vars(cont, z);
-        // Charge the budget; an exhausted budget stops the batch.
+        // Charge the budget: the loop's length for each lane that ran the
+        // iteration (the interpreter charges every instruction of every
+        // thread); an exhausted budget stops the batch.
+        let mut lanes = self.b.ins().iconst(types::I64, 0);
+        for v in exec {
+            let bits = self.b.ins().vhigh_bits(types::I64, v);
+            let n = self.b.ins().popcnt(bits);
+            lanes = self.b.ins().iadd(lanes, n);
+        }
+        let charge = self.b.ins().imul_imm_s(lanes, cost as i64);
         let left = self
             .b
             .ins()
@@ -247,8 +256,8 @@ impl Lower<'_, '_> {
         let ok = self
             .b
             .ins()
-            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, left, cost as i64);
-        let rest = self.b.ins().iadd_imm_s(left, -(cost as i64));
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, left, charge);
+        let rest = self.b.ins().isub(left, charge);
         let zero = self.b.ins().iconst(types::I64, 0);
         let new = self.b.ins().select(ok, rest, zero);
         self.b.ins().store(trusted(), new, self.ctx, OFF_BUDGET);
