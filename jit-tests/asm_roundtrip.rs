@@ -10,7 +10,10 @@
 use proptest::prelude::*;
 use sm5jit::asm::{parse_program, print_program, ListingStyle, PrintOptions};
 use sm5jit::dxbc::{encode_program, read_dxbc, ReadOptions};
-use sm5jit::ir::{Decl, Program};
+use sm5jit::ir::{
+    Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
+    Program, ProgramKind, ResourceDim, ReturnType, Selection, Version,
+};
 use std::path::{Path, PathBuf};
 
 fn shaders_under(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -121,7 +124,7 @@ fn icb_texts(listing: &str) -> Vec<String> {
     let start = listing.find("dcl_immediateConstantBuffer").unwrap();
     let end = start + listing[start..].find("} }").unwrap();
     listing[start + "dcl_immediateConstantBuffer".len()..end]
-        .split(|c| c == '{' || c == '}' || c == ',')
+        .split(['{', '}', ','])
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string)
@@ -243,6 +246,13 @@ fn broken_text_reports_line_and_column() {
     // garbage bytes
     assert_eq!(err_pos(&format!("{head}mov r0.x, \u{1}r1.x\n")), (5, 11));
     assert_eq!(err_pos("cs_5_0\nmov r0.x, r1.x ~\n"), (2, 16));
+    // absurd nesting is an error, not a stack overflow
+    let deep = format!(
+        "{head}mov r0.x, {}r0.x{}\n",
+        "x0[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert_eq!(err_pos(&deep), (5, 38));
     // missing model line
     assert_eq!(err_pos("dcl_temps 1\n"), (1, 1));
     let e = parse_program(&format!("{head}movx r0.x, r1.x\n")).unwrap_err();
@@ -280,5 +290,247 @@ proptest! {
         if let Err(e) = parse_program(&text) {
             prop_assert!(e.line >= 1 && e.col >= 1);
         }
+    }
+}
+
+/// A small deterministic generator for random programs (xorshift).
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn u32(&mut self) -> u32 {
+        match self.below(4) {
+            0 => self.below(20) as u32,
+            1 => (self.below(20) as u32).wrapping_neg(),
+            _ => self.next() as u32,
+        }
+    }
+    fn comps(&mut self) -> Components {
+        match self.below(6) {
+            0 => Components::Zero,
+            1 => Components::One,
+            2 | 3 => Components::Four(Selection::Mask(self.below(16) as u8)),
+            4 => Components::Four(Selection::Swizzle(
+                [0, 1, 2, 3].map(|_| self.below(4) as u8),
+            )),
+            _ => Components::Four(Selection::Select1(self.below(4) as u8)),
+        }
+    }
+    fn register(&mut self, depth: u32) -> Operand {
+        const TYPES: [OperandType; 14] = [
+            OperandType::Temp,
+            OperandType::Input,
+            OperandType::Output,
+            OperandType::IndexableTemp,
+            OperandType::ConstantBuffer,
+            OperandType::ImmConstantBuffer,
+            OperandType::Resource,
+            OperandType::Uav,
+            OperandType::Tgsm,
+            OperandType::Sampler,
+            OperandType::ThreadId,
+            OperandType::OutputDepth,
+            OperandType::Label,
+            OperandType::InputControlPoint,
+        ];
+        let ty = TYPES[self.below(TYPES.len() as u64) as usize];
+        let mut op = Operand::new(ty, self.comps());
+        for _ in 0..self.below(4) {
+            let ix = match (self.below(5), depth) {
+                (0, 0) => Index::Relative(Box::new(self.register(1))),
+                (1, 0) => {
+                    Index::Imm32PlusRelative(self.below(3) as u32, Box::new(self.register(1)))
+                }
+                (2, 0) => Index::Imm64PlusRelative(self.below(3), Box::new(self.register(1))),
+                (3, _) => Index::Imm64(self.next() >> 1),
+                _ => Index::Imm32(self.u32()),
+            };
+            op.indices.push(ix);
+        }
+        self.extras(&mut op);
+        op
+    }
+    fn extras(&mut self, op: &mut Operand) {
+        op.modifier = [
+            Modifier::None,
+            Modifier::Neg,
+            Modifier::Abs,
+            Modifier::AbsNeg,
+        ][self.below(4) as usize];
+        op.min_precision = if self.below(4) == 0 {
+            self.below(8) as u8
+        } else {
+            0
+        };
+        op.nonuniform = self.below(6) == 0;
+    }
+    fn operand(&mut self) -> Operand {
+        match self.below(5) {
+            0 => {
+                let n = if self.below(2) == 0 { 1 } else { 4 };
+                let mut op = Operand::new(OperandType::Imm32, self.comps());
+                op.imm = (0..n).map(|_| self.u32()).collect();
+                self.extras(&mut op);
+                op
+            }
+            1 => {
+                let n = if self.below(2) == 0 { 2 } else { 4 };
+                let mut op = Operand::new(OperandType::Imm64, self.comps());
+                op.imm = (0..n).map(|_| self.u32()).collect();
+                op
+            }
+            2 => Operand::new(OperandType::Null, Components::Zero),
+            _ => self.register(0),
+        }
+    }
+    fn controls(&mut self, op: Opcode) -> u32 {
+        let mut c = 0;
+        if self.below(3) == 0 {
+            c |= 0x4;
+        }
+        if self.below(4) == 0 {
+            c |= (self.below(16) as u32) << 8;
+        }
+        match op {
+            Opcode::If | Opcode::Breakc | Opcode::Discard | Opcode::Retc | Opcode::Callc => {
+                c |= (self.below(2) as u32) << 7
+            }
+            Opcode::ResInfo => c |= self.below(4) as u32,
+            Opcode::SampleInfo => c |= self.below(2) as u32,
+            Opcode::Sync => c |= self.below(16) as u32,
+            _ => {}
+        }
+        c
+    }
+    fn ext(&mut self) -> ExtOpcode {
+        match self.below(3) {
+            0 => ExtOpcode::SampleControls([0; 3].map(|_| self.below(16) as i8 - 8)),
+            1 => ExtOpcode::ResourceDim {
+                dim: ResourceDim::from_u32(self.below(13) as u32).unwrap(),
+                stride: if self.below(2) == 0 {
+                    0
+                } else {
+                    self.below(100) as u32
+                },
+            },
+            _ => ExtOpcode::ReturnType(
+                [0; 4].map(|_| ReturnType::from_u32(1 + self.below(9) as u32).unwrap()),
+            ),
+        }
+    }
+    fn program(&mut self) -> Program {
+        let kinds = [
+            ProgramKind::Compute,
+            ProgramKind::Pixel,
+            ProgramKind::Vertex,
+        ];
+        let minor = if self.below(3) == 0 { 1 } else { 0 };
+        let version = Version {
+            kind: kinds[self.below(3) as usize],
+            major: 4 + (self.below(2) as u8),
+            minor,
+        };
+        let ops: Vec<Opcode> = Opcode::ALL
+            .iter()
+            .copied()
+            .filter(|o| !o.is_declaration() && *o != Opcode::CustomData && operand_count_known(*o))
+            .collect();
+        let mut insts = Vec::new();
+        for _ in 0..self.below(12) {
+            let op = ops[self.below(ops.len() as u64) as usize];
+            let n = sm5jit_operand_count(op);
+            let mut inst = Instruction::new(op, (0..n).map(|_| self.operand()).collect());
+            inst.controls = self.controls(op);
+            inst.ext = (0..self.below(3)).map(|_| self.ext()).collect();
+            insts.push(inst);
+        }
+        let mut decls = vec![Decl::GlobalFlags((self.below(1 << 10) as u32) << 11)];
+        for _ in 0..self.below(6) {
+            let op = self.register(0);
+            decls.push(match self.below(6) {
+                0 => Decl::Input(op),
+                1 => Decl::OutputSiv {
+                    op,
+                    name: self.below(30) as u32,
+                },
+                2 => Decl::InputPsSgv {
+                    op,
+                    interp: self.below(8) as u32,
+                    name: self.below(30) as u32,
+                },
+                3 => Decl::IndexRange {
+                    op,
+                    count: self.u32(),
+                },
+                4 => Decl::TgsmStructured {
+                    op,
+                    stride: self.u32(),
+                    count: self.u32(),
+                },
+                _ => Decl::ImmediateConstantBuffer(
+                    (0..4 * self.below(3)).map(|_| self.u32()).collect(),
+                ),
+            });
+        }
+        Program {
+            version,
+            decls,
+            insts,
+        }
+    }
+}
+
+/// Parses `mnemonic` with no operands to learn whether the count is fixed:
+/// the parser reports "takes N operand(s)" for fixed-count opcodes.
+fn fixed_count(op: Opcode) -> Option<usize> {
+    let text = format!("cs_5_0\n{}{}\n", op.mnemonic(), test_suffix(op));
+    match parse_program(&text) {
+        Ok(_) => Some(0),
+        Err(e) => {
+            let m = e.message;
+            let n = m.split("takes ").nth(1)?.split(' ').next()?;
+            n.parse().ok()
+        }
+    }
+}
+
+fn test_suffix(op: Opcode) -> &'static str {
+    match op {
+        Opcode::If
+        | Opcode::Breakc
+        | Opcode::Discard
+        | Opcode::Retc
+        | Opcode::Callc
+        | Opcode::Continuec => "_z",
+        _ => "",
+    }
+}
+
+fn operand_count_known(op: Opcode) -> bool {
+    fixed_count(op).is_some() && op != Opcode::Continuec
+}
+
+fn sm5jit_operand_count(op: Opcode) -> usize {
+    fixed_count(op).unwrap_or(0)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_programs_round_trip_through_exact_text(seed in 1u64..u64::MAX) {
+        let p = Gen(seed).program();
+        let text = print_program(&p, &PrintOptions { exact: true, ..Default::default() });
+        let back = parse_program(&text);
+        prop_assert!(back.is_ok(), "{:?}\n{}", back, text);
+        prop_assert_eq!(back.unwrap(), p, "{}", text);
     }
 }

@@ -407,3 +407,14 @@ fn showcase_json_has_every_pixel() {
     assert_eq!(iterations[0], 1);
     assert_eq!(iterations[14 * 72 + 50], 200);
 }
+
+#[test]
+fn dump_checks_the_slot_and_can_write_stdout() {
+    let shader = case_shader("vkd3d_raw_copy_loops");
+    let o = sm5jit(&raw_copy_args(s(&shader), &["--dump", "u9"]));
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--dump u9"), "{}", stderr(&o));
+    let o = sm5jit(&raw_copy_args(s(&shader), &["--dump", "u0=-"]));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, 0xdead_babeu32.to_le_bytes());
+}

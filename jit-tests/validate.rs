@@ -618,3 +618,20 @@ fn corpus_flow_tables_are_consistent() {
         assert_flow_consistent(&p, &info);
     }
 }
+
+#[test]
+fn text_doubles_need_their_flags() {
+    let body = "dadd r0.xy, r0.xyxy, r0.xyxy\nddiv r0.zw, r0.xyxy, r0.xyxy\nret\n";
+    let plain = HEADER.replace(
+        "refactoringAllowed",
+        "refactoringAllowed | enableDoublePrecisionFloatOps",
+    );
+    let e = validate(&asm(&format!("{plain}{body}"))).expect_err("ddiv needs the 11.1 flag");
+    assert_eq!((e.rule, e.inst_index), (Rule::Model, Some(1)), "{e}");
+    let full = HEADER.replace(
+        "refactoringAllowed",
+        "refactoringAllowed | enableDoublePrecisionFloatOps | enable11_1DoubleExtensions",
+    );
+    let info = validate(&asm(&format!("{full}{body}"))).unwrap_or_else(|e| panic!("{e}"));
+    assert!(info.uses_doubles);
+}

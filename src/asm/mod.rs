@@ -98,7 +98,7 @@ mod tests {
             minor: 1,
         };
         let cb = reg(OperandType::ConstantBuffer, swz([0, 1, 2, 3]), &[0, 0, 0]);
-        let uav = reg(OperandType::Uav, Components::Zero, &[0, 0, 3]);
+        let uav = reg(OperandType::Uav, swz([0, 1, 2, 3]), &[0, 0, 3]);
         let mut u_use = reg(OperandType::Uav, Components::Zero, &[0]);
         u_use.indices.push(Index::Relative(Box::new(reg(
             OperandType::Temp,
@@ -151,7 +151,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("dcl_sampler S0[1:*], mode_comparison, space=0"),
+            text.contains("dcl_sampler S0[1:*].none, mode_comparison, space=0"),
             "{text}"
         );
         assert!(
@@ -185,6 +185,7 @@ mod tests {
                 reg(OperandType::Resource, swz([0, 1, 2, 3]), &[0]),
             ],
         );
+        ld.controls = 0xF << 8;
         ld.ext = vec![
             ExtOpcode::SampleControls([-1, 2, 0]),
             ExtOpcode::ResourceDim {
@@ -285,7 +286,7 @@ mod tests {
             "dcl_resource_texture2dms(4) (float,float,float,float) t0",
             "dcl_uav_typed_texture2d_glc (uint,uint,uint,uint) u1",
             "dadd_sat [precise(xy)] r0.xy, -|r1.xyxy| {min16f}, d(1.000000, 2.000000)",
-            "ld_aoffimmi(-1,2,0)_indexable(texture2d)(float,float,float,float) r0.xyzw, r0.xyzw, t0.xyzw",
+            "ld_aoffimmi_indexable [precise](-1,2,0)(texture2d)(float,float,float,float) r0.xyzw",
             "resinfo_uint r0.xy, l(0), t0.xyzw",
             "mov r0.select_z, r1.mask_xyzw",
             "sync_uglobal_g_t",

@@ -15,8 +15,21 @@
 //! - a 64-bit index: the number with an `i64` suffix (`[5i64]`); a relative
 //!   index with an explicit zero immediate: `[r0.x + 0i32]` (fxc writes a plain
 //!   relative index as `[r0.x + 0]`);
-//! - the `precise` mask: `[precise(xy)]` after the mnemonic;
-//! - declarations of other stages: `MNEMONIC raw(controls, dword, ...)`.
+//! - declarations of other stages: `MNEMONIC raw(controls, dword, ...)`;
+//! - values with no name: resinfo return type 3 as `_rt3`, sampler mode N
+//!   as `modeN`, interpolation mode N as `interpN`, a system value as its
+//!   number, unknown global-flag bits as hex (`refactoringAllowed | 0x100000`);
+//! - a pre-5.1 constant-buffer size that differs from the operand's second
+//!   index as `, size=N`, and a non-zero register space before SM5.1 as
+//!   `, space=N`;
+//! - extended opcode tokens in an order fxc never writes: each word directly
+//!   followed by its group (`(uint,uint,uint,uint)_indexable(buffer)`).
+//!
+//! Immediates: fxc prints integer-typed values in `-10000..=10000` as decimal
+//! and others as `0x%08x`, float-typed values as `%f`, and untyped values
+//! (`mov`, `movc`, `swapc`, stored values, the immediate constant buffer) per
+//! value: small integers as decimal, normal floats and ±0 as `%f`, the rest as
+//! hex. Untyped vectors are written without a space after the commas.
 
 use crate::ir::{OpClass, Opcode, OperandType, ResourceDim, ReturnType};
 
@@ -230,6 +243,7 @@ pub fn dst_count(op: Opcode) -> usize {
         Gather4S | Gather4CS | Gather4PoS | Gather4PoCS | LdS | LdMsS | LdUavTypedS | LdRawS
         | LdStructuredS | SampleLS | SampleCLzS | SampleClS | SampleBClS | SampleDClS
         | SampleCClS => 2,
+        CheckAccessFullyMapped => 1,
         If | Breakc | Continuec | Retc | Callc | Discard | Switch | Case | Call | Label
         | InterfaceCall => 0,
         o if o.class() == OpClass::Sync || o.class() == OpClass::Misc => 0,

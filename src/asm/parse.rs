@@ -25,6 +25,7 @@ pub fn parse_program(text: &str) -> Result<Program, AsmError> {
         toks,
         pos: 0,
         sm51: false,
+        depth: 0,
     };
     p.skip_newlines();
     let version = p.version()?;
@@ -105,7 +106,13 @@ struct Parser {
     toks: Vec<Tok>,
     pos: usize,
     sm51: bool,
+    /// Nesting of relative indices being parsed (bounded: see [`MAX_NESTING`]).
+    depth: u32,
 }
+
+/// Relative indices may nest this deep (the format allows one level; a
+/// little slack keeps odd but finite inputs readable without deep recursion).
+const MAX_NESTING: u32 = 8;
 
 type R<T> = Result<T, AsmError>;
 
@@ -290,7 +297,12 @@ impl Parser {
         let (opcode, mut sfx) = split_mnemonic(word)
             .ok_or_else(|| AsmError::new(line, col, format!("unknown instruction `{word}`")))?;
         let mut inst = Instruction::new(opcode, Vec::new());
+        let mut precise = self.precise()?;
         self.suffix_groups(&mut inst, &mut sfx)?;
+        if precise == 0 {
+            precise = self.precise()?;
+        }
+        inst.controls |= (precise as u32) << 8;
         if takes_test(opcode) != sfx.test && sfx.test {
             return Err(AsmError::new(
                 line,
@@ -299,21 +311,6 @@ impl Parser {
             ));
         }
         inst.controls |= sfx.controls;
-        if self.is_punct('[') && self.peek_at(1).kind == TokKind::Ident("precise".into()) {
-            self.bump();
-            self.bump();
-            let mask = if self.eat('(') {
-                let (l, lt) = self.letters_word()?;
-                self.expect(')', "after the precise mask")?;
-                mask_from_letters(&l).ok_or_else(|| {
-                    AsmError::new(lt.line, lt.col, format!("bad precise mask `{l}`"))
-                })?
-            } else {
-                0xF
-            };
-            self.expect(']', "after `precise`")?;
-            inst.controls |= (mask as u32) << 8;
-        }
         let ndst = names::dst_count(opcode);
         if self.peek().kind != TokKind::Newline {
             loop {
@@ -341,6 +338,27 @@ impl Parser {
             }
         }
         Ok(inst)
+    }
+
+    /// `[precise(xy)]` or `[precise]` (all four) if present: the mask.
+    fn precise(&mut self) -> R<u8> {
+        if !(self.is_punct('[') && self.peek_at(1).kind == TokKind::Ident("precise".into())) {
+            return Ok(0);
+        }
+        self.bump();
+        self.bump();
+        let mask = if self.eat('(') {
+            let (l, lt) = self.letters_word()?;
+            self.expect(')', "after the precise mask")?;
+            match mask_from_letters(&l) {
+                Some(m) if m != 0 => m,
+                _ => return self.err_at(&lt, format!("bad precise mask `{l}`")),
+            }
+        } else {
+            0xF
+        };
+        self.expect(']', "after `precise`")?;
+        Ok(mask)
     }
 
     /// The `(…)` groups and `_suffix` words glued to a mnemonic.
@@ -595,7 +613,13 @@ impl Parser {
             }
             return Ok(());
         }
-        let rel = Box::new(self.operand(Role::Src, None)?);
+        if self.depth >= MAX_NESTING {
+            return self.err("relative indices nested too deeply");
+        }
+        self.depth += 1;
+        let rel = self.operand(Role::Src, None);
+        self.depth -= 1;
+        let rel = Box::new(rel?);
         if self.eat('+') {
             if let TokKind::Number(n) = &self.peek().kind {
                 if n == "0i32" {
@@ -640,6 +664,8 @@ impl Parser {
         let mut op = self.register(&w, &t, true)?;
         if let Some(c) = default {
             op.comps = c;
+        } else if self.sm51 && super::print::is_sm51_range(&op) {
+            op.comps = Components::Four(Selection::Swizzle([0, 1, 2, 3]));
         }
         if self.eat('.') {
             let st = self.peek().clone();
@@ -1285,7 +1311,7 @@ mod tests {
     fn parses_extended_mnemonics() {
         let text = "cs_5_0\nld_structured_indexable(structured_buffer, stride=16)(mixed,mixed,mixed,mixed) r0.xyzw, r0.x, l(0), t0.xyzw\n\
                     resinfo_indexable(texture2d)(float,float,float,float)_uint r0.xy, l(0), t0.xyzw\n\
-                    sample_l_aoffimmi(1,-2,0)_indexable(texture2d)(float,float,float,float) r0.xyzw, r0.xy, t0.xyzw, s0, l(0.000000)\n\
+                    sample_l_aoffimmi_indexable(1,-2,0)(texture2d)(float,float,float,float) r0.xyzw, r0.xy, t0.xyzw, s0, l(0.000000)\n\
                     mul_sat r0.x, -|r0.x|, x0[r1.x + 2].y\n";
         let p = parse_program(text).unwrap();
         assert_eq!(

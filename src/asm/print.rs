@@ -122,21 +122,7 @@ impl Printer {
                 }
             }
         }
-        for e in &inst.ext {
-            match e {
-                ExtOpcode::SampleControls(o) => {
-                    let _ = write!(s, "_aoffimmi({},{},{})", o[0], o[1], o[2]);
-                }
-                ExtOpcode::ResourceDim { dim, stride } => {
-                    let _ = write!(s, "_indexable({}", names::dim_name(*dim));
-                    if *dim == ResourceDim::StructuredBuffer || *stride != 0 {
-                        let _ = write!(s, ", stride={stride}");
-                    }
-                    s.push(')');
-                }
-                ExtOpcode::ReturnType(r) => s.push_str(&names::ret_list(r)),
-            }
-        }
+        s.push_str(&ext_text(&inst.ext));
         if op == Opcode::ResInfo {
             match c & 0x3 {
                 1 => s.push_str("_rcpFloat"),
@@ -151,9 +137,17 @@ impl Printer {
         if c & 0x4 != 0 {
             s.push_str("_sat");
         }
+        // fxc writes `[precise(xy)]` (`[precise]` for all four) after the
+        // mnemonic's words and before its groups: `ld_indexable [precise](texture1d)…`.
         let precise = (c >> 8) & 0xF;
         if precise != 0 {
-            let _ = write!(s, " [precise({})]", letters(precise as u8));
+            let tag = if precise == 0xF {
+                " [precise]".to_string()
+            } else {
+                format!(" [precise({})]", letters(precise as u8))
+            };
+            let at = s.find('(').unwrap_or(s.len());
+            s.insert_str(at, &tag);
         }
         s
     }
@@ -220,9 +214,21 @@ impl Printer {
     /// The component suffix: default spellings by role, ours otherwise.
     fn comps_suffix(&self, op: &Operand, role: Role) -> String {
         let imm = matches!(op.ty, OperandType::Imm32 | OperandType::Imm64);
+        if imm {
+            // Immediates: the value count implies the components.
+            let default = if imm_default_one(op) {
+                Components::One
+            } else {
+                Components::Four(Selection::Mask(0))
+            };
+            return match op.comps {
+                c if c == default => String::new(),
+                Components::Zero => ".none".into(),
+                Components::One => ".scalar".into(),
+                Components::Four(sel) => selection_explicit(sel),
+            };
+        }
         match op.comps {
-            Components::Zero if imm => if imm_default_one(op) { ".none" } else { "" }.into(),
-            Components::One if imm => if imm_default_one(op) { "" } else { ".scalar" }.into(),
             Components::Zero => if names::default_one(op.ty) {
                 ".none"
             } else {
@@ -235,8 +241,6 @@ impl Printer {
                 ".scalar"
             }
             .into(),
-            Components::Four(Selection::Mask(0)) if imm && imm_default_four(op) => String::new(),
-            Components::Four(sel) if imm => selection_explicit(sel),
             Components::Four(sel) => match (role, sel) {
                 (Role::Dst, Selection::Mask(m)) if m != 0 => format!(".{}", letters(m)),
                 (Role::Src, Selection::Swizzle(sw)) => {
@@ -323,7 +327,13 @@ impl Printer {
 
     fn decl_op(&self, op: &Operand) -> String {
         let upper = self.sm51 && names::sm51_upper(op.ty);
-        self.decl_op_with(op, upper, "", &self.comps_suffix(op, Role::Dst))
+        let suffix = if self.sm51 && is_sm51_range(op) {
+            // SM5.1 range declarations carry a hidden `.xyzw` swizzle.
+            cb_suffix(op)
+        } else {
+            self.comps_suffix(op, Role::Dst)
+        };
+        self.decl_op_with(op, upper, "", &suffix)
     }
 
     /// A declaration's register: SM5.1 ranges as `T0[lo:hi]`, then `extra`
@@ -584,14 +594,61 @@ impl Printer {
     }
 }
 
-/// The component suffix of a pre-5.1 constant-buffer declaration: none for
-/// the default `.xyzw` swizzle, our explicit spelling otherwise.
+/// True for an SM5.1 declaration operand `T0[lo:hi]`: a resource-like type
+/// with three immediate indices (range id, lower and upper bound).
+pub(crate) fn is_sm51_range(op: &Operand) -> bool {
+    names::sm51_upper(op.ty)
+        && op.indices.len() == 3
+        && op.indices.iter().all(|i| matches!(i, Index::Imm32(_)))
+}
+
+/// The component suffix of a declaration whose operand fxc writes with a
+/// hidden `.xyzw` swizzle (constant buffers, SM5.1 ranges): none for that
+/// swizzle, our explicit spelling otherwise.
 fn cb_suffix(op: &Operand) -> String {
     match op.comps {
         Components::Four(Selection::Swizzle([0, 1, 2, 3])) => String::new(),
         Components::Four(sel) => selection_explicit(sel),
         Components::Zero => ".none".into(),
         Components::One => ".scalar".into(),
+    }
+}
+
+/// The extended opcode tokens. fxc writes the words first and the groups
+/// after, in token order: `_aoffimmi_indexable(-1,0,0)(texture2d)(float,…)`.
+/// Any other order or repetition is written word-then-group per token
+/// (`(uint,…)_indexable(buffer)`), which the parser reads the same way.
+fn ext_text(ext: &[ExtOpcode]) -> String {
+    let rank = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(_) => 0,
+        ExtOpcode::ResourceDim { .. } => 1,
+        ExtOpcode::ReturnType(_) => 2,
+    };
+    let canonical = ext.windows(2).all(|w| rank(&w[0]) < rank(&w[1]));
+    let word = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(_) => "_aoffimmi",
+        ExtOpcode::ResourceDim { .. } => "_indexable",
+        ExtOpcode::ReturnType(_) => "",
+    };
+    let group = |e: &ExtOpcode| match e {
+        ExtOpcode::SampleControls(o) => format!("({},{},{})", o[0], o[1], o[2]),
+        ExtOpcode::ResourceDim { dim, stride } => {
+            if *dim == ResourceDim::StructuredBuffer || *stride != 0 {
+                format!("({}, stride={stride})", names::dim_name(*dim))
+            } else {
+                format!("({})", names::dim_name(*dim))
+            }
+        }
+        ExtOpcode::ReturnType(r) => names::ret_list(r),
+    };
+    if canonical {
+        let words: String = ext.iter().map(word).collect();
+        let groups: String = ext.iter().map(group).collect();
+        words + &groups
+    } else {
+        ext.iter()
+            .map(|e| format!("{}{}", word(e), group(e)))
+            .collect()
     }
 }
 
@@ -615,10 +672,6 @@ fn imm_default_one(op: &Operand) -> bool {
         OperandType::Imm64 => op.imm.len() == 2,
         _ => op.imm.len() == 1,
     }
-}
-
-fn imm_default_four(op: &Operand) -> bool {
-    op.imm.len() == 4
 }
 
 fn letters(m: u8) -> String {

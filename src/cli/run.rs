@@ -14,7 +14,7 @@ use super::binding::parse_binding;
 use super::error::{CliError, ExitCode};
 use super::front::{self, Loaded, SourceFormat};
 use super::{CaseArgs, EngineChoice, DEFAULT_ENGINE};
-use crate::case::{self, Engine, EngineOptions, Outcome, Resource, SlotClass, Summary};
+use crate::case::{self, CaseReport, Engine, EngineOptions, Outcome, Resource, SlotClass, Summary};
 use crate::ir::{Program, ProgramKind};
 
 /// Output format of `run`.
@@ -199,6 +199,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         return showcase(a);
     };
     let resources = bindings(a)?;
+    check_dumps(a, &resources)?;
     let name = front::display_name(path);
     let loaded = front::load(path, false)?;
     front::validate(&name, &loaded.program)?;
@@ -228,6 +229,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         )?);
     }
     let disagreement = compare_runs(&runs);
+    if let Some(first) = runs.first() {
+        write_dumps(a, first)?;
+    }
     match a.format {
         OutputFormat::Text => print_text(&name, &loaded.program, a, &runs)?,
         OutputFormat::Json => print_json(&name, &loaded.program, a, &runs, &disagreement)?,
@@ -316,6 +320,36 @@ fn dump_targets(a: &RunArgs) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// Every `--dump` slot must name a bound UAV (checked before running).
+fn check_dumps(a: &RunArgs, resources: &[Resource]) -> Result<(), CliError> {
+    for (slot, _) in dump_targets(a) {
+        let bound = resources
+            .iter()
+            .any(|r| r.slot.class == SlotClass::Uav && format!("u{}", r.slot.index) == slot);
+        if !bound {
+            return Err(CliError::usage(format!(
+                "--dump {slot}: no such UAV is bound"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Writes the UAVs named by `--dump u#=FILE`.
+fn write_dumps(a: &RunArgs, run: &EngineRun) -> Result<(), CliError> {
+    for (slot, file) in dump_targets(a) {
+        let Some(file) = file else { continue };
+        let res = run
+            .resources
+            .iter()
+            .find(|r| r.slot.class == SlotClass::Uav && format!("u{}", r.slot.index) == slot);
+        if let Some(res) = res {
+            front::write_output(&file, &res.data)?;
+        }
+    }
+    Ok(())
+}
+
 fn print_text(
     name: &str,
     program: &Program,
@@ -323,18 +357,6 @@ fn print_text(
     runs: &[EngineRun],
 ) -> Result<(), CliError> {
     let dumps = dump_targets(a);
-    for (slot, _) in &dumps {
-        let known = runs.first().is_some_and(|r| {
-            r.resources
-                .iter()
-                .any(|x| x.slot.class == SlotClass::Uav && format!("u{}", x.slot.index) == *slot)
-        });
-        if !known {
-            return Err(CliError::usage(format!(
-                "--dump {slot}: no such UAV is bound"
-            )));
-        }
-    }
     let to_stdout = dumps.iter().any(|(_, f)| f.as_deref() == Some("-"));
     let mut out = String::new();
     let [x, y, z] = a.groups;
@@ -363,8 +385,7 @@ fn print_text(
     {
         let slot = format!("u{}", res.slot.index);
         let dump = dumps.iter().find(|(s, _)| *s == slot);
-        if let Some((_, Some(file))) = dump {
-            front::write_output(file, &res.data)?;
+        if let Some((_, Some(_))) = dump {
             continue;
         }
         let counter = res
@@ -427,7 +448,12 @@ fn print_json(
         "uavs": uavs,
         "disagreement": disagreement,
     });
-    println!("{doc:#}");
+    if !dump_targets(a)
+        .iter()
+        .any(|(_, f)| f.as_deref() == Some("-"))
+    {
+        println!("{doc:#}");
+    }
     Ok(())
 }
 
@@ -585,52 +611,32 @@ pub fn describe(name: &str, loaded: &Loaded) -> String {
 
 /// `sm5jit case`.
 pub fn cases(a: &CaseArgs) -> Result<ExitCode, CliError> {
-    let dirs = case::find_cases(&a.paths).map_err(|e| CliError::input("case", e.to_string()))?;
+    let dirs = case::find_cases(&a.paths).map_err(|e| CliError {
+        code: ExitCode::BadInput,
+        location: None,
+        message: e.to_string(),
+    })?;
     if dirs.is_empty() {
         return Err(CliError::usage("no case.json found under the given paths"));
     }
-    let mut engines = make_engines(
-        a.engine,
-        EngineOptions {
-            budget: None,
-            threads: None,
-        },
-    )?;
+    let mut engines = make_engines(a.engine, EngineOptions::default())?;
+    let label = engines.len() > 1;
     let mut summary = Summary::default();
     for dir in &dirs {
         let t = Instant::now();
-        let mut report = None;
-        for engine in engines.iter_mut() {
-            let r = case::run_case_dir(dir, engine.as_mut());
-            let worse = match (&report, &r.outcome) {
-                (None, _) => true,
-                (
-                    Some(case::CaseReport {
-                        outcome: Outcome::Pass,
-                        ..
-                    }),
-                    _,
-                ) => r.outcome != Outcome::Pass,
-                (
-                    Some(case::CaseReport {
-                        outcome: Outcome::Skip(_),
-                        ..
-                    }),
-                    Outcome::Fail(_),
-                ) => true,
-                _ => false,
-            };
-            if worse {
-                let mut r = r;
-                if engines_len_gt_one(a.engine) {
-                    if let Outcome::Fail(m) = &r.outcome {
-                        r.outcome = Outcome::Fail(format!("[{}] {m}", engine.name()));
-                    }
+        let reports: Vec<CaseReport> = engines
+            .iter_mut()
+            .map(|e| {
+                let mut r = case::run_case_dir(dir, e.as_mut());
+                if let (true, Outcome::Fail(m)) = (label, &r.outcome) {
+                    r.outcome = Outcome::Fail(format!("[{}] {m}", e.name()));
                 }
-                report = Some(r);
-            }
-        }
-        let Some(report) = report else { continue };
+                r
+            })
+            .collect();
+        let Some(report) = worst(reports) else {
+            continue;
+        };
         summary.add(&report.outcome);
         println!("{report}");
         if a.verbose {
@@ -645,8 +651,16 @@ pub fn cases(a: &CaseArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-fn engines_len_gt_one(choice: EngineChoice) -> bool {
-    choice == EngineChoice::Both
+/// The report that decides a case run on several engines: the first
+/// failure, else the first skip, else a pass.
+fn worst(reports: Vec<CaseReport>) -> Option<CaseReport> {
+    let rank = |r: &CaseReport| match r.outcome {
+        Outcome::Fail(_) => 0,
+        Outcome::Skip(_) => 1,
+        Outcome::Pass => 2,
+    };
+    let best_rank = reports.iter().map(rank).min()?;
+    reports.into_iter().find(|r| rank(r) == best_rank)
 }
 
 #[cfg(test)]
@@ -678,6 +692,23 @@ mod tests {
         assert_eq!(s.lines().count(), 3);
         assert!(s.contains("0008: 00000008"));
         assert!(s.ends_with("... 84 more words\n"));
+    }
+
+    #[test]
+    fn worst_report_wins() {
+        let r = |o: Outcome| CaseReport {
+            id: "c".into(),
+            outcome: o,
+        };
+        let w = worst(vec![
+            r(Outcome::Pass),
+            r(Outcome::Skip("s".into())),
+            r(Outcome::Fail("f".into())),
+        ]);
+        assert_eq!(w.unwrap().outcome, Outcome::Fail("f".into()));
+        let w = worst(vec![r(Outcome::Pass), r(Outcome::Skip("s".into()))]);
+        assert_eq!(w.unwrap().outcome, Outcome::Skip("s".into()));
+        assert!(worst(Vec::new()).is_none());
     }
 
     #[test]

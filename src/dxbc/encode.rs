@@ -63,15 +63,17 @@ pub fn encode_program(p: &Program) -> Result<Vec<u32>, EncodeError> {
 }
 
 /// Writes a container: ISGN and OSGN (the given chunk data, or empty
-/// 8-byte signatures), then SHDR (major 4) or SHEX (major 5), with a valid
-/// checksum.
+/// 8-byte signatures), then the token stream with a valid checksum. The
+/// stream goes into SHEX for SM5 and for cs_4_x (compute is an SM5-era
+/// feature; fxc writes SHEX for the cs_4_0 shaders in the corpus), and into
+/// SHDR for the other SM4 programs.
 pub fn write_dxbc(
     p: &Program,
     input_sig: Option<&[u8]>,
     output_sig: Option<&[u8]>,
 ) -> Result<Vec<u8>, EncodeError> {
     let tokens = encode_program(p)?;
-    let shader_tag = if p.version.major >= 5 {
+    let shader_tag = if p.version.major >= 5 || p.version.is_cs4() {
         *b"SHEX"
     } else {
         *b"SHDR"
@@ -593,9 +595,21 @@ mod tests {
     }
 
     #[test]
-    fn sm4_programs_go_into_shdr() {
-        let p = Program {
+    fn sm4_programs_go_into_shdr_and_cs4_into_shex() {
+        let cs4 = Program {
             version: cs(4, 0),
+            decls: vec![],
+            insts: vec![Instruction::new(Opcode::Ret, vec![])],
+        };
+        let bytes = write_dxbc(&cs4, None, None).unwrap();
+        let c = Container::parse(&bytes, &ReadOptions::default()).unwrap();
+        assert!(c.chunk(b"SHEX").is_some());
+        let p = Program {
+            version: Version {
+                kind: ProgramKind::Pixel,
+                major: 4,
+                minor: 0,
+            },
             decls: vec![],
             insts: vec![Instruction::new(Opcode::Ret, vec![])],
         };

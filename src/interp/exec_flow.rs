@@ -9,6 +9,7 @@
 use crate::ir::{sync_flags, Instruction, Opcode};
 use crate::runtime::RuntimeError;
 
+use super::exec_memory::FULLY_MAPPED;
 use super::prepare::{Jump, MAX_CALL_DEPTH};
 use super::thread::{condition, Ctx, Status, Thread};
 
@@ -59,6 +60,13 @@ pub fn exec(
             }
         }
         Opcode::Nop | Opcode::DebugBreak => {}
+        Opcode::CheckAccessFullyMapped => {
+            let status = inst.operands.get(1).map_or([0; 4], |op| cx.src(t, op));
+            let v = status.map(|s| if s == FULLY_MAPPED { u32::MAX } else { 0 });
+            if let Some(dst) = inst.operands.first() {
+                cx.write(t, dst, v);
+            }
+        }
         Opcode::Abort => {
             return Err(RuntimeError::Unsupported {
                 inst_index: i,

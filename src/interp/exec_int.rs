@@ -1,16 +1,16 @@
-//! 32-bit integer, bit-field and conversion instructions.
+//! 32-bit integer and bit-field instructions.
 //!
-//! In: an int/compare/convert-class instruction. Out: its destination(s).
+//! In: an int-class instruction or an integer comparison. Out: its destination(s).
 //! Invariant: each component comes from [`crate::sem::int`],
-//! [`crate::sem::bits`] or [`crate::sem::convert`]; integer sources take
-//! their neg/abs modifiers as two's-complement operations, float sources of
-//! conversions as sign-bit operations.
+//! or [`crate::sem::bits`]; integer sources take their neg/abs modifiers as
+//! two's-complement operations. Conversions are routed to `exec_convert`.
 
 use crate::ir::{Instruction, Opcode};
 use crate::runtime::RuntimeError;
-use crate::sem::{bits, convert, int};
+use crate::sem::{bits, int};
 
 use super::exec_alu::{componentwise, componentwise2};
+use super::exec_convert;
 use super::thread::{Ctx, Thread, Ty};
 
 fn un(
@@ -47,19 +47,6 @@ fn pair(
     op: fn(u32, u32) -> (u32, u32),
 ) -> Result<(), RuntimeError> {
     componentwise2::<2>(cx, t, inst, Ty::Int, |[a, b]| op(a, b))
-}
-
-/// A conversion: `from` says how source modifiers apply, `sat` whether the
-/// result is a float that `_sat` may clamp.
-fn conv(
-    cx: &Ctx,
-    t: &mut Thread,
-    inst: &Instruction,
-    from: Ty,
-    sat: bool,
-    op: fn(u32) -> u32,
-) -> Result<(), RuntimeError> {
-    componentwise::<1>(cx, t, inst, from, sat && inst.saturate(), |[a]| op(a))
 }
 
 pub fn exec(
@@ -107,22 +94,7 @@ pub fn exec(
         Bfi => componentwise::<4>(cx, t, inst, Ty::Int, false, |[w, o, ins, base]| {
             bits::bfi(w, o, ins, base)
         }),
-        Ftoi => conv(cx, t, inst, Ty::Float, false, |a| {
-            convert::ftoi(f32::from_bits(a)) as u32
-        }),
-        Ftou => conv(cx, t, inst, Ty::Float, false, |a| {
-            convert::ftou(f32::from_bits(a))
-        }),
-        Itof => conv(cx, t, inst, Ty::Int, true, |a| {
-            convert::itof(a as i32).to_bits()
-        }),
-        Utof => conv(cx, t, inst, Ty::Int, true, |a| convert::utof(a).to_bits()),
-        F32tof16 => conv(cx, t, inst, Ty::Float, false, |a| {
-            convert::f32tof16(f32::from_bits(a))
-        }),
-        F16tof32 => conv(cx, t, inst, Ty::Int, true, |a| {
-            convert::f16tof32(a).to_bits()
-        }),
+        Ftoi | Ftou | Itof | Utof | F32tof16 | F16tof32 => exec_convert::exec(cx, t, inst, i),
         other => Err(RuntimeError::Unsupported {
             inst_index: i,
             what: other.mnemonic().to_string(),

@@ -29,7 +29,13 @@ pub fn exec(
         Opcode::LdStructured => ld_buffer(cx, t, inst, i, true),
         Opcode::StoreRaw => store_buffer(cx, t, inst, i, false),
         Opcode::StoreStructured => store_buffer(cx, t, inst, i, true),
-        Opcode::Ld | Opcode::LdUavTyped => ld_typed(cx, t, inst),
+        Opcode::Ld | Opcode::LdUavTyped | Opcode::LdMs => ld_typed(cx, t, inst),
+        Opcode::LdS
+        | Opcode::LdMsS
+        | Opcode::LdRawS
+        | Opcode::LdStructuredS
+        | Opcode::LdUavTypedS => feedback_load(cx, t, inst, i),
+        Opcode::SamplePos => write(cx, t, inst, 0, [0; 4], false),
         Opcode::StoreUavTyped => store_typed(cx, t, inst),
         Opcode::BufInfo => bufinfo(cx, t, inst),
         Opcode::ResInfo => resinfo(cx, t, inst),
@@ -42,7 +48,7 @@ pub fn exec(
 }
 
 /// The base DWORD of a raw (`addr.x`) or structured (`index.x`, `offset.x`)
-/// access; `addr_ops` are the operand positions of the address sources.
+/// access; the address sources start at operand `first`.
 fn base_dword(
     cx: &Ctx,
     t: &Thread,
@@ -160,10 +166,44 @@ fn ld_typed(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runt
     } else {
         0
     };
-    let texel = read_texel(cx, target, coords, mip);
+    // Views here are single-sampled: ld2dms reads sample 0 like ld at mip 0
+    // and any other sample index is out of range.
+    let texel = if inst.opcode == Opcode::LdMs && src(cx, t, inst, 3, Ty::Int)?[0] != 0 {
+        read_texel(cx, target, [u32::MAX; 4], 0)
+    } else {
+        read_texel(cx, target, coords, mip)
+    };
     let s = res.swizzle();
     let v = std::array::from_fn(|c| texel[s[c] as usize & 3]);
     write(cx, t, inst, 0, v, false)
+}
+
+/// The value `*_s` loads write to their status destination. No view here
+/// is tiled, so every access is fully mapped; `check_access_fully_mapped`
+/// tests for this value.
+pub const FULLY_MAPPED: u32 = 0xFFFF_FFFF;
+
+/// ld_s, ld2dms_s, ld_raw_s, ld_structured_s, ld_uav_typed_s: the base load
+/// (the status destination is operand 1) plus [`FULLY_MAPPED`] in the status.
+fn feedback_load(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    i: usize,
+) -> Result<(), RuntimeError> {
+    let mut base = inst.clone();
+    let status = operand(inst, 1)?;
+    base.operands.remove(1);
+    base.opcode = match inst.opcode {
+        Opcode::LdS => Opcode::Ld,
+        Opcode::LdMsS => Opcode::LdMs,
+        Opcode::LdRawS => Opcode::LdRaw,
+        Opcode::LdStructuredS => Opcode::LdStructured,
+        _ => Opcode::LdUavTyped,
+    };
+    exec(cx, t, &base, i)?;
+    cx.write(t, status, [FULLY_MAPPED; 4]);
+    Ok(())
 }
 
 /// store_uav_typed u#.xyzw, coords, value: all four components converted

@@ -11,11 +11,15 @@
 //! reach outside the memory it was given.
 //!
 //! Layout: `prepare` (declarations, jump tables), `thread` (per-thread
-//! registers and operand access), `group` (barrier scheduling of one
-//! thread group), and the `exec_*` family functions.
+//! registers and operand access), `resources` (binding checks, memory
+//! locations), `group` (barrier scheduling of one thread group), and the
+//! family functions: `exec_alu` (component routing, moves), `exec_float`,
+//! `exec_int` (integer and bit ops), `exec_convert`, `exec_double`,
+//! `exec_memory`, `exec_atomic` and `exec_flow`.
 
 mod exec_alu;
 mod exec_atomic;
+mod exec_convert;
 mod exec_double;
 mod exec_float;
 mod exec_flow;
@@ -27,8 +31,9 @@ mod resources;
 mod thread;
 
 use crate::ir::{Program, ProgramKind};
-use crate::runtime::{Bindings, DispatchOptions, DispatchStats, Invocation, RuntimeError};
+use crate::runtime::{Bindings, DispatchOptions, DispatchStats, RuntimeError};
 
+pub use crate::runtime::Invocation;
 pub use prepare::Prepared;
 
 /// Largest group count per dimension (FS §18.6.2).

@@ -487,3 +487,111 @@ fn case_value(ops: &[Operand]) -> Option<u32> {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prep(body: &str) -> Result<Prepared, RuntimeError> {
+        let text = format!("cs_5_0\ndcl_temps 2\ndcl_thread_group 1, 1, 1\n{body}");
+        prepare(&crate::asm::parse_program(&text).unwrap())
+    }
+
+    #[test]
+    fn if_else_endif_targets() {
+        // 0 if, 1 mov, 2 else, 3 mov, 4 endif, 5 if, 6 endif, 7 ret
+        let p = prep(
+            "if_nz r0.x\nmov r1.x, l(1)\nelse\nmov r1.x, l(2)\nendif\nif_z r0.x\nendif\nret\n",
+        )
+        .unwrap();
+        assert_eq!(p.jumps[0], Jump::IfFalse(3));
+        assert_eq!(p.jumps[2], Jump::To(5));
+        assert_eq!(p.jumps[5], Jump::IfFalse(7));
+    }
+
+    #[test]
+    fn loop_break_continue_targets_skip_inner_switches() {
+        // 0 loop, 1 switch, 2 case, 3 continue, 4 break, 5 endswitch, 6 breakc, 7 endloop, 8 ret
+        let p = prep("loop\nswitch r0.x\ncase l(3)\ncontinue\nbreak\nendswitch\nbreakc_nz r0.y\nendloop\nret\n").unwrap();
+        assert_eq!(p.jumps[3], Jump::To(1));
+        assert_eq!(p.jumps[4], Jump::To(6));
+        assert_eq!(p.jumps[6], Jump::To(8));
+        assert_eq!(p.jumps[7], Jump::To(1));
+        assert_eq!(p.jumps[1], Jump::Switch(0));
+        assert_eq!(
+            p.switches[0],
+            SwitchTable {
+                cases: vec![(3, 3)],
+                default: 6
+            }
+        );
+    }
+
+    #[test]
+    fn switch_default_and_labels() {
+        // 0 switch, 1 case 1, 2 default, 3 case 2, 4 break, 5 endswitch, 6 call, 7 ret, 8 label, 9 ret
+        let p = prep("switch r0.x\ncase l(1)\ndefault\ncase l(2)\nbreak\nendswitch\ncall l7\nret\nlabel l7\nret\n").unwrap();
+        assert_eq!(
+            p.switches[0],
+            SwitchTable {
+                cases: vec![(1, 2), (2, 4)],
+                default: 3
+            }
+        );
+        assert_eq!(p.labels.get(&7), Some(&9));
+    }
+
+    #[test]
+    fn declaration_limits() {
+        let parse = |t: &str| crate::asm::parse_program(t).unwrap();
+        let too_many_temps = parse(
+            "cs_5_0\ndcl_temps 4000\ndcl_indexableTemp x0[200], 4\ndcl_thread_group 1, 1, 1\nret\n",
+        );
+        assert!(matches!(
+            prepare(&too_many_temps),
+            Err(RuntimeError::InvalidProgram { .. })
+        ));
+        let tgsm = parse(
+            "cs_5_0\ndcl_tgsm_raw g0, 32768\ndcl_tgsm_raw g1, 4\ndcl_thread_group 1, 1, 1\nret\n",
+        );
+        assert!(matches!(
+            prepare(&tgsm),
+            Err(RuntimeError::InvalidProgram { .. })
+        ));
+        let group = parse("cs_5_0\ndcl_thread_group 1024, 2, 1\nret\n");
+        assert!(matches!(
+            prepare(&group),
+            Err(RuntimeError::InvalidProgram { .. })
+        ));
+        let ok =
+            parse("cs_5_0\ndcl_tgsm_structured g0, 4, 8192\ndcl_thread_group 32, 32, 1\nret\n");
+        let p = prepare(&ok).unwrap();
+        assert_eq!(
+            p.tgsm.get(&0),
+            Some(&TgsmDecl {
+                dwords: 8192,
+                stride: Some(4)
+            })
+        );
+        assert_eq!(p.group_size, [32, 32, 1]);
+    }
+
+    #[test]
+    fn resource_declarations_by_register() {
+        let text =
+            "cs_5_1\ndcl_uav_structured U3[4:7], 8, space=2\ndcl_resource_raw T0[0:0], space=0\n\
+                    dcl_thread_group 1, 1, 1\nret\n";
+        let p = prepare(&crate::asm::parse_program(text).unwrap()).unwrap();
+        assert_eq!(
+            p.uavs,
+            vec![ResDecl {
+                id: 3,
+                space: 2,
+                lower: 4,
+                upper: 7,
+                kind: ResKind::Structured { stride: 8 }
+            }]
+        );
+        assert_eq!(p.srvs[0].kind, ResKind::Raw);
+    }
+}

@@ -241,7 +241,9 @@ impl Ctx<'_, '_, '_> {
     }
 
     /// Resolves a t#/u# operand to its slot: `[reg]` before SM5.1, or
-    /// `[range id][absolute register]` with the range's space in SM5.1.
+    /// `[range id][absolute register]` with the range's space in SM5.1
+    /// (fxc prints the register number itself, e.g. `U0[r0.x + 4]` for the
+    /// range `U0[4:7]`); `None` outside the declared range.
     pub fn resource_slot(&self, t: &Thread, op: &Operand) -> Option<Slot> {
         if !self.p.version().is_sm51() {
             return slot_of(0, self.index_at(t, op, 0));
@@ -253,7 +255,12 @@ impl Ctx<'_, '_, '_> {
             &self.p.srvs
         };
         let decl = list.iter().find(|d| u64::from(d.id) == id)?;
-        slot_of(decl.space, self.index_at(t, op, 1))
+        let index = self.index_at(t, op, 1);
+        // An index outside the declared range names no register of it.
+        if index < u64::from(decl.lower) || index > u64::from(decl.upper) {
+            return None;
+        }
+        slot_of(decl.space, index)
     }
 }
 
@@ -311,4 +318,54 @@ pub fn charge(cx: &mut Ctx, inst_index: usize) -> Result<(), RuntimeError> {
 pub fn condition(cx: &Ctx, t: &Thread, inst: &Instruction) -> bool {
     let v = inst.operands.first().map_or(0, |op| cx.scalar(t, op));
     (v != 0) == inst.test_nz()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modifiers_follow_the_operand_type() {
+        let v = [5, 0x8000_0000, 1.5f32.to_bits(), 0];
+        assert_eq!(
+            apply_modifier(v, Modifier::Neg, Ty::Int),
+            [
+                (-5i32) as u32,
+                0x8000_0000,
+                (-(1.5f32.to_bits() as i32)) as u32,
+                0
+            ]
+        );
+        assert_eq!(
+            apply_modifier(v, Modifier::Neg, Ty::Float)[2],
+            (-1.5f32).to_bits()
+        );
+        assert_eq!(
+            apply_modifier(v, Modifier::AbsNeg, Ty::Float)[0],
+            0x8000_0005
+        );
+        assert_eq!(
+            apply_modifier([(-7i32) as u32; 4], Modifier::Abs, Ty::Int),
+            [7; 4]
+        );
+        // Doubles: only the high words (.y, .w) carry the sign.
+        let d = [0, 0x8000_0000, 1, 2];
+        assert_eq!(apply_modifier(d, Modifier::Abs, Ty::Double), [0, 0, 1, 2]);
+        assert_eq!(
+            apply_modifier(d, Modifier::Neg, Ty::Double),
+            [0, 0, 1, 0x8000_0002]
+        );
+    }
+
+    #[test]
+    fn flattened_thread_id() {
+        let text =
+            "cs_5_0\ndcl_temps 3\ndcl_indexableTemp x0[5], 4\ndcl_thread_group 4, 3, 2\nret\n";
+        let p = super::super::prepare::prepare(&crate::asm::parse_program(text).unwrap()).unwrap();
+        let t = Thread::new(&p, [3, 2, 1]);
+        assert_eq!(t.flat, 12 + 2 * 4 + 3);
+        assert_eq!(t.regs.len(), 3);
+        assert_eq!(t.xregs[0].len(), 5);
+        assert!(t.regs.iter().chain(&t.xregs[0]).all(|r| *r == [0; 4]));
+    }
 }

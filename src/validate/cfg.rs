@@ -101,6 +101,18 @@ impl FlowTable {
         static NONE: Flow = Flow::None;
         self.entries.get(index).unwrap_or(&NONE)
     }
+
+    /// The end (exclusive) of the body starting at `start`: main starts at
+    /// 0, a subroutine at its `label`; a body runs to the next label or to
+    /// the end of the program.
+    pub fn body_end(&self, start: usize) -> usize {
+        self.entries
+            .iter()
+            .enumerate()
+            .skip(start.saturating_add(1))
+            .find(|(_, f)| matches!(f, Flow::Label { .. }))
+            .map_or(self.entries.len(), |(i, _)| i)
+    }
 }
 
 /// An open construct on the nesting stack.
@@ -643,6 +655,9 @@ mod tests {
         assert_eq!(t.entries[2], Flow::Label { id: 1 });
         assert_eq!(t.entries[4], Flow::Ret { in_main: false });
         assert_eq!(t.main_end, 2);
+        assert_eq!(t.body_end(0), 2);
+        assert_eq!(t.body_end(2), 5);
+        assert_eq!(t.get(99), &Flow::None);
         let p = cs50(
             1,
             vec![],

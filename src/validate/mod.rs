@@ -15,12 +15,15 @@
 //! limits (`sm5-semantics.md` §2, §15) holding. Dynamic (relative) indices
 //! are not checked here; engines bound-check them at run time.
 //!
-//! The checks are split by concern: [`limits`] (per-model limits and opcode
-//! availability), [`resources`] (declarations, register files, resource
-//! kinds, operand shapes) and [`cfg`] (structured control flow).
+//! The checks are split by concern: `limits` (per-model limits and opcode
+//! availability), `resources` (declarations and register files), `kinds`
+//! (resource kinds per opcode), `shape` (operand counts, destinations,
+//! masks) and `cfg` (structured control flow); `info` holds the
+//! [`ProgramInfo`] types.
 
 mod cfg;
 mod info;
+mod kinds;
 mod limits;
 mod resources;
 mod shape;
