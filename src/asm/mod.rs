@@ -5,6 +5,9 @@
 //!
 //! Invariant: for every `Program` `p`,
 //! `parse_program(&print_program(&p, &PrintOptions { exact: true, ..Default::default() })) == Ok(p)`.
+//! (for any `p` whose component selectors are 0..=3, masks fit in four bits,
+//! immediates hold 1 or 4 values (2 or 4 for doubles) and carry no indices:
+//! every program the DXBC decoder produces).
 //! With `exact = false` the printer mimics fxc exactly, including its lossy
 //! float text; the parser accepts real fxc listings (comment header, blank
 //! lines, any whitespace, the slot-count trailer).
@@ -263,6 +266,11 @@ mod tests {
                 resinfo,
                 Instruction::new(Opcode::Mov, odd),
                 {
+                    let mut r = Instruction::new(Opcode::Ret, vec![]);
+                    r.controls = 0x1048;
+                    r
+                },
+                {
                     let mut s = Instruction::new(Opcode::Sync, vec![]);
                     s.controls = 0xB;
                     s
@@ -290,6 +298,7 @@ mod tests {
             "resinfo_uint r0.xy, l(0), t0.xyzw",
             "mov r0.select_z, r1.mask_xyzw",
             "sync_uglobal_g_t",
+            "ret_ctl1048",
             "discard_nz r0.x",
             "dcl_maxout raw(0x0, 0x00000004)",
         ] {

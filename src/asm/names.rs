@@ -16,6 +16,7 @@
 //!   index with an explicit zero immediate: `[r0.x + 0i32]` (fxc writes a plain
 //!   relative index as `[r0.x + 0]`);
 //! - declarations of other stages: `MNEMONIC raw(controls, dword, ...)`;
+//! - control bits outside the agreed rule: `_ctlHEX` (`ret_ctl40`);
 //! - values with no name: resinfo return type 3 as `_rt3`, sampler mode N
 //!   as `modeN`, interpolation mode N as `interpN`, a system value as its
 //!   number, unknown global-flag bits as hex (`refactoringAllowed | 0x100000`);

@@ -137,6 +137,11 @@ impl Printer {
         if c & 0x4 != 0 {
             s.push_str("_sat");
         }
+        // Bits outside the agreed rule (the decoder rejects them): ours, `_ctlHEX`.
+        let rest = c & !known_controls(op);
+        if rest != 0 {
+            let _ = write!(s, "_ctl{rest:x}");
+        }
         // fxc writes `[precise(xy)]` (`[precise]` for all four) after the
         // mnemonic's words and before its groups: `ld_indexable [precise](texture1d)…`.
         let precise = (c >> 8) & 0xF;
@@ -679,6 +684,20 @@ fn letters(m: u8) -> String {
         .filter(|i| m & (1 << i) != 0)
         .map(|i| COMPONENTS[i])
         .collect()
+}
+
+/// The control bits the mnemonic spells for `op`.
+fn known_controls(op: Opcode) -> u32 {
+    let mut k = 0x4 | 0xF00;
+    if takes_test(op) {
+        k |= 0x80;
+    }
+    match op {
+        Opcode::ResInfo => k | 0x3,
+        Opcode::SampleInfo => k | 0x1,
+        Opcode::Sync => k | 0xF,
+        _ => k,
+    }
 }
 
 fn takes_test(op: Opcode) -> bool {
