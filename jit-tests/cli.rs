@@ -418,3 +418,27 @@ fn dump_checks_the_slot_and_can_write_stdout() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(o.stdout, 0xdead_babeu32.to_le_bytes());
 }
+
+#[test]
+fn every_realworld_shader_validates_and_disassembles() {
+    let root = corpus_dir().join("realworld");
+    let mut files: Vec<String> = std::fs::read_dir(&root)
+        .expect("realworld folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("shader.dxbc"))
+        .filter(|p| p.is_file())
+        .map(|p| s(&p).to_string())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 36, "{} shaders", files.len());
+    let mut args = vec!["validate"];
+    args.extend(files.iter().map(String::as_str));
+    let o = sm5jit(&args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), files.len());
+    for f in files.iter().step_by(7) {
+        let o = sm5jit(&["disasm", f]);
+        assert_eq!(code(&o), 0, "{f}: {}", stderr(&o));
+        assert!(stdout(&o).starts_with("cs_"), "{f}");
+    }
+}

@@ -169,3 +169,48 @@ impl Engine for InterpEngine {
         Ok(inv.outputs)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::SlotRef;
+
+    fn resource(kind: ResourceKindSpec, format: Option<&str>) -> Resource {
+        Resource {
+            slot: SlotRef::parse("u0", 0).unwrap(),
+            kind,
+            stride: 8,
+            format: format.map(str::to_string),
+            width: 2,
+            height: 2,
+            first_element: 1,
+            num_elements: 3,
+            data: vec![0; 64],
+            counter: None,
+        }
+    }
+
+    #[test]
+    fn views_keep_the_case_window() {
+        match view(&resource(ResourceKindSpec::Structured, None)).unwrap() {
+            View::Buffer(b) => {
+                assert_eq!(b.kind, BufferKind::Structured { stride: 8 });
+                assert_eq!((b.first_element, b.num_elements), (1, 3));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            view(&resource(ResourceKindSpec::Texture2d, Some("R32_FLOAT"))).unwrap(),
+            View::Texture(_)
+        ));
+    }
+
+    #[test]
+    fn unknown_format_is_unsupported() {
+        let e = view(&resource(ResourceKindSpec::Typed, Some("BC7_UNORM"))).unwrap_err();
+        assert!(
+            matches!(e, EngineError::Unsupported(ref m) if m.contains("BC7_UNORM")),
+            "{e}"
+        );
+    }
+}

@@ -183,11 +183,12 @@ pub fn validate(name: &str, program: &Program) -> Result<ProgramInfo, CliError> 
 }
 
 /// The fxc-style listing (`exact` = lossless, re-assembles to the same tokens).
-pub fn print(program: &Program, exact: bool) -> Result<String, CliError> {
-    let opts = crate::asm::PrintOptions {
-        exact,
-        ..Default::default()
-    };
+pub fn print(
+    program: &Program,
+    exact: bool,
+    style: crate::asm::ListingStyle,
+) -> Result<String, CliError> {
+    let opts = crate::asm::PrintOptions { exact, style };
     Ok(crate::asm::print_program(program, &opts))
 }
 

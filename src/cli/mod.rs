@@ -69,6 +69,18 @@ pub struct DisasmArgs {
     /// Lossless listing: re-assembles to the same tokens.
     #[arg(long)]
     pub exact: bool,
+    /// Which fxc's spelling to follow: `modern` (d3dcompiler_47) or `legacy` (older fxc).
+    #[arg(long, value_enum, default_value_t = ListingStyleArg::Modern)]
+    pub style: ListingStyleArg,
+}
+
+/// `--style` of `disasm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListingStyleArg {
+    /// d3dcompiler_47 (Windows 10 SDK): shortest float digits, `CB0[n]`.
+    Modern,
+    /// Older fxc: 17 significant float digits, `cb0[n]`.
+    Legacy,
 }
 
 #[derive(Debug, Args)]
@@ -150,7 +162,11 @@ pub fn execute(cli: Cli) -> Result<ExitCode, CliError> {
 
 fn disasm(a: &DisasmArgs) -> Result<ExitCode, CliError> {
     let loaded = front::load(&a.file, a.ignore_checksum)?;
-    let text = front::print(&loaded.program, a.exact)?;
+    let style = match a.style {
+        ListingStyleArg::Modern => crate::asm::ListingStyle::Modern,
+        ListingStyleArg::Legacy => crate::asm::ListingStyle::Legacy,
+    };
+    let text = front::print(&loaded.program, a.exact, style)?;
     front::write_output(a.output.as_deref().unwrap_or("-"), text.as_bytes())?;
     Ok(ExitCode::Ok)
 }

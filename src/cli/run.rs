@@ -474,13 +474,14 @@ fn showcase(a: &RunArgs) -> Result<ExitCode, CliError> {
     let (x0, y0, x1, y1) = (-2.2f32, -1.2f32, 0.8f32, 1.2f32);
     let dx = (x1 - x0) / SHOW_W as f32;
     let dy = (y1 - y0) / SHOW_H as f32;
+    // Sample pixel centres: the window's corner plus half a pixel.
     let cb_words = [
         SHOW_W,
         SHOW_H,
         SHOW_ITER,
         0,
-        x0.to_bits(),
-        y0.to_bits(),
+        (x0 + dx / 2.0).to_bits(),
+        (y0 + dy / 2.0).to_bits(),
         dx.to_bits(),
         dy.to_bits(),
     ];
