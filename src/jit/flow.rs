@@ -140,6 +140,10 @@ impl Lower<'_, '_> {
         let end = self.b.create_block();
         let any = self.any(taken);
         self.b.ins().brif(any, body, &[], skip, &[]);
+        // Sealing each block as soon as its predecessors are known keeps
+        // SSA construction linear in the program size.
+        self.b.seal_block(body);
+        self.b.seal_block(skip);
         self.b.switch_to_block(body);
         self.stack.push(Frame::If {
             saved,
@@ -168,12 +172,14 @@ impl Lower<'_, '_> {
         self.b.ins().jump(check, &[]);
         self.b.switch_to_block(skip);
         self.b.ins().jump(check, &[]);
+        self.b.seal_block(check);
         self.b.switch_to_block(check);
         let e = self.use_vars(els);
         self.set_exec(e);
         let body = self.b.create_block();
         let any = self.any(e);
         self.b.ins().brif(any, body, &[], end, &[]);
+        self.b.seal_block(body);
         self.b.switch_to_block(body);
         Ok(())
     }
@@ -194,6 +200,7 @@ impl Lower<'_, '_> {
             self.b.switch_to_block(skip);
             self.b.ins().jump(end, &[]);
         }
+        self.b.seal_block(end);
         self.b.switch_to_block(end);
         let s = self.use_vars(saved);
         self.set_exec(s);
@@ -263,9 +270,12 @@ impl Lower<'_, '_> {
         self.b.ins().store(trusted(), new, self.ctx, OFF_BUDGET);
         let again = self.b.create_block();
         self.b.ins().brif(ok, again, &[], self.budget_exit, &[]);
+        self.b.seal_block(again);
         self.b.switch_to_block(again);
         let any = self.any(next);
         self.b.ins().brif(any, head, &[], exit, &[]);
+        self.b.seal_block(head);
+        self.b.seal_block(exit);
         self.b.switch_to_block(exit);
         let s = self.use_vars(saved);
         self.set_exec(s);
@@ -473,6 +483,7 @@ impl Lower<'_, '_> {
         }
         self.b.ins().jump(cont, &[]);
         self.resumes.push((resume, count));
+        self.b.seal_block(cont);
         self.b.switch_to_block(cont);
     }
 }

@@ -314,9 +314,13 @@ fn build(
                 .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
         });
         lw.def_vars(lw.exec, live);
+        // Resume id 0 starts at the top; others go through the dispatch.
         let dispatch = lw.b.create_block();
         let start = lw.b.create_block();
-        lw.b.ins().jump(dispatch, &[]);
+        let resume = lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME);
+        lw.b.ins().brif(resume, dispatch, &[], start, &[]);
+        lw.b.seal_block(start);
+        lw.b.seal_block(dispatch);
         lw.b.switch_to_block(start);
         for (i, inst) in p.program.insts.iter().enumerate() {
             lw.inst(i, inst)?;
@@ -329,12 +333,16 @@ fn build(
         lw.b.ins().return_(&[st]);
         // The entry dispatch: resume id 0 starts, k resumes after barrier k.
         lw.b.switch_to_block(dispatch);
-        let resume = lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME);
         let mut sw = Switch::new();
         for (k, (blk, _)) in lw.resumes.iter().enumerate() {
             sw.set_entry(k as u128 + 1, *blk);
         }
-        sw.emit(&mut lw.b, resume, start);
+        // An unknown resume id (never produced) ends the batch.
+        let bad = lw.b.create_block();
+        sw.emit(&mut lw.b, resume, bad);
+        lw.b.switch_to_block(bad);
+        let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
+        lw.b.ins().return_(&[st]);
         save_slots = lw.resumes.iter().map(|r| r.1).max().unwrap_or(0);
         lw.b.seal_all_blocks();
         let Lower { b, module, .. } = lw;
