@@ -13,8 +13,14 @@
 //!
 //! Layout: `context` (the ABI), `plan` (where memory lives), `lower`
 //! (operands and ALU), `flow` (execution masks, barriers), `memory`
-//! (bounds-checked access), `libcalls` (shims into `sem`), `runner`
-//! (groups, batches, worker threads).
+//! (bounds-checked access), `double` (64-bit floats), `typed` (typed
+//! buffers and textures through the runtime's formats), `libcalls` (shims
+//! into `sem`), `runner` (groups, batches, worker threads), `engine` (the
+//! case-runner engine).
+//!
+//! Not lowered yet (compile fails with `Unsupported`): subroutines
+//! (`call`/`label`), SM5.1 resource ranges, sampling and gather,
+//! `discard` and pixel/vertex invocations, 64-bit relative indices.
 
 pub mod context;
 mod double;
@@ -354,4 +360,50 @@ fn build(
         .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
     module.clear_context(&mut ctx);
     Ok((id, save_slots))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loop_cost_is_the_body_length() {
+        let p = crate::asm::parse_program(
+            "cs_5_0
+dcl_temps 1
+dcl_thread_group 1, 1, 1
+mov r0.x, l(0)
+loop
+  iadd r0.x, r0.x, l(1)
+  breakc_nz r0.x
+endloop
+ret
+",
+        )
+        .expect("parse");
+        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let lens = loop_lengths(&prepared);
+        assert_eq!(lens.get(&1), Some(&3));
+    }
+
+    #[test]
+    fn compile_reports_the_first_unsupported_instruction() {
+        let p = crate::asm::parse_program(
+            "cs_5_0
+dcl_temps 1
+dcl_thread_group 1, 1, 1
+mov r0.x, l(0)
+call l1
+ret
+label l1
+ret
+",
+        )
+        .expect("parse");
+        let e = JitShader::compile(&p).unwrap_err();
+        assert!(
+            matches!(&e, JitError::Unsupported { inst_index: 1, opcode } if opcode == "call"),
+            "{e}"
+        );
+    }
 }

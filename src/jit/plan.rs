@@ -96,3 +96,59 @@ impl Plan {
         plan
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepared(text: &str) -> Prepared {
+        let p = crate::asm::parse_program(text).expect("parse");
+        crate::interp::Interpreter::new(&p)
+            .expect("prepare")
+            .prepared()
+            .clone()
+    }
+
+    #[test]
+    fn tgsm_and_xregs_are_packed_back_to_back() {
+        let p = prepared(
+            "cs_5_0
+dcl_tgsm_raw g0, 64
+dcl_tgsm_structured g1, 8, 4
+dcl_indexableTemp x0[3], 4
+dcl_indexableTemp x2[5], 4
+dcl_thread_group 1, 1, 1
+ret
+",
+        );
+        let plan = Plan::new(&p);
+        assert_eq!(plan.tgsm[&0].first, 0);
+        assert_eq!(plan.tgsm[&1].first, 16);
+        assert_eq!(plan.tgsm[&1].stride, Some(8));
+        assert_eq!(plan.tgsm_dwords, 24);
+        assert_eq!(plan.xregs[&0], (0, 3));
+        assert_eq!(plan.xregs[&2], (3, 5));
+        assert_eq!(plan.x_elems, 8);
+    }
+
+    #[test]
+    fn every_declared_resource_gets_a_table_entry() {
+        let p = prepared(
+            "cs_5_0
+dcl_constantbuffer CB1[2], immediateIndexed
+dcl_resource_structured t3, 12
+dcl_uav_raw u0
+dcl_uav_typed_buffer (uint,uint,uint,uint) u2
+dcl_thread_group 1, 1, 1
+ret
+",
+        );
+        let plan = Plan::new(&p);
+        assert_eq!(plan.table.len(), 4);
+        assert_eq!(plan.table[plan.cbs[&1]].0, BindingKind::ConstantBuffer);
+        assert_eq!(plan.srvs[&3].1, Some(12));
+        assert_eq!(plan.uavs[&0].1, None);
+        assert!(plan.typed.contains(&(BindingKind::Uav, 2)));
+        assert!(!plan.typed.contains(&(BindingKind::Uav, 0)));
+    }
+}
