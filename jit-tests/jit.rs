@@ -765,26 +765,63 @@ fn corpus_conformance_cases_on_the_jit() {
 #[test]
 fn unsupported_instructions_fail_compilation_with_their_index() {
     let program = parse(
-        "cs_5_0
-dcl_uav_raw u0
+        "cs_5_1
+dcl_uav_raw U0[0:1], space=0
+dcl_input vThreadID.x
 dcl_temps 1
 dcl_thread_group 1, 1, 1
-mov r0.x, l(1)
-call l0
-store_raw u0.x, l(0), r0.x
-ret
-label l0
-mov r0.x, l(2)
+mov r0.x, vThreadID.x
+store_raw U0[r0.x + 0].x, l(0), r0.x
 ret
 ",
     );
     match JitShader::compile(&program) {
         Err(JitError::Unsupported { inst_index, opcode }) => {
             assert_eq!(inst_index, 1);
-            assert_eq!(opcode, "call");
+            assert!(opcode.contains("SM5.1"), "{opcode}");
         }
         other => panic!("expected Unsupported, got {other:?}"),
     }
+}
+
+#[test]
+fn subroutines_with_divergent_calls_and_returns() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 5
+dcl_thread_group 16, 1, 1
+mov r1.xyzw, l(0, 0, 0, 0)
+and r4.x, vThreadID.x, l(3)
+call l1
+callc_nz r4.x, l2
+ishl r0.x, vThreadID.x, l(4)
+store_raw u0.xyzw, r0.x, r1.xyzw
+ret
+label l1
+iadd r1.x, r1.x, l(10)
+ieq r4.y, r4.x, l(2)
+retc_nz r4.y
+iadd r1.y, r1.y, l(1)
+call l2
+ret
+label l2
+iadd r1.z, r1.z, l(5)
+loop
+  uge r4.z, r1.w, r4.x
+  breakc_nz r4.z
+  iadd r1.w, r1.w, l(1)
+  ieq r4.w, r1.w, l(2)
+  retc_nz r4.w
+endloop
+ret
+";
+    let out = diff(text, [1, 1, 1], &[uav(0, raw(64), &[0; 64])]).remove(0);
+    // Thread 1: l1 (x += 10, y += 1, calls l2: z += 5, w → 1), then l2
+    // again from callc (z += 5, w stays 1).
+    assert_eq!(&out[4..8], &[10, 1, 10, 1]);
+    // Thread 2 returns early from l1, then l2 runs its loop to w = 2.
+    assert_eq!(&out[8..12], &[10, 0, 5, 2]);
 }
 
 #[test]

@@ -27,6 +27,9 @@ use super::JitError;
 use crate::interp::prepare::Jump;
 use crate::ir::{sync_flags, Instruction, Opcode};
 
+/// Instructions all inlined subroutine bodies together may add.
+const MAX_INLINED: usize = 100_000;
+
 /// One open construct.
 pub enum Frame {
     If {
@@ -48,6 +51,8 @@ pub enum Frame {
         /// Budget charged per back-edge and active lane.
         cost: u64,
     },
+    /// An inlined subroutine: `ret` inside it ends only the subroutine.
+    Call { saved: [Variable; N] },
     Switch {
         saved: [Variable; N],
         sel: [Variable; N],
@@ -110,6 +115,11 @@ impl Lower<'_, '_> {
                 self.op_ret(Some(c))
             }
             Opcode::Switch => self.op_switch(i, inst),
+            Opcode::Call => self.op_call(inst, 0, None),
+            Opcode::Callc => {
+                let c = self.cond_mask(inst)?;
+                self.op_call(inst, 1, Some(c))
+            }
             Opcode::Case => self.op_case(inst),
             Opcode::Default => self.op_default(),
             Opcode::EndSwitch => self.op_endswitch(),
@@ -308,6 +318,7 @@ impl Lower<'_, '_> {
                     found = true;
                     break;
                 }
+                Frame::Call { .. } => break,
             }
         }
         if !found {
@@ -339,26 +350,88 @@ impl Lower<'_, '_> {
                     self.def_vars(c, new);
                     return Ok(());
                 }
+                Frame::Call { .. } => break,
             }
         }
         Err(self.unsupported(Opcode::Continue))
     }
 
-    /// ret/retc in the main program: the lanes are done for good.
+    /// ret/retc: in the main program the lanes are done for good; in a
+    /// subroutine they leave it and resume after the `call`.
     fn op_ret(&mut self, cond: Option<V>) -> Result<(), JitError> {
         let leaving = self.leaving(cond);
         let exec = self.exec_v();
         let rest = self.andnot_v(exec, leaving);
         self.set_exec(rest);
-        for k in 0..self.stack.len() {
+        for k in (0..self.stack.len()).rev() {
             let vars: Vec<[Variable; N]> = match &self.stack[k] {
                 Frame::If { saved, els, .. } => vec![*saved, *els],
                 Frame::Loop { saved, .. } => vec![*saved],
                 Frame::Switch { saved, .. } => vec![*saved],
+                Frame::Call { .. } => break,
             };
             for v in vars {
                 self.clear(v, leaving);
             }
+        }
+        Ok(())
+    }
+
+    /// `call`/`callc`: the subroutine's body is lowered in place (SM5 has
+    /// no recursion; a call nested 32 deep is skipped, as the interpreter
+    /// skips it), under the lanes that call it.
+    fn op_call(
+        &mut self,
+        inst: &Instruction,
+        label_op: usize,
+        cond: Option<V>,
+    ) -> Result<(), JitError> {
+        let label = self
+            .operand(inst, label_op)?
+            .imm_index(0)
+            .ok_or_else(|| self.unsupported_operand("call without a label"))?;
+        let Some(&start) = self.p.labels.get(&label) else {
+            return Err(self.unsupported_operand("call to an undefined label"));
+        };
+        if self.call_depth >= crate::interp::prepare::MAX_CALL_DEPTH {
+            return Ok(());
+        }
+        let insts = &self.p.program.insts;
+        let end = (start..insts.len())
+            .find(|&k| insts[k].opcode == Opcode::Label)
+            .unwrap_or(insts.len());
+        self.inlined += end - start;
+        if self.inlined > MAX_INLINED {
+            return Err(self.unsupported_operand("subroutines inlined past the size limit"));
+        }
+        let exec = self.exec_v();
+        let saved = self.new_vars();
+        self.def_vars(saved, exec);
+        if let Some(c) = cond {
+            let e = self.and_v(exec, c);
+            self.set_exec(e);
+        }
+        let at = self.at;
+        self.stack.push(Frame::Call { saved });
+        self.call_depth += 1;
+        self.body(start, end)?;
+        self.call_depth -= 1;
+        self.at = at;
+        match self.stack.pop() {
+            Some(Frame::Call { saved }) => {
+                let s = self.use_vars(saved);
+                self.set_exec(s);
+                Ok(())
+            }
+            _ => Err(self.unsupported_operand("subroutine with an unclosed construct")),
+        }
+    }
+
+    /// Lowers instructions `start..end` (the main program or a subroutine).
+    pub fn body(&mut self, start: usize, end: usize) -> Result<(), JitError> {
+        let p = self.p;
+        for (i, inst) in p.program.insts.iter().enumerate().take(end).skip(start) {
+            self.inst(i, inst)?;
         }
         Ok(())
     }

@@ -81,6 +81,10 @@ pub struct Lower<'a, 'f> {
     pub at: usize,
     /// Instructions in each loop body, by the index of its `loop`.
     pub loop_len: BTreeMap<usize, u64>,
+    /// Subroutine calls being inlined right now.
+    pub call_depth: usize,
+    /// Instructions added by inlining so far.
+    pub inlined: usize,
 }
 
 pub fn mem() -> MemFlagsData {

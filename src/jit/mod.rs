@@ -18,8 +18,8 @@
 //! into `sem`), `runner` (groups, batches, worker threads), `engine` (the
 //! case-runner engine).
 //!
-//! Not lowered yet (compile fails with `Unsupported`): subroutines
-//! (`call`/`label`), SM5.1 resource ranges, sampling and gather,
+//! Not lowered yet (compile fails with `Unsupported`): SM5.1 resource
+//! ranges, sampling and gather,
 //! `discard` and pixel/vertex invocations, 64-bit relative indices.
 
 pub mod context;
@@ -308,6 +308,8 @@ fn build(
             budget_exit,
             at: 0,
             loop_len: loop_lengths(p),
+            call_depth: 0,
+            inlined: 0,
         };
         lw.exec = lw.new_vars();
         for _ in 0..p.temps {
@@ -328,9 +330,14 @@ fn build(
         lw.b.seal_block(start);
         lw.b.seal_block(dispatch);
         lw.b.switch_to_block(start);
-        for (i, inst) in p.program.insts.iter().enumerate() {
-            lw.inst(i, inst)?;
-        }
+        // The main program ends at the first label; subroutines are
+        // lowered where they are called.
+        let insts = &p.program.insts;
+        let main_end = insts
+            .iter()
+            .position(|i| i.opcode == Opcode::Label)
+            .unwrap_or(insts.len());
+        lw.body(0, main_end)?;
         let done = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
         lw.b.ins().return_(&[done]);
         // The budget exit.
@@ -389,20 +396,19 @@ ret
     #[test]
     fn compile_reports_the_first_unsupported_instruction() {
         let p = crate::asm::parse_program(
-            "cs_5_0
+            "cs_5_1
+dcl_uav_raw U0[0:1], space=0
 dcl_temps 1
 dcl_thread_group 1, 1, 1
 mov r0.x, l(0)
-call l1
-ret
-label l1
+store_raw U0[r0.x + 0].x, l(0), r0.x
 ret
 ",
         )
         .expect("parse");
         let e = JitShader::compile(&p).unwrap_err();
         assert!(
-            matches!(&e, JitError::Unsupported { inst_index: 1, opcode } if opcode == "call"),
+            matches!(&e, JitError::Unsupported { inst_index: 1, opcode } if opcode.contains("SM5.1")),
             "{e}"
         );
     }
