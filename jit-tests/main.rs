@@ -7,6 +7,7 @@ mod corpus;
 mod decode;
 mod fuzz;
 mod interp;
+mod jit;
 mod peer;
 mod sampling;
 mod validate;

@@ -20,6 +20,8 @@ pub enum Error {
     Validation(#[from] crate::validate::ValidationError),
     #[error(transparent)]
     Runtime(#[from] crate::runtime::RuntimeError),
+    #[error(transparent)]
+    Jit(#[from] crate::jit::JitError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }

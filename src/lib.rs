@@ -21,6 +21,7 @@ pub mod error;
 pub mod fuzz;
 pub mod interp;
 pub mod ir;
+pub mod jit;
 pub mod runtime;
 pub mod sem;
 pub mod validate;

@@ -115,10 +115,7 @@ fn interp_engine(opts: EngineOptions) -> Result<Box<dyn Engine>, CliError> {
 }
 
 fn jit_engine(opts: EngineOptions) -> Result<Box<dyn Engine>, CliError> {
-    let _ = opts;
-    Err(CliError::runtime(
-        "the JIT is not available yet; use --engine interp",
-    ))
+    Ok(Box::new(crate::jit::engine::JitEngine::new(opts)))
 }
 
 fn engine_error(engine: &dyn Engine, e: case::EngineError) -> CliError {
@@ -713,11 +710,11 @@ mod tests {
     }
 
     #[test]
-    fn jit_is_not_available_yet() {
-        let Err(e) = make_engines(EngineChoice::Jit, EngineOptions::default()) else {
-            panic!("the JIT engine was created");
+    fn both_runs_the_interpreter_then_the_jit() {
+        let Ok(engines) = make_engines(EngineChoice::Both, EngineOptions::default()) else {
+            panic!("engines were not created");
         };
-        assert_eq!(e.code, ExitCode::Runtime);
-        assert!(e.message.contains("JIT is not available yet"));
+        let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+        assert_eq!(names, ["interp", "jit"]);
     }
 }

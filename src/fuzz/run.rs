@@ -24,7 +24,7 @@ use super::inputs::FuzzInputs;
 use super::reduce::{reduce, save_reproducer, ReduceOptions, Reproducer};
 
 /// Engines the fuzzer can compare (`--engines a,b`).
-pub const ENGINE_NAMES: [&str; 2] = ["interp", "interp2"];
+pub const ENGINE_NAMES: [&str; 3] = ["interp", "interp2", "jit"];
 
 /// Budget per group for fuzz programs.
 pub const FUZZ_BUDGET: u64 = 1 << 22;
@@ -153,7 +153,7 @@ impl Engine for CountingInterp {
 }
 
 /// Builds an engine by name (`interp`: the case runner's interpreter;
-/// `interp2`: [`CountingInterp`]). The JIT joins here when it lands.
+/// `interp2`: [`CountingInterp`]; `jit`: the Cranelift JIT).
 pub fn make_engine(name: &str) -> Result<Box<dyn Engine>, String> {
     match name {
         "interp" => crate::case::interp_engine(EngineOptions {
@@ -162,6 +162,12 @@ pub fn make_engine(name: &str) -> Result<Box<dyn Engine>, String> {
         })
         .map_err(|e| e.to_string()),
         "interp2" => Ok(Box::new(CountingInterp::default())),
+        "jit" => Ok(Box::new(crate::jit::engine::JitEngine::new(
+            EngineOptions {
+                budget: Some(FUZZ_BUDGET),
+                threads: Some(1),
+            },
+        ))),
         other => Err(format!(
             "unknown engine `{other}` (known: {})",
             ENGINE_NAMES.join(", ")

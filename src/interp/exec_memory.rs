@@ -259,39 +259,17 @@ fn resinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runti
     let mip = src(cx, t, inst, 1, Ty::Int)?[0];
     let res = operand(inst, 2)?;
     let target = cx.target(t, res);
-    let (dims, sized, mips) = match cx.view(target) {
-        Some(View::Texture(tv)) => {
-            let mips = if res.ty == OperandType::Uav {
-                1
-            } else {
-                tv.mip_levels.max(1)
-            };
-            let level = if mip < mips { tv.mip(mip) } else { None };
-            let declared = cx.decl_of(t, res).and_then(|d| match d.kind {
-                ResKind::Typed { dim, .. } => Some(dim),
-                _ => None,
-            });
-            let (d, sized) = match level {
-                Some(m) => super::exec_sample::resinfo_dims(declared, &tv, &m),
-                None => ([0; 3], [false; 3]),
-            };
-            (d, sized, mips)
-        }
-        _ => ([0; 3], [false; 3], 0),
+    let view = cx.view(target);
+    let tex = match &view {
+        Some(View::Texture(tv)) => Some(tv),
+        _ => None,
     };
-    let raw = [dims[0], dims[1], dims[2], mips];
-    let r: [u32; 4] = match inst.return_type_bits() {
-        2 => raw,
-        1 => std::array::from_fn(|k| {
-            let x = raw[k] as f32;
-            if k < 3 && sized[k] {
-                crate::sem::float::rcp(x).to_bits()
-            } else {
-                x.to_bits()
-            }
-        }),
-        _ => raw.map(|x| (x as f32).to_bits()),
-    };
+    let declared = cx.decl_of(t, res).and_then(|d| match d.kind {
+        ResKind::Typed { dim, .. } => Some(dim),
+        _ => None,
+    });
+    let is_uav = res.ty == OperandType::Uav;
+    let r = super::exec_sample::resinfo_result(tex, is_uav, declared, mip, inst.return_type_bits());
     let s = res.swizzle();
     write(
         cx,

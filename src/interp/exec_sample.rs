@@ -324,6 +324,46 @@ pub fn ld(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runtim
     write_swizzled(cx, t, inst, res, v)
 }
 
+/// The four words `resinfo[_uint|_rcpFloat]` returns before the resource
+/// swizzle: (width, height, depth or array size, mip count) at `mip`, as
+/// floats, `_rcpFloat` (`ret_type` 1: 1/size for the sized dimensions) or
+/// integers (`ret_type` 2). A u# reports one mip; a mip out of range gives
+/// sizes 0 with the mip count; no texture gives zeros. Shared by the
+/// interpreter and the JIT's shim.
+pub fn resinfo_result(
+    tex: Option<&TextureView>,
+    is_uav: bool,
+    declared: Option<ResourceDim>,
+    mip: u32,
+    ret_type: u32,
+) -> [u32; 4] {
+    let (dims, sized, mips) = match tex {
+        Some(tv) => {
+            let mips = if is_uav { 1 } else { tv.mip_levels.max(1) };
+            let level = if mip < mips { tv.mip(mip) } else { None };
+            let (d, sized) = match level {
+                Some(m) => resinfo_dims(declared, tv, &m),
+                None => ([0; 3], [false; 3]),
+            };
+            (d, sized, mips)
+        }
+        None => ([0; 3], [false; 3], 0),
+    };
+    let raw = [dims[0], dims[1], dims[2], mips];
+    match ret_type {
+        2 => raw,
+        1 => std::array::from_fn(|k| {
+            let x = raw[k] as f32;
+            if k < 3 && sized[k] {
+                crate::sem::float::rcp(x).to_bits()
+            } else {
+                x.to_bits()
+            }
+        }),
+        _ => raw.map(|x| (x as f32).to_bits()),
+    }
+}
+
 /// resinfo's (width, height, depth-or-array) of mip `m` and which of them
 /// `_rcpFloat` inverts, by the declared dimension (else the view's).
 pub fn resinfo_dims(

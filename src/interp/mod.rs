@@ -26,7 +26,7 @@ mod exec_float;
 mod exec_flow;
 mod exec_int;
 mod exec_memory;
-mod exec_sample;
+pub mod exec_sample;
 mod group;
 pub mod prepare;
 mod resources;

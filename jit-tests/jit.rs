@@ -1,0 +1,1175 @@
+//! JIT integration tests: every program runs on the interpreter and on the
+//! JIT over the same inputs, and every byte of every UAV (and every hidden
+//! counter) must agree. Programs cover the ALU on edge values, divergent
+//! control flow, out-of-bounds accesses, atomics and barriers in loops;
+//! the corpus conformance cases run on the JIT where they compile.
+
+use sm5jit::case::{self, Outcome};
+use sm5jit::interp::Interpreter;
+use sm5jit::ir::Program;
+use sm5jit::jit::engine::JitEngine;
+use sm5jit::jit::{JitError, JitShader};
+
+use sm5jit::runtime::{
+    Bindings, BufferKind, BufferView, DispatchOptions, Format, RuntimeError, Slot, View,
+};
+
+fn parse(text: &str) -> Program {
+    sm5jit::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn to_words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn raw(words: u64) -> View {
+    View::Buffer(BufferView {
+        kind: BufferKind::Raw,
+        first_element: 0,
+        num_elements: words,
+    })
+}
+
+fn structured(stride: u32, first: u64, n: u64) -> View {
+    View::Buffer(BufferView {
+        kind: BufferKind::Structured { stride },
+        first_element: first,
+        num_elements: n,
+    })
+}
+
+fn typed(format: Format, first: u64, n: u64) -> View {
+    View::Buffer(BufferView {
+        kind: BufferKind::Typed(format),
+        first_element: first,
+        num_elements: n,
+    })
+}
+
+/// One bound resource of a differential run.
+#[derive(Clone)]
+struct Res {
+    class: char,
+    slot: u32,
+    view: View,
+    data: Vec<u8>,
+    counter: Option<u32>,
+}
+
+fn uav(slot: u32, view: View, words: &[u32]) -> Res {
+    Res {
+        class: 'u',
+        slot,
+        view,
+        data: to_bytes(words),
+        counter: None,
+    }
+}
+
+fn srv(slot: u32, view: View, words: &[u32]) -> Res {
+    Res {
+        class: 't',
+        slot,
+        view,
+        data: to_bytes(words),
+        counter: None,
+    }
+}
+
+fn cb(slot: u32, words: &[u32]) -> Res {
+    Res {
+        class: 'c',
+        slot,
+        view: raw(words.len() as u64),
+        data: to_bytes(words),
+        counter: None,
+    }
+}
+
+/// The UAVs after a run: bytes and hidden counter.
+type UavState = Vec<(Vec<u8>, Option<u32>)>;
+
+/// Binds `res` and runs `f` over the bindings; returns the UAV contents
+/// and counters afterwards.
+fn with_bound(
+    res: &mut [Res],
+    f: impl FnOnce(&mut Bindings) -> Result<(), RuntimeError>,
+) -> Result<UavState, RuntimeError> {
+    let mut counters = Vec::new();
+    let slots: Vec<(u32, char)> = res.iter().map(|r| (r.slot, r.class)).collect();
+    {
+        let mut b = Bindings::new();
+        for r in res.iter_mut() {
+            let slot = Slot::new(r.slot);
+            match (r.class, r.counter) {
+                ('u', Some(c)) => {
+                    b.uav_with_counter(slot, &mut r.data, r.view, c);
+                }
+                ('u', None) => {
+                    b.uav(slot, &mut r.data, r.view);
+                }
+                ('t', _) => {
+                    b.srv(slot, &r.data, r.view);
+                }
+                _ => {
+                    b.cb(slot, &r.data);
+                }
+            }
+        }
+        f(&mut b)?;
+        for (slot, class) in slots {
+            counters.push(b.counter(Slot::new(slot)).filter(|_| class == 'u'));
+        }
+    }
+    Ok(res
+        .iter()
+        .zip(counters)
+        .filter(|(r, _)| r.class == 'u')
+        .map(|(r, c)| (r.data.clone(), c))
+        .collect())
+}
+
+/// Runs `text` on the interpreter and on the JIT (one worker and two),
+/// asserts identical UAV bytes and counters, and returns the UAV words.
+fn diff(text: &str, groups: [u32; 3], res: &[Res]) -> Vec<Vec<u32>> {
+    let program = parse(text);
+    let interp = Interpreter::new(&program).expect("prepare");
+    let jit = JitShader::compile(&program).unwrap_or_else(|e| panic!("compile: {e}\n{text}"));
+    let o = DispatchOptions::default();
+    let mut a = res.to_vec();
+    let want = with_bound(&mut a, |b| interp.dispatch(b, groups, &o).map(|_| ()))
+        .expect("interpreter run");
+    for threads in [1, 2] {
+        let mut j = res.to_vec();
+        let got = with_bound(&mut j, |b| {
+            jit.dispatch_threads(b, groups, &o, threads).map(|_| ())
+        })
+        .expect("jit run");
+        for (k, (w, g)) in want.iter().zip(&got).enumerate() {
+            let (ww, gw) = (to_words(&w.0), to_words(&g.0));
+            if let Some(i) = (0..ww.len()).find(|&i| ww[i] != gw[i]) {
+                panic!(
+                    "UAV #{k} word {i}: interpreter {:#010x}, JIT {:#010x} ({threads} workers)\n{text}",
+                    ww[i], gw[i]
+                );
+            }
+            assert_eq!(w.1, g.1, "counter of UAV #{k}");
+        }
+    }
+    want.iter().map(|w| to_words(&w.0)).collect()
+}
+
+#[test]
+fn smoke_iadd_per_thread() {
+    let text = "cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 12, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+iadd r0.y, vThreadID.x, l(100)
+store_raw u0.x, r0.x, r0.y
+ret
+";
+    let out = diff(text, [2, 1, 1], &[uav(0, raw(32), &[0; 32])]);
+    assert_eq!(out[0][..24], (100..124).collect::<Vec<u32>>()[..]);
+    assert_eq!(out[0][24..], [0; 8]);
+}
+
+/// Edge values: NaNs, signed zeros, denormals, infinities, INT_MIN/MAX,
+/// shift amounts around 32, f16 limits, ordinary numbers.
+const EDGE: [u32; 40] = [
+    0x7FC0_0000, // NaN
+    0xFFC0_0001, // negative NaN with payload
+    0x0000_0000, // +0
+    0x8000_0000, // -0 / INT_MIN
+    0x0000_0001, // smallest denormal
+    0x807F_FFFF, // largest negative denormal
+    0x7F80_0000, // +inf
+    0xFF80_0000, // -inf
+    0x3F80_0000, // 1.0
+    0xBFC0_0000, // -1.5
+    0x4F00_0000, // 2^31
+    0xCF00_0000, // -2^31
+    0x4F80_0000, // 2^32
+    0x7FFF_FFFF, // INT_MAX / NaN
+    0xFFFF_FFFF, // -1 / NaN
+    0x0000_0020, // 32
+    0x0000_0021, // 33
+    0x0000_001F, // 31
+    0x0000_0010, // 16
+    0x0000_0004, // 4
+    0x0080_0000, // smallest normal
+    0x477F_E000, // 65504.0
+    0x4780_0000, // 65536.0
+    0x3EFF_FFFF, // just below 0.5
+    0x4020_0000, // 2.5
+    0xC020_0000, // -2.5
+    0x4B80_0000, // 2^24
+    0x3380_0000, // 2^-24
+    0x0000_FFFF, // f16 NaN bits
+    0x0000_7C00, // f16 +inf bits
+    0x0000_03FF, // f16 denormal bits
+    0x1234_5678,
+    0x8765_4321,
+    0x0000_0007,
+    0xFFFF_FFF9, // -7
+    0x4049_0FDB, // pi
+    0xC2C8_0000, // -100.0
+    0x4300_0000, // 128.0
+    0xC2FE_0000, // -127.0
+    0x0101_0101, // msad bytes
+];
+
+fn edge_input(threads: usize) -> Vec<u32> {
+    (0..threads * 4)
+        .map(|i| EDGE[(i * 7 + i / EDGE.len()) % EDGE.len()])
+        .collect()
+}
+
+/// Runs `body` (reading r1 = four edge values per thread from t0, writing
+/// r2 and r3) on 64 threads in two groups, comparing both engines.
+fn alu_case(body: &str) {
+    let text = format!(
+        "cs_5_0
+dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps | enable11_1DoubleExtensions | enable11_1ShaderExtensions
+dcl_resource_raw t0
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_thread_group 32, 1, 1
+ishl r0.x, vThreadID.x, l(4)
+ld_raw r1.xyzw, r0.x, t0.xyzw
+mov r2.xyzw, l(0x11111111, 0x22222222, 0x33333333, 0x44444444)
+mov r3.xyzw, l(0x55555555, 0x66666666, 0x77777777, 0x88888888)
+{body}
+ishl r0.x, vThreadID.x, l(5)
+store_raw u0.xyzw, r0.x, r2.xyzw
+iadd r0.x, r0.x, l(16)
+store_raw u0.xyzw, r0.x, r3.xyzw
+ret
+"
+    );
+    let input = edge_input(64);
+    diff(
+        &text,
+        [2, 1, 1],
+        &[
+            srv(0, raw(input.len() as u64), &input),
+            uav(0, raw(64 * 8), &[0; 64 * 8]),
+        ],
+    );
+}
+
+#[test]
+fn float_ops_on_edge_values() {
+    for body in [
+        "add r2.xyzw, r1.xyzw, r1.yzwx",
+        "add_sat r2.xyzw, r1.xyzw, r1.yzwx",
+        "mul r2.xyzw, r1.xyzw, r1.wxyz",
+        "div r2.xyzw, r1.xyzw, r1.zwxy",
+        "mad r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "mad_sat r2.xyzw, -r1.xyzw, |r1.yzwx|, -|r1.zwxy|",
+        "min r2.xyzw, r1.xyzw, r1.yzwx",
+        "max r2.xyzw, r1.xyzw, r1.yzwx",
+        "min r2.xyzw, r1.xxxx, r1.xyzw\nmax r3.xyzw, r1.wwww, r1.xyzw",
+        "dp2 r2.xyzw, r1.xyzw, r1.yzwx",
+        "dp3 r2.xy, r1.xyzw, r1.wzyx",
+        "dp4_sat r2.zw, r1.xyzw, r1.yzwx",
+        "sqrt r2.xyzw, r1.xyzw",
+        "rsq r2.xyzw, r1.xyzw",
+        "rcp r2.xyzw, r1.xyzw",
+        "exp r2.xyzw, r1.xyzw",
+        "log r2.xyzw, r1.xyzw",
+        "frc r2.xyzw, r1.xyzw",
+        "round_ne r2.xyzw, r1.xyzw\nround_ni r3.xyzw, r1.xyzw",
+        "round_pi r2.xyzw, r1.xyzw\nround_z r3.xyzw, r1.xyzw",
+        "sincos r2.xyzw, r3.xyzw, r1.xyzw",
+        "sincos null, r3.xz, r1.xyzw",
+        "eq r2.xyzw, r1.xyzw, r1.yzwx\nne r3.xyzw, r1.xyzw, r1.yzwx",
+        "lt r2.xyzw, r1.xyzw, r1.yzwx\nge r3.xyzw, r1.xyzw, r1.yzwx",
+        "mov r2.xyzw, -r1.xyzw\nmov r3.xyzw, -|r1.yzwx|",
+        "mov_sat r2.xyzw, r1.xyzw\nmov r3.xyzw, |r1.wzyx|",
+        "movc r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "movc_sat r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "swapc r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "ftoi r2.xyzw, r1.xyzw\nftou r3.xyzw, r1.xyzw",
+        "itof r2.xyzw, r1.xyzw\nutof r3.xyzw, r1.xyzw",
+        "f32tof16 r2.xyzw, r1.xyzw\nf16tof32 r3.xyzw, r1.xyzw",
+        "ftoi r2.xyzw, -r1.xyzw\nutof r3.xyzw, -r1.xyzw",
+    ] {
+        alu_case(body);
+    }
+}
+
+#[test]
+fn double_ops_on_edge_values() {
+    for body in [
+        "dadd r2.xyzw, r1.xyzw, r1.zwxy",
+        "dadd_sat r2.xyzw, -r1.xyzw, |r1.zwxy|",
+        "dmul r2.xy, r1.xyxy, r1.zwzw\ndmax r3.zw, r1.xyxy, r1.zwzw",
+        "ddiv r2.xyzw, r1.xyzw, r1.zwxy\ndmin r3.xyzw, r1.zwxy, r1.xyzw",
+        "dfma r2.xyzw, r1.xyzw, r1.zwxy, r1.xyzw\ndrcp r3.xyzw, r1.zwxy",
+        "deq r2.xy, r1.xyzw, r1.zwxy\ndlt r3.zw, r1.xyzw, r1.zwxy",
+        "dne r2.xz, r1.xyzw, r1.zwxy\ndge r3.x, r1.xyzw, r1.zwxy",
+        "dtof r2.xy, r1.xyzw\ndtoi r3.zw, r1.zwxy",
+        "dtou r2.x, r1.zwxy\ndtof_sat r3.yw, r1.xyzw",
+        "ftod r2.xyzw, r1.xyxx\nitod r3.zw, r1.zwzz",
+        "utod r2.xy, r1.wzww",
+        "dmov r2.xyzw, -r1.zwxy\ndmov_sat r3.xyzw, r1.xyzw",
+        "dmovc r2.xyzw, r1.xxzz, r1.xyzw, r1.zwxy",
+    ] {
+        alu_case(body);
+    }
+}
+
+#[test]
+fn integer_ops_on_edge_values() {
+    for body in [
+        "iadd r2.xyzw, r1.xyzw, r1.yzwx\nineg r3.xyzw, r1.xyzw",
+        "iadd r2.xyzw, -r1.xyzw, |r1.yzwx|",
+        "imad r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy\numad r3.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "imin r2.xyzw, r1.xyzw, r1.yzwx\nimax r3.xyzw, r1.xyzw, r1.yzwx",
+        "umin r2.xyzw, r1.xyzw, r1.yzwx\numax r3.xyzw, r1.xyzw, r1.yzwx",
+        "and r2.xyzw, r1.xyzw, r1.yzwx\nor r3.xyzw, r1.xyzw, r1.yzwx",
+        "xor r2.xyzw, r1.xyzw, r1.yzwx\nnot r3.xyzw, r1.xyzw",
+        "ishl r2.xyzw, r1.xyzw, r1.yzwx\nushr r3.xyzw, r1.xyzw, r1.zwxy",
+        "ishr r2.xyzw, r1.xyzw, r1.yzwx\nishl r3.xyzw, r1.xyzw, l(33)",
+        "ushr r2.xyzw, r1.xyzw, l(32)\nishr r3.xyzw, r1.xyzw, l(31, 0, 1, 63)",
+        "ieq r2.xyzw, r1.xyzw, r1.yzwx\nine r3.xyzw, r1.xyzw, r1.xzwx",
+        "ilt r2.xyzw, r1.xyzw, r1.yzwx\nige r3.xyzw, r1.xyzw, r1.yzwx",
+        "ult r2.xyzw, r1.xyzw, r1.yzwx\nuge r3.xyzw, r1.xyzw, r1.yzwx",
+        "imul r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "umul r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "udiv r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "udiv null, r3.xy, r1.xyzw, r1.wzyx",
+        "uaddc r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "usubb r2.xyzw, r3.xyzw, r1.xyzw, r1.yzwx",
+        "countbits r2.xyzw, r1.xyzw\nbfrev r3.xyzw, r1.xyzw",
+        "firstbit_hi r2.xyzw, r1.xyzw\nfirstbit_lo r3.xyzw, r1.xyzw",
+        "firstbit_shi r2.xyzw, r1.xyzw",
+        "ubfe r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy\nibfe r3.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        "bfi r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy, r1.wxyz",
+        "msad r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+    ] {
+        alu_case(body);
+    }
+}
+
+/// Runs a control-flow `body` on 3 groups of 24 threads with r0.x = the
+/// flattened thread id and r1..r3 zero; stores r1..r3 per thread.
+fn flow_case(body: &str) -> Vec<u32> {
+    let text = format!(
+        "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 6
+dcl_thread_group 12, 2, 1
+mov r0.x, vThreadIDInGroupFlattened.x
+mov r1.xyzw, l(0, 0, 0, 0)
+mov r2.xyzw, l(0, 0, 0, 0)
+mov r3.xyzw, l(0, 0, 0, 0)
+{body}
+imul null, r5.x, vThreadID.x, l(48)
+store_raw u0.xyzw, r5.x, r1.xyzw
+iadd r5.x, r5.x, l(16)
+store_raw u0.xyzw, r5.x, r2.xyzw
+iadd r5.x, r5.x, l(16)
+store_raw u0.xyzw, r5.x, r3.xyzw
+ret
+"
+    );
+    // vThreadID.x runs over 3 groups × 12 = 36 values; y adds nothing to it,
+    // so two threads share each slot: the later (y = 1) one wins in both
+    // engines because stores run in thread order.
+    diff(&text, [3, 1, 1], &[uav(0, raw(36 * 12), &[0; 36 * 12])]).remove(0)
+}
+
+#[test]
+fn divergent_if_else_and_nesting() {
+    let out = flow_case(
+        "and r4.x, r0.x, l(1)
+         if_nz r4.x
+           iadd r1.x, r0.x, l(100)
+           ult r4.y, r0.x, l(10)
+           if_z r4.y
+             mov r1.y, l(7)
+           else
+             mov r1.y, l(8)
+           endif
+         else
+           iadd r1.x, r0.x, l(200)
+         endif
+         ieq r4.z, r0.x, l(1000)
+         if_nz r4.z
+           mov r1.z, l(1)
+         else
+           mov r1.w, l(2)
+         endif",
+    );
+    // Thread 13 (odd, y = 1, x = 1) is in slot 1 of group 0.
+    assert_eq!(&out[12..16], &[113, 7, 0, 2]);
+}
+
+#[test]
+fn loops_with_divergent_break_and_continue() {
+    let out = flow_case(
+        "mov r4.x, l(0)
+         loop
+           uge r4.y, r4.x, r0.x
+           breakc_nz r4.y
+           iadd r4.x, r4.x, l(1)
+           and r4.z, r4.x, l(1)
+           continuec_nz r4.z
+           iadd r1.x, r1.x, r4.x
+           ieq r4.w, r4.x, l(8)
+           if_nz r4.w
+             mov r1.y, l(88)
+             break
+           endif
+           iadd r1.z, r1.z, l(1)
+         endloop
+         mov r1.w, r4.x",
+    );
+    // Thread 23 (slot 11, y = 1): even steps 2+4+6+8, breaks at 8.
+    assert_eq!(&out[11 * 12..11 * 12 + 4], &[20, 88, 3, 8]);
+}
+
+#[test]
+fn nested_loops_and_ret_inside_a_loop() {
+    flow_case(
+        "mov r4.x, l(0)
+         loop
+           ige r4.y, r4.x, l(4)
+           breakc_nz r4.y
+           mov r4.z, l(0)
+           loop
+             uge r4.w, r4.z, r4.x
+             breakc_nz r4.w
+             iadd r1.x, r1.x, r4.z
+             iadd r4.z, r4.z, l(1)
+           endloop
+           iadd r4.x, r4.x, l(1)
+           ieq r4.w, r0.x, r4.x
+           if_nz r4.w
+             mov r2.x, l(77)
+             imul null, r5.x, r0.x, l(4)
+             store_raw u0.x, r5.x, r1.x
+             ret
+           endif
+           retc_z r0.x
+         endloop
+         mov r2.y, l(5)",
+    );
+}
+
+#[test]
+fn switch_with_fallthrough_and_default() {
+    let out = flow_case(
+        "and r4.x, r0.x, l(7)
+         switch r4.x
+           case l(0)
+             mov r1.x, l(10)
+             break
+           case l(1)
+           case l(2)
+             mov r1.y, l(12)
+           case l(3)
+             iadd r1.z, r1.z, l(3)
+             break
+           case l(5)
+             loop
+               iadd r1.w, r1.w, l(1)
+               uge r4.y, r1.w, l(5)
+               breakc_nz r4.y
+             endloop
+             break
+           default
+             mov r2.x, l(99)
+             break
+         endswitch
+         mov r2.y, r4.x",
+    );
+    // Slot 1 runs thread 13 (13 & 7 = 5): the loop counts to 5.
+    assert_eq!(&out[12..16], &[0, 0, 0, 5]);
+    // Slot 2 runs thread 14 (6): default.
+    assert_eq!(&out[24 + 4..24 + 6], &[99, 6]);
+}
+
+#[test]
+fn runaway_loop_stops_with_budget_error() {
+    let program = parse(
+        "cs_5_0
+dcl_uav_raw u0
+dcl_temps 1
+dcl_thread_group 4, 1, 1
+mov r0.x, l(0)
+loop
+  iadd r0.x, r0.x, l(1)
+endloop
+ret
+",
+    );
+    let jit = JitShader::compile(&program).expect("compile");
+    let mut res = [uav(0, raw(4), &[0; 4])];
+    let o = DispatchOptions { budget: 10_000 };
+    let err = with_bound(&mut res, |b| {
+        jit.dispatch_threads(b, [2, 1, 1], &o, 1).map(|_| ())
+    })
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RuntimeError::BudgetExhausted {
+                group: [0, 0, 0],
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn out_of_bounds_raw_and_structured_accesses() {
+    // t0 is a 10-word window starting at word 2 of 16; u1 a structured
+    // window of 5 × 12 bytes starting at element 1. Addresses run past
+    // both ends, including ones that overflow 32 bits when scaled.
+    let text = "cs_5_0
+dcl_resource_raw t0
+dcl_uav_raw u0
+dcl_uav_structured u1, 12
+dcl_uav_structured u3, 12
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_thread_group 16, 1, 1
+imul null, r0.x, vThreadID.x, l(3)
+ld_raw r1.xyzw, r0.x, t0.wzyx
+ishl r2.x, vThreadID.x, l(4)
+store_raw u0.xyzw, r2.x, r1.xyzw
+iadd r0.y, vThreadID.x, l(-3)
+imul null, r0.z, vThreadID.x, l(0x40000000)
+store_structured u1.xyz, vThreadID.x, l(4), vThreadID.xxxx
+store_structured u3.xyz, r0.y, l(4), vThreadID.xxxx
+store_structured u1.x, r0.z, l(0), l(0xdead)
+ld_structured r3.xy, vThreadID.x, l(8), u1.xyxx
+iadd r2.x, r2.x, l(256)
+store_raw u0.xyzw, r2.x, r3.xyzw
+ret
+";
+    let t0: Vec<u32> = (0..16).map(|i| 0x100 + i).collect();
+    let t0v = View::Buffer(BufferView {
+        kind: BufferKind::Raw,
+        first_element: 2,
+        num_elements: 10,
+    });
+    let out = diff(
+        text,
+        [1, 1, 1],
+        &[
+            srv(0, t0v, &t0),
+            uav(0, raw(128), &[0; 128]),
+            uav(1, structured(12, 1, 5), &[7; 24]),
+            uav(3, structured(12, 1, 5), &[7; 24]),
+        ],
+    );
+    // Thread 3 reads bytes 9.. → words 2..6 of the window (wzyx order).
+    assert_eq!(&out[0][12..16], &[0x107, 0x106, 0x105, 0x104]);
+    // Thread 15 reads past the window: zeros.
+    assert_eq!(&out[0][60..64], &[0; 4]);
+    // Thread 1 reads back its own store: offset 4 of a 12-byte element
+    // wrote three words running one word into the next element.
+    assert_eq!(&out[0][68..72], &[1, 1, 0, 0]);
+    // u3: elements 0..4 of the window come from threads 3..7; the element
+    // before the window (backing words 0..2) is never written.
+    assert_eq!(&out[2][0..3], &[7, 7, 7]);
+    assert_eq!(&out[2][3..6], &[7, 3, 3]);
+}
+
+#[test]
+fn constant_buffers_icb_and_indexable_temps() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[4], dynamicIndexed
+dcl_immediateConstantBuffer { { 1, 2, 3, 4 },
+                              { 5, 6, 7, 8 },
+                              { 9, 10, 11, 12 } }
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_indexableTemp x0[6], 4
+dcl_thread_group 8, 1, 1
+mov r0.x, vThreadID.x
+mov r1.xyzw, cb0[r0.x + 0].xyzw
+mov r2.xyzw, icb[r0.x + 0].wzyx
+mov x0[1].xyzw, l(1, 2, 3, 4)
+mov x0[r0.x + 0].xy, r0.xxxx
+iadd r0.y, r0.x, l(-2)
+mov r3.xyzw, x0[r0.y + 0].xyzw
+mov r3.w, x0[1].y
+ishl r0.z, r0.x, l(6)
+store_raw u0.xyzw, r0.z, r1.xyzw
+iadd r0.z, r0.z, l(16)
+store_raw u0.xyzw, r0.z, r2.xyzw
+iadd r0.z, r0.z, l(16)
+store_raw u0.xyzw, r0.z, r3.xyzw
+iadd r0.z, r0.z, l(16)
+store_raw u0.xyzw, r0.z, cb0[2].zwxy
+ret
+";
+    let cbw: Vec<u32> = (0..14).map(|i| 0xC0 + i).collect();
+    let out = diff(text, [1, 1, 1], &[cb(0, &cbw), uav(0, raw(128), &[0; 128])]);
+    // Thread 3: cb row 3 is cut at 14 words → two words, then zeros.
+    assert_eq!(&out[0][48..52], &[0xCC, 0xCD, 0, 0]);
+    // Thread 2: icb row 2 reversed.
+    assert_eq!(&out[0][36..40], &[12, 11, 10, 9]);
+    // Thread 0: x0[-2] is out of range → 0, and x0[1].y = 2 (thread 1
+    // did not write this thread's copy).
+    assert_eq!(&out[0][8..12], &[0, 0, 0, 2]);
+}
+
+#[test]
+fn atomics_and_counters_in_lane_order() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_uav_structured u1, 4
+dcl_uav_raw u2
+dcl_uav_structured u3, 4
+dcl_input vThreadID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 4
+dcl_thread_group 20, 1, 1
+imm_atomic_iadd r0.x, u0, l(0), vThreadID.x
+atomic_umax u0, l(4), vThreadID.x
+atomic_imin u0, l(8), vThreadID.x
+atomic_or u0, l(12), vThreadID.x
+and r1.x, vThreadID.x, l(3)
+imm_atomic_cmp_exch r0.y, u0, l(16), r1.x, vThreadID.x
+imm_atomic_exch r0.z, u0, l(20), vThreadID.x
+imm_atomic_alloc r0.w, u1
+atomic_iadd u0, l(4000), l(1)
+and r1.y, vThreadIDInGroupFlattened.x, l(1)
+if_nz r1.y
+  imm_atomic_consume r1.z, u3
+  ishl r1.w, vThreadID.x, l(2)
+  iadd r1.w, r1.w, l(960)
+  store_raw u2.x, r1.w, r1.z
+endif
+ishl r2.x, vThreadID.x, l(4)
+store_raw u2.xyzw, r2.x, r0.xyzw
+ret
+";
+    let out = diff(
+        text,
+        [3, 1, 1],
+        &[
+            uav(0, raw(8), &[0, 0, 0xFFFF_FFFF, 0, 0, 0, 0, 0]),
+            Res {
+                counter: Some(5),
+                ..uav(1, structured(4, 0, 4), &[0; 4])
+            },
+            uav(2, raw(320), &[0; 320]),
+            Res {
+                counter: Some(100),
+                ..uav(3, structured(4, 0, 4), &[0; 4])
+            },
+        ],
+    );
+    assert_eq!(out[0][0], (0..60).sum::<u32>());
+    assert_eq!(out[0][1], 59);
+}
+
+#[test]
+fn tgsm_and_barriers_inside_a_loop() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_tgsm_raw g0, 256
+dcl_tgsm_structured g1, 8, 32
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_thread_group 32, 1, 1
+ishl r0.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw g0.x, r0.x, vThreadIDInGroupFlattened.x
+store_structured g1.xy, vThreadIDInGroupFlattened.x, l(0), l(0, 0, 0, 0)
+mov r1.x, l(0)
+mov r2.x, l(0)
+loop
+  uge r1.y, r1.x, l(5)
+  breakc_nz r1.y
+  sync_g_t
+  iadd r1.z, vThreadIDInGroupFlattened.x, r1.x
+  iadd r1.z, r1.z, l(1)
+  and r1.z, r1.z, l(31)
+  ishl r1.w, r1.z, l(2)
+  ld_raw r3.x, r1.w, g0.xxxx
+  iadd r2.x, r2.x, r3.x
+  sync_g_t
+  store_raw g0.x, r0.x, r2.x
+  atomic_iadd g1, l(3, 4, 0, 0), l(1)
+  iadd r1.x, r1.x, l(1)
+endloop
+sync_g_t
+ld_structured r2.y, l(3), l(4), g1.xxxx
+ishl r0.y, vThreadID.x, l(3)
+store_raw u0.xy, r0.y, r2.xyxx
+ret
+";
+    diff(text, [2, 1, 1], &[uav(0, raw(128), &[0; 128])]);
+}
+
+/// Runs every case of a corpus suite on the JIT; returns (pass, skip, fail
+/// lines). A skip is a program the JIT does not compile yet.
+fn jit_suite(suite: &str) -> (usize, usize, Vec<String>) {
+    let root = crate::corpus_dir().join(suite);
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("case.json").is_file())
+        .collect();
+    dirs.sort();
+    let mut engine = JitEngine::new(Default::default());
+    let (mut pass, mut skip, mut fails) = (0, 0, Vec::new());
+    for dir in &dirs {
+        let case = case::Case::load(dir).expect("case.json");
+        let outcome = case::run_case(&case, &mut engine);
+        let line = format!("{outcome:?} {}", dir.display());
+        eprintln!("{line}");
+        match outcome {
+            Outcome::Pass => pass += 1,
+            Outcome::Skip(_) => skip += 1,
+            Outcome::Fail(_) => fails.push(line),
+        }
+    }
+    (pass, skip, fails)
+}
+
+#[test]
+fn corpus_conformance_cases_on_the_jit() {
+    let (pass, skip, fails) = jit_suite("conformance");
+    eprintln!(
+        "jit conformance: {pass} passed, {skip} skipped, {} failed",
+        fails.len()
+    );
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+    assert!(pass >= 30, "only {pass} passed ({skip} skipped)");
+}
+
+#[test]
+fn unsupported_instructions_fail_compilation_with_their_index() {
+    let program = parse(
+        "cs_5_1
+dcl_uav_raw U0[0:1], space=0
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 1, 1, 1
+mov r0.x, vThreadID.x
+store_raw U0[r0.x + 0].x, l(0), r0.x
+ret
+",
+    );
+    match JitShader::compile(&program) {
+        Err(JitError::Unsupported { inst_index, opcode }) => {
+            assert_eq!(inst_index, 1);
+            assert!(opcode.contains("SM5.1"), "{opcode}");
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+#[test]
+fn subroutines_with_divergent_calls_and_returns() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 5
+dcl_thread_group 16, 1, 1
+mov r1.xyzw, l(0, 0, 0, 0)
+and r4.x, vThreadID.x, l(3)
+call l1
+callc_nz r4.x, l2
+ishl r0.x, vThreadID.x, l(4)
+store_raw u0.xyzw, r0.x, r1.xyzw
+ret
+label l1
+iadd r1.x, r1.x, l(10)
+ieq r4.y, r4.x, l(2)
+retc_nz r4.y
+iadd r1.y, r1.y, l(1)
+call l2
+ret
+label l2
+iadd r1.z, r1.z, l(5)
+loop
+  uge r4.z, r1.w, r4.x
+  breakc_nz r4.z
+  iadd r1.w, r1.w, l(1)
+  ieq r4.w, r1.w, l(2)
+  retc_nz r4.w
+endloop
+ret
+";
+    let out = diff(text, [1, 1, 1], &[uav(0, raw(64), &[0; 64])]).remove(0);
+    // Thread 1: l1 (x += 10, y += 1, calls l2: z += 5, w → 1), then l2
+    // again from callc (z += 5, w stays 1).
+    assert_eq!(&out[4..8], &[10, 1, 10, 1]);
+    // Thread 2 returns early from l1, then l2 runs its loop to w = 2.
+    assert_eq!(&out[8..12], &[10, 0, 5, 2]);
+}
+
+#[test]
+fn pixel_programs_are_refused_by_the_compute_jit() {
+    let program = parse("ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1, 2, 3, 4)\nret\n");
+    assert!(matches!(
+        JitShader::compile(&program),
+        Err(JitError::NotCompute(v)) if v == "ps_5_0"
+    ));
+}
+
+#[test]
+fn missing_binding_is_reported_like_the_interpreter() {
+    let program = parse("cs_5_0\ndcl_uav_raw u3\ndcl_thread_group 1, 1, 1\nret\n");
+    let jit = JitShader::compile(&program).expect("compile");
+    let interp = Interpreter::new(&program).expect("prepare");
+    let o = DispatchOptions::default();
+    let mut b = Bindings::new();
+    let a = interp.dispatch(&mut b, [1, 1, 1], &o).unwrap_err();
+    let j = jit.dispatch(&mut b, [1, 1, 1], &o).unwrap_err();
+    assert_eq!(a, j);
+    let too_many = jit.dispatch(&mut b, [70000, 1, 1], &o).unwrap_err();
+    assert!(matches!(too_many, RuntimeError::TooManyGroups { .. }));
+}
+
+#[test]
+fn shaders_are_shared_across_threads_and_freed_on_drop() {
+    let program = parse(
+        "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 8, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+store_raw u0.x, r0.x, vThreadID.x
+ret
+",
+    );
+    // Compiling and dropping many shaders must not accumulate code memory
+    // (each drop calls free_memory); a clone used on another thread keeps
+    // the code alive after the original is gone.
+    for _ in 0..50 {
+        drop(JitShader::compile(&program).expect("compile"));
+    }
+    let jit = JitShader::compile(&program).expect("compile");
+    let clone = jit.clone();
+    drop(jit);
+    let words = std::thread::spawn(move || {
+        let mut res = [uav(0, raw(16), &[0; 16])];
+        let o = DispatchOptions::default();
+        with_bound(&mut res, |b| clone.dispatch(b, [2, 1, 1], &o).map(|_| ())).unwrap();
+        to_words(&res[0].data)
+    })
+    .join()
+    .unwrap();
+    assert_eq!(words, (0..16).collect::<Vec<u32>>());
+}
+
+/// Compiles every real-world corpus shader; reports how many compile and
+/// the compile times. Asserts that the ones that compile are fast enough.
+#[test]
+fn realworld_shaders_compile_or_name_the_missing_instruction() {
+    let root = crate::corpus_dir().join("realworld");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("shader.dxbc").is_file())
+        .collect();
+    dirs.sort();
+    let (mut ok, mut unsupported) = (0, 0);
+    for dir in &dirs {
+        let bytes = std::fs::read(dir.join("shader.dxbc")).expect("read");
+        let shader = sm5jit::dxbc::read_dxbc(&bytes, &Default::default()).expect("decode");
+        let n = shader.program.insts.len();
+        if n > 1000 {
+            // The four largest encoders take seconds in a debug build with
+            // the verifier on; the release benchmark covers them.
+            continue;
+        }
+        let t = std::time::Instant::now();
+        let r = JitShader::compile(&shader.program);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        match r {
+            Ok(_) => {
+                ok += 1;
+                eprintln!("compiled {n:5} insts in {ms:8.2} ms  {}", dir.display());
+            }
+            Err(JitError::Unsupported { inst_index, opcode }) => {
+                unsupported += 1;
+                assert!(inst_index < n, "{}", dir.display());
+                eprintln!("unsupported {opcode} at {inst_index}  {}", dir.display());
+            }
+            Err(e) => panic!("{}: {e}", dir.display()),
+        }
+    }
+    eprintln!("realworld: {ok} compiled, {unsupported} unsupported");
+    assert!(ok >= 15, "only {ok} compiled");
+}
+
+#[test]
+fn typed_buffers_loads_stores_and_atomics() {
+    let text = "cs_5_0
+dcl_resource_buffer (float,float,float,float) t0
+dcl_uav_typed_buffer (uint,uint,uint,uint) u0
+dcl_uav_typed_buffer (float,float,float,float) u1
+dcl_input vThreadID.x
+dcl_temps 3
+dcl_thread_group 8, 1, 1
+imul null, r2.x, vThreadID.x, l(3)
+ld r0.xyzw, r2.xxxx, t0.xyzw
+store_uav_typed u1.xyzw, vThreadID.xxxx, r0.xyzw
+imm_atomic_iadd r1.x, u0, l(0, 0, 0, 0), vThreadID.x
+iadd r2.y, vThreadID.x, l(16)
+imm_atomic_umax r1.y, u0, r2.yyyy, l(5)
+iadd r2.z, vThreadID.x, l(30)
+imm_atomic_cmp_exch r1.z, u0, r2.zzzz, l(0), vThreadID.x
+ld_uav_typed r1.w, r2.yyyy, u0.yzwx
+iadd r2.w, vThreadID.x, l(40)
+store_uav_typed u0.xyzw, r2.wwww, r1.xyzw
+ret
+";
+    // t0: R16G16_FLOAT, 10 texels (1.0, -2.0 pattern); reads past 10 give
+    // the format's default (0, 0, 0, 1).
+    let halves: Vec<u32> = (0..12).map(|i| 0xC000_3C00 + i).collect();
+    let u0_init: Vec<u32> = (0..64).map(|i| i * 3).collect();
+    let out = diff(
+        text,
+        [2, 1, 1],
+        &[
+            srv(0, typed(Format::R16G16Float, 1, 10), &halves),
+            uav(0, typed(Format::R32Uint, 0, 48), &u0_init),
+            uav(1, typed(Format::R32G32B32A32Float, 0, 16), &[0; 64]),
+        ],
+    );
+    // Thread 5 reads texel 15 (out of bounds): default texel.
+    assert_eq!(&out[1][20..24], &[0, 0, 0, 0x3F80_0000]);
+    // Element 0 summed every thread id; element 47 (thread 7's store) is
+    // inside the window, thread 8's (48) is not.
+    assert_eq!(out[0][0], (0..16).sum::<u32>());
+}
+
+/// Timing report (run with `--release --ignored --nocapture`): compile
+/// times of real-world shaders and the JIT/interpreter speed ratio on an
+/// ALU-heavy loop. Checks only that both engines agree.
+#[test]
+#[ignore]
+fn bench_compile_times_and_alu_speed() {
+    for name in [
+        "bgfx_cs_init_instances",
+        "bgfx_cs_fsr_rcas_32",
+        "directxtex_BC7Encode_TryMode456CS",
+        "directxtex_BC6HEncode_EncodeBlockCS",
+    ] {
+        let path = crate::corpus_dir()
+            .join("realworld")
+            .join(name)
+            .join("shader.dxbc");
+        let bytes = std::fs::read(&path).expect("read");
+        let shader = sm5jit::dxbc::read_dxbc(&bytes, &Default::default()).expect("decode");
+        let t = std::time::Instant::now();
+        let r = JitShader::compile(&shader.program);
+        eprintln!(
+            "compile {name}: {} insts, {:.2} ms ({})",
+            shader.program.insts.len(),
+            t.elapsed().as_secs_f64() * 1e3,
+            if r.is_ok() { "ok" } else { "unsupported" }
+        );
+    }
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_thread_group 64, 1, 1
+utof r0.x, vThreadID.x
+mov r1.xyzw, l(1.000000, 0.500000, 0.250000, 0.125000)
+mov r2.x, l(0)
+loop
+  uge r2.y, r2.x, l(256)
+  breakc_nz r2.y
+  mad r1.xyzw, r1.xyzw, l(0.999000, 1.001000, 0.998000, 1.002000), r0.xxxx
+  mul r3.xyzw, r1.yzwx, r1.xyzw
+  add r1.xyzw, r1.xyzw, -r3.xyzw
+  max r1.xyzw, r1.xyzw, l(-1000.000000, -1000.000000, -1000.000000, -1000.000000)
+  min r1.xyzw, r1.xyzw, l(1000.000000, 1000.000000, 1000.000000, 1000.000000)
+  iadd r2.x, r2.x, l(1)
+endloop
+ishl r2.z, vThreadID.x, l(4)
+store_raw u0.xyzw, r2.z, r1.xyzw
+ret
+";
+    let program = parse(text);
+    let interp = Interpreter::new(&program).unwrap();
+    let jit = JitShader::compile(&program).unwrap();
+    let groups = [64, 1, 1];
+    let n = 64 * 64 * 4;
+    let o = DispatchOptions { budget: u64::MAX };
+    let mut a = [uav(0, raw(n as u64), &vec![0; n])];
+    let t = std::time::Instant::now();
+    let want = with_bound(&mut a, |b| interp.dispatch(b, groups, &o).map(|_| ())).unwrap();
+    let ti = t.elapsed();
+    let mut j = [uav(0, raw(n as u64), &vec![0; n])];
+    let t = std::time::Instant::now();
+    let got = with_bound(&mut j, |b| {
+        jit.dispatch_threads(b, groups, &o, 1).map(|_| ())
+    })
+    .unwrap();
+    let tj = t.elapsed();
+    assert_eq!(want, got);
+    eprintln!(
+        "ALU loop, 4096 threads x 256 iterations: interpreter {:.1} ms, JIT {:.2} ms (1 worker): {:.0}x",
+        ti.as_secs_f64() * 1e3,
+        tj.as_secs_f64() * 1e3,
+        ti.as_secs_f64() / tj.as_secs_f64()
+    );
+}
+
+/// A deterministic word stream (xorshift) for synthetic inputs.
+fn words(seed: u32, n: usize, f: impl Fn(u32) -> u32) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            f(x)
+        })
+        .collect()
+}
+
+/// Synthetic bindings for every resource a prepared program declares:
+/// floats in [0, 1) for float data, small integers otherwise.
+fn synthetic_resources(p: &sm5jit::interp::Prepared) -> Vec<Res> {
+    use sm5jit::interp::prepare::ResKind;
+    use sm5jit::ir::{ResourceDim, ReturnType};
+    use sm5jit::runtime::TextureView;
+    let float = |x: u32| ((x >> 9) as f32 / (1 << 23) as f32).to_bits();
+    let small = |x: u32| x % 17;
+    let mut out = Vec::new();
+    for (k, c) in p.cbs.iter().enumerate() {
+        out.push(cb(c.lower, &words(7 + k as u32, 64, small)));
+    }
+    for (class, list) in [('t', &p.srvs), ('u', &p.uavs)] {
+        for (k, d) in list.iter().enumerate() {
+            let seed = 100 + k as u32 + if class == 'u' { 50 } else { 0 };
+            let (view, data) = match d.kind {
+                ResKind::Raw => (raw(1024), words(seed, 1024, small)),
+                ResKind::Structured { stride } => (
+                    structured(stride, 0, 256),
+                    words(seed, 64 * stride as usize, float),
+                ),
+                ResKind::Typed { dim, ret } => {
+                    let is_float = matches!(ret[0], ReturnType::Float | ReturnType::Unorm);
+                    let fmt = if is_float {
+                        Format::R32G32B32A32Float
+                    } else {
+                        Format::R32G32B32A32Uint
+                    };
+                    let f: fn(u32) -> u32 = if is_float {
+                        |x| ((x >> 9) as f32 / (1 << 23) as f32).to_bits()
+                    } else {
+                        |x| x % 17
+                    };
+                    match dim {
+                        ResourceDim::Buffer => (typed(fmt, 0, 256), words(seed, 1024, f)),
+                        _ => (
+                            View::Texture(TextureView::tex2d(fmt, 16, 16)),
+                            words(seed, 1024, f),
+                        ),
+                    }
+                }
+            };
+            out.push(Res {
+                class,
+                slot: d.lower,
+                view,
+                data: to_bytes(&data),
+                counter: (class == 'u').then_some(3),
+            });
+        }
+    }
+    out
+}
+
+/// The real-world shaders that compile run on synthetic inputs on both
+/// engines; every UAV byte must agree.
+#[test]
+fn realworld_shaders_agree_with_the_interpreter() {
+    let root = crate::corpus_dir().join("realworld");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("shader.dxbc").is_file())
+        .collect();
+    dirs.sort();
+    let mut ran = 0;
+    for dir in &dirs {
+        let bytes = std::fs::read(dir.join("shader.dxbc")).expect("read");
+        let shader = sm5jit::dxbc::read_dxbc(&bytes, &Default::default()).expect("decode");
+        if shader.program.insts.len() > 700 {
+            continue;
+        }
+        let Ok(jit) = JitShader::compile(&shader.program) else {
+            continue;
+        };
+        let interp = Interpreter::new(&shader.program).expect("prepare");
+        let res = synthetic_resources(interp.prepared());
+        let o = DispatchOptions::default();
+        let mut a = res.clone();
+        let want = with_bound(&mut a, |b| interp.dispatch(b, [2, 1, 1], &o).map(|_| ()));
+        let mut j = res.clone();
+        let got = with_bound(&mut j, |b| {
+            jit.dispatch_threads(b, [2, 1, 1], &o, 2).map(|_| ())
+        });
+        match (want, got) {
+            (Ok(w), Ok(g)) => {
+                for (k, (w, g)) in w.iter().zip(&g).enumerate() {
+                    let (ww, gw) = (to_words(&w.0), to_words(&g.0));
+                    let first = (0..ww.len()).find(|&i| ww[i] != gw[i]);
+                    assert!(
+                        first.is_none(),
+                        "{}: UAV #{k} word {first:?}: interpreter {:#x?}, JIT {:#x?}",
+                        dir.display(),
+                        first.map(|i| ww[i]),
+                        first.map(|i| gw[i])
+                    );
+                    assert_eq!(w.1, g.1, "{}: counter", dir.display());
+                }
+                ran += 1;
+                eprintln!("agree: {}", dir.display());
+            }
+            (Err(a), Err(b)) => {
+                eprintln!("both stopped: {a} / {b}  {}", dir.display());
+            }
+            // The JIT charges its budget per loop iteration, the
+            // interpreter per instruction: near the limit one may stop
+            // where the other finishes.
+            (Err(RuntimeError::BudgetExhausted { .. }), Ok(_))
+            | (Ok(_), Err(RuntimeError::BudgetExhausted { .. })) => {
+                eprintln!("budget differs: {}", dir.display());
+            }
+            (w, g) => panic!(
+                "{}: interpreter {:?} vs JIT {:?}",
+                dir.display(),
+                w.err(),
+                g.err()
+            ),
+        }
+    }
+    eprintln!("realworld differential: {ran} shaders agree");
+    assert!(ran >= 10, "only {ran} ran");
+}

@@ -1,0 +1,185 @@
+//! The memory layout shared by generated code and the Rust group runner.
+//!
+//! In: nothing (types and constants only). Out: [`BatchContext`], the one
+//! argument of every generated batch function, and [`ResDesc`], one entry
+//! of its resource table. Invariant: both are `#[repr(C)]` and generated
+//! code reaches their fields only through the `OFF_*` offsets computed here
+//! with `offset_of!`, so a field change cannot desynchronise the two sides.
+//! Every pointer in a context points into memory that outlives the call:
+//! the runner owns TGSM, x# storage and the barrier save area; resource
+//! windows point into the caller's bindings, already checked to fit.
+
+use std::mem::offset_of;
+
+/// Threads per batch (lanes). A multiple of 4: each 32-bit register
+/// component of a batch is `W / 4` vectors of type `i32x4`.
+pub const W: usize = 8;
+/// `i32x4` vectors per register component.
+pub const N: usize = W / 4;
+
+/// Status a batch function returns: the batch ran to its end.
+pub const STATUS_DONE: u32 = 0;
+/// Status: the batch stopped at a `sync_*_t` barrier; `resume` says where
+/// to continue.
+pub const STATUS_BARRIER: u32 = 1;
+/// Status: the loop budget ran out (a runaway loop).
+pub const STATUS_BUDGET: u32 = 2;
+
+/// One bound memory window (a t#/u# raw or structured buffer or a cb#).
+///
+/// `base` is the first byte of the view window and `dwords` its size in
+/// whole DWORDs; generated code reads or writes DWORD `d` only when
+/// `d < dwords`. An unbound entry has `dwords == 0`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ResDesc {
+    pub base: *mut u8,
+    pub dwords: u64,
+    /// The hidden UAV counter (an `AtomicU32`), or null when there is none.
+    pub counter: *mut u32,
+    /// What `bufinfo` returns for this view (elements, bytes for raw).
+    pub bufinfo: u32,
+    pub _pad: u32,
+}
+
+impl ResDesc {
+    /// The entry of an unbound or non-buffer slot: every access is out of bounds.
+    pub const EMPTY: ResDesc = ResDesc {
+        base: std::ptr::null_mut(),
+        dwords: 0,
+        counter: std::ptr::null_mut(),
+        bufinfo: 0,
+        _pad: 0,
+    };
+}
+
+/// Offsets of [`ResDesc`] fields and its size.
+pub const RES_BASE: i32 = offset_of!(ResDesc, base) as i32;
+pub const RES_DWORDS: i32 = offset_of!(ResDesc, dwords) as i32;
+pub const RES_COUNTER: i32 = offset_of!(ResDesc, counter) as i32;
+pub const RES_BUFINFO: i32 = offset_of!(ResDesc, bufinfo) as i32;
+pub const RES_SIZE: i64 = std::mem::size_of::<ResDesc>() as i64;
+
+/// Everything one call of a batch function reads and writes besides
+/// resource memory.
+#[repr(C, align(16))]
+#[derive(Debug)]
+pub struct BatchContext {
+    /// vThreadIDInGroup per lane (x, y, z).
+    pub tid: [[u32; W]; 3],
+    /// vThreadID per lane (x, y, z).
+    pub gtid: [[u32; W]; 3],
+    /// vThreadIDInGroupFlattened per lane.
+    pub flat: [u32; W],
+    /// 0xFFFFFFFF for lanes that hold a thread of the group, 0 past the end.
+    pub live: [u32; W],
+    /// A DWORD that out-of-bounds and masked-off loads read (always 0).
+    pub zero: [u32; 4],
+    /// A DWORD that out-of-bounds and masked-off stores write (never read).
+    pub sink: [u32; 4],
+    /// vThreadGroupID (x, y, z, 0).
+    pub group_id: [u32; 4],
+    /// Resume point: 0 = start, k = after the k-th barrier.
+    pub resume: u32,
+    pub _pad: u32,
+    /// Loop iterations (weighted by loop length) left before the run stops.
+    pub budget: u64,
+    /// Resource table, indexed by the compile-time plan.
+    pub res: *const ResDesc,
+    /// This group's TGSM, all g# registers back to back.
+    pub tgsm: *mut u32,
+    /// This batch's x# storage: `[element][component][lane]` DWORDs.
+    pub xregs: *mut u32,
+    /// This batch's barrier save area (one 16-byte slot per saved vector).
+    pub save: *mut u8,
+    /// The dispatch's typed views (`typed::TypedEnv`), for the typed shims.
+    pub typed: *const u8,
+    /// Coordinates and values passed to and from the typed shims.
+    pub io: [u32; 8],
+}
+
+pub const OFF_TID: i32 = offset_of!(BatchContext, tid) as i32;
+pub const OFF_GTID: i32 = offset_of!(BatchContext, gtid) as i32;
+pub const OFF_FLAT: i32 = offset_of!(BatchContext, flat) as i32;
+pub const OFF_LIVE: i32 = offset_of!(BatchContext, live) as i32;
+pub const OFF_ZERO: i32 = offset_of!(BatchContext, zero) as i32;
+pub const OFF_SINK: i32 = offset_of!(BatchContext, sink) as i32;
+pub const OFF_GROUP_ID: i32 = offset_of!(BatchContext, group_id) as i32;
+pub const OFF_RESUME: i32 = offset_of!(BatchContext, resume) as i32;
+pub const OFF_BUDGET: i32 = offset_of!(BatchContext, budget) as i32;
+pub const OFF_RES: i32 = offset_of!(BatchContext, res) as i32;
+pub const OFF_TGSM: i32 = offset_of!(BatchContext, tgsm) as i32;
+pub const OFF_XREGS: i32 = offset_of!(BatchContext, xregs) as i32;
+pub const OFF_SAVE: i32 = offset_of!(BatchContext, save) as i32;
+pub const OFF_TYPED: i32 = offset_of!(BatchContext, typed) as i32;
+pub const OFF_IO: i32 = offset_of!(BatchContext, io) as i32;
+
+impl BatchContext {
+    /// A context with every lane dead and every pointer null.
+    pub fn empty() -> BatchContext {
+        BatchContext {
+            tid: [[0; W]; 3],
+            gtid: [[0; W]; 3],
+            flat: [0; W],
+            live: [0; W],
+            zero: [0; 4],
+            sink: [0; 4],
+            group_id: [0; 4],
+            resume: 0,
+            _pad: 0,
+            budget: 0,
+            res: std::ptr::null(),
+            tgsm: std::ptr::null_mut(),
+            xregs: std::ptr::null_mut(),
+            save: std::ptr::null_mut(),
+            typed: std::ptr::null(),
+            io: [0; 8],
+        }
+    }
+
+    /// Fills the thread ids of the batch starting at flattened thread
+    /// `first` of group `group` with `size` threads per dimension.
+    pub fn set_threads(&mut self, group: [u32; 3], size: [u32; 3], first: u32) {
+        let total = size[0] * size[1] * size[2];
+        self.group_id = [group[0], group[1], group[2], 0];
+        for l in 0..W {
+            let flat = first + l as u32;
+            let live = flat < total;
+            let t = [
+                flat % size[0],
+                (flat / size[0]) % size[1],
+                flat / (size[0] * size[1]),
+            ];
+            for d in 0..3 {
+                self.tid[d][l] = if live { t[d] } else { 0 };
+                self.gtid[d][l] = group[d].wrapping_mul(size[d]).wrapping_add(self.tid[d][l]);
+            }
+            self.flat[l] = if live { flat } else { 0 };
+            self.live[l] = if live { u32::MAX } else { 0 };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_past_the_group_are_dead() {
+        let mut c = BatchContext::empty();
+        c.set_threads([1, 0, 0], [3, 2, 1], 0);
+        assert_eq!(c.live[..6], [u32::MAX; 6]);
+        assert_eq!(c.live[6..], [0; W - 6]);
+        assert_eq!(c.tid[0][..6], [0, 1, 2, 0, 1, 2]);
+        assert_eq!(c.tid[1][..6], [0, 0, 0, 1, 1, 1]);
+        assert_eq!(c.gtid[0][..3], [3, 4, 5]);
+        assert_eq!(c.flat[5], 5);
+    }
+
+    #[test]
+    fn vector_fields_are_16_byte_aligned() {
+        for off in [OFF_TID, OFF_GTID, OFF_FLAT, OFF_LIVE, OFF_ZERO, OFF_SINK] {
+            assert_eq!(off % 16, 0, "offset {off}");
+        }
+    }
+}

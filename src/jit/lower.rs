@@ -1,0 +1,1022 @@
+//! Lowering a prepared program to one Cranelift function per shader:
+//! registers, operands and the ALU.
+//!
+//! In: a [`Prepared`] program and its [`Plan`] (where each resource, g# and
+//! x# lives). Out: the body of `extern "C" fn(*mut BatchContext) -> u32`
+//! that runs [`W`] threads of one group in SoA form. Invariants:
+//! - every register component is `N` `Variable`s of type `i32x4`, one lane
+//!   per thread; floats are bitcast to `f32x4` only around float ops;
+//! - the current execution mask (`exec`, all-ones lanes = active) guards
+//!   every register write (`bitselect(exec, new, old)`) and every memory
+//!   side effect, so inactive lanes never change state;
+//! - every scalar rule is either emitted here exactly as [`crate::sem`]
+//!   computes it (flush denormal inputs, op, flush output, canonical NaN)
+//!   or taken from `sem` through a [`Shim`] call per lane.
+//!
+//! Control flow lives in `flow.rs`, memory in `memory.rs`; both extend
+//! [`Lower`].
+
+use std::collections::{BTreeMap, HashMap};
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module};
+
+use super::context::{N, OFF_FLAT, OFF_GROUP_ID, OFF_GTID, OFF_TID, W};
+use super::flow::Frame;
+use super::libcalls::Shim;
+use super::plan::Plan;
+use super::JitError;
+use crate::interp::Prepared;
+use crate::ir::{Components, Index, Instruction, Modifier, OpClass, Opcode, Operand, OperandType};
+
+/// One register component of a whole batch: `N` vectors of `i32x4`.
+pub type V = [Value; N];
+
+const SIGN: u32 = 0x8000_0000;
+const EXP_MASK: u32 = 0x7F80_0000;
+const CANONICAL_NAN: u32 = crate::sem::float::CANONICAL_NAN;
+const ONE: u32 = 0x3F80_0000;
+
+/// How a source modifier applies (as in the interpreter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Float,
+    Int,
+    /// Sign-bit neg/abs on the high DWORD of each double (`.y`, `.w`).
+    Double,
+}
+
+/// The translator state for one function.
+pub struct Lower<'a, 'f> {
+    pub b: FunctionBuilder<'f>,
+    pub module: &'a mut JITModule,
+    pub shims: &'a HashMap<Shim, FuncId>,
+    pub shim_refs: HashMap<Shim, FuncRef>,
+    /// typed_load, typed_store, typed_resinfo, typed_addr.
+    pub typed_fns: [FuncId; 4],
+    pub typed_refs: [Option<FuncRef>; 4],
+    /// `double::double_op`.
+    pub double_fn: FuncId,
+    pub double_ref: Option<FuncRef>,
+    pub p: &'a Prepared,
+    pub plan: &'a Plan,
+    /// The `*mut BatchContext` argument.
+    pub ctx: Value,
+    /// r# registers: `[register][component][vector]`.
+    pub regs: Vec<[[Variable; N]; 4]>,
+    /// The execution mask.
+    pub exec: [Variable; N],
+    /// Open if/loop/switch constructs, innermost last.
+    pub stack: Vec<Frame>,
+    /// Every vector variable, in declaration order (saved at barriers).
+    pub all_vars: Vec<Variable>,
+    /// Resume blocks, one per barrier, with the variables each restores.
+    pub resumes: Vec<(Block, usize)>,
+    /// Block returning `STATUS_BUDGET`.
+    pub budget_exit: Block,
+    /// Index of the instruction being lowered (for errors).
+    pub at: usize,
+    /// Instructions in each loop body, by the index of its `loop`.
+    pub loop_len: BTreeMap<usize, u64>,
+    /// Subroutine calls being inlined right now.
+    pub call_depth: usize,
+    /// Instructions added by inlining so far.
+    pub inlined: usize,
+}
+
+pub fn mem() -> MemFlagsData {
+    MemFlagsData::new()
+}
+
+/// Flags for accesses that cannot trap: every address generated code uses
+/// is either checked in bounds or points into the context. No alignment
+/// is claimed (caller memory may be unaligned).
+pub fn trusted() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl<'a, 'f> Lower<'a, 'f> {
+    // -----------------------------------------------------------------
+    // Small builders
+    // -----------------------------------------------------------------
+
+    pub fn unsupported(&self, opcode: Opcode) -> JitError {
+        JitError::Unsupported {
+            inst_index: self.at,
+            opcode: opcode.mnemonic().to_string(),
+        }
+    }
+
+    pub fn unsupported_operand(&self, what: impl Into<String>) -> JitError {
+        JitError::Unsupported {
+            inst_index: self.at,
+            opcode: what.into(),
+        }
+    }
+
+    /// A new vector variable, zero-initialised where it is declared.
+    pub fn new_var(&mut self) -> Variable {
+        let v = self.b.declare_var(types::I32X4);
+        let z = self.vsplat(0);
+        self.b.def_var(v, z);
+        self.all_vars.push(v);
+        v
+    }
+
+    pub fn new_vars(&mut self) -> [Variable; N] {
+        std::array::from_fn(|_| self.new_var())
+    }
+
+    pub fn use_vars(&mut self, vars: [Variable; N]) -> V {
+        vars.map(|v| self.b.use_var(v))
+    }
+
+    pub fn def_vars(&mut self, vars: [Variable; N], vals: V) {
+        for j in 0..N {
+            self.b.def_var(vars[j], vals[j]);
+        }
+    }
+
+    /// An `i32x4` with every lane `x`.
+    pub fn vsplat(&mut self, x: u32) -> Value {
+        let s = self.b.ins().iconst(types::I32, i64::from(x as i32));
+        self.b.ins().splat(types::I32X4, s)
+    }
+
+    pub fn splat_v(&mut self, x: u32) -> V {
+        let v = self.vsplat(x);
+        [v; N]
+    }
+
+    pub fn map1(&mut self, a: V, f: impl Fn(&mut Self, Value) -> Value) -> V {
+        let mut out = a;
+        for j in 0..N {
+            out[j] = f(self, a[j]);
+        }
+        out
+    }
+
+    pub fn map2(&mut self, a: V, b: V, f: impl Fn(&mut Self, Value, Value) -> Value) -> V {
+        let mut out = a;
+        for j in 0..N {
+            out[j] = f(self, a[j], b[j]);
+        }
+        out
+    }
+
+    pub fn map3(
+        &mut self,
+        a: V,
+        b: V,
+        c: V,
+        f: impl Fn(&mut Self, Value, Value, Value) -> Value,
+    ) -> V {
+        let mut out = a;
+        for j in 0..N {
+            out[j] = f(self, a[j], b[j], c[j]);
+        }
+        out
+    }
+
+    pub fn and_v(&mut self, a: V, b: V) -> V {
+        self.map2(a, b, |s, x, y| s.b.ins().band(x, y))
+    }
+
+    pub fn or_v(&mut self, a: V, b: V) -> V {
+        self.map2(a, b, |s, x, y| s.b.ins().bor(x, y))
+    }
+
+    pub fn andnot_v(&mut self, a: V, b: V) -> V {
+        self.map2(a, b, |s, x, y| s.b.ins().band_not(x, y))
+    }
+
+    /// An `i8` that is non-zero when any lane of `m` is set.
+    pub fn any(&mut self, m: V) -> Value {
+        let mut acc = m[0];
+        for v in &m[1..] {
+            acc = self.b.ins().bor(acc, *v);
+        }
+        self.b.ins().vany_true(acc)
+    }
+
+    fn f(&mut self, v: Value) -> Value {
+        self.b.ins().bitcast(types::F32X4, mem(), v)
+    }
+
+    fn i(&mut self, v: Value) -> Value {
+        self.b.ins().bitcast(types::I32X4, mem(), v)
+    }
+
+    // -----------------------------------------------------------------
+    // Float rules (sem::float), one i32x4 at a time
+    // -----------------------------------------------------------------
+
+    /// `sem::float::flush`: a denormal becomes a zero of the same sign.
+    pub fn flush(&mut self, v: Value) -> Value {
+        let em = self.vsplat(EXP_MASK);
+        let e = self.b.ins().band(v, em);
+        let zero = self.vsplat(0);
+        let is_small = self.b.ins().icmp(IntCC::Equal, e, zero);
+        let sm = self.vsplat(SIGN);
+        let signed_zero = self.b.ins().band(v, sm);
+        self.b.ins().bitselect(is_small, signed_zero, v)
+    }
+
+    /// `sem::float::finish`: NaN → canonical NaN, denormal → signed zero.
+    pub fn finish(&mut self, v: Value) -> Value {
+        let fl = self.flush(v);
+        let fv = self.f(v);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, fv, fv);
+        let canon = self.vsplat(CANONICAL_NAN);
+        self.b.ins().bitselect(nan, canon, fl)
+    }
+
+    /// A binary float op on flushed inputs with a finished output.
+    fn fbin(&mut self, a: Value, b: Value, op: Opcode) -> Value {
+        let a = self.flush(a);
+        let b = self.flush(b);
+        let (fa, fb) = (self.f(a), self.f(b));
+        let r = match op {
+            Opcode::Add => self.b.ins().fadd(fa, fb),
+            Opcode::Mul => self.b.ins().fmul(fa, fb),
+            _ => self.b.ins().fdiv(fa, fb),
+        };
+        let r = self.i(r);
+        self.finish(r)
+    }
+
+    pub fn fadd(&mut self, a: Value, b: Value) -> Value {
+        self.fbin(a, b, Opcode::Add)
+    }
+
+    pub fn fmul(&mut self, a: Value, b: Value) -> Value {
+        self.fbin(a, b, Opcode::Mul)
+    }
+
+    pub fn fdiv(&mut self, a: Value, b: Value) -> Value {
+        self.fbin(a, b, Opcode::Div)
+    }
+
+    /// Semantics: D3D min/max (`sem::float::min`/`max`): inputs flushed, a
+    /// NaN operand loses, −0 < +0. `is_min` picks which.
+    pub fn fminmax(&mut self, a: Value, b: Value, is_min: bool) -> Value {
+        let a = self.flush(a);
+        let b = self.flush(b);
+        let (fa, fb) = (self.f(a), self.f(b));
+        let a_nan = self.b.ins().fcmp(FloatCC::Unordered, fa, fa);
+        let b_nan = self.b.ins().fcmp(FloatCC::Unordered, fb, fb);
+        // "first" wins when less(first, second) for min, less(second, first) for max.
+        let (lo, hi, flo, fhi) = if is_min {
+            (a, b, fa, fb)
+        } else {
+            (b, a, fb, fa)
+        };
+        let lt = self.b.ins().fcmp(FloatCC::LessThan, flo, fhi);
+        let negz = self.vsplat(SIGN);
+        let zero = self.vsplat(0);
+        let lo_negz = self.b.ins().icmp(IntCC::Equal, lo, negz);
+        let hi_posz = self.b.ins().icmp(IntCC::Equal, hi, zero);
+        let zero_order = self.b.ins().band(lo_negz, hi_posz);
+        let less = self.b.ins().bor(lt, zero_order);
+        // min: a wins when b is NaN or less(a, b); max: when b is NaN or
+        // less(b, a). `less` above is exactly that test for each.
+        let pick_a = self.b.ins().bor(b_nan, less);
+        let r = self.b.ins().bitselect(pick_a, a, b);
+        let fin_b = self.finish(b);
+        self.b.ins().bitselect(a_nan, fin_b, r)
+    }
+
+    /// `_sat`: `min(1, max(0, x))` with the D3D rules.
+    pub fn sat(&mut self, v: Value) -> Value {
+        let zero = self.vsplat(0);
+        let one = self.vsplat(ONE);
+        let m = self.fminmax(zero, v, false);
+        self.fminmax(one, m, true)
+    }
+
+    /// `round_*` and `sqrt`: a unary float op on a flushed input.
+    fn funary(&mut self, v: Value, op: Opcode) -> Value {
+        let x = self.flush(v);
+        let fx = self.f(x);
+        let r = match op {
+            Opcode::RoundNe => self.b.ins().nearest(fx),
+            Opcode::RoundNi => self.b.ins().floor(fx),
+            Opcode::RoundPi => self.b.ins().ceil(fx),
+            Opcode::RoundZ => self.b.ins().trunc(fx),
+            _ => self.b.ins().sqrt(fx),
+        };
+        let r = self.i(r);
+        self.finish(r)
+    }
+
+    /// Semantics: `sem::float::frc`: x − floor(x), a result ≥ 1 becomes the
+    /// largest float below 1.
+    fn frc(&mut self, v: Value) -> Value {
+        let x = self.flush(v);
+        let fx = self.f(x);
+        let fl = self.b.ins().floor(fx);
+        let d = self.b.ins().fsub(fx, fl);
+        let d = self.i(d);
+        let r = self.finish(d);
+        let fr = self.f(r);
+        let one = self.vsplat(ONE);
+        let fone = self.f(one);
+        let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, fr, fone);
+        let below = self.vsplat(0x3F7F_FFFF);
+        self.b.ins().bitselect(big, below, r)
+    }
+
+    fn fcompare(&mut self, a: Value, b: Value, cc: FloatCC) -> Value {
+        let a = self.flush(a);
+        let b = self.flush(b);
+        let (fa, fb) = (self.f(a), self.f(b));
+        self.b.ins().fcmp(cc, fa, fb)
+    }
+
+    // -----------------------------------------------------------------
+    // Operands
+    // -----------------------------------------------------------------
+
+    pub fn operand<'i>(&self, inst: &'i Instruction, k: usize) -> Result<&'i Operand, JitError> {
+        inst.operands.get(k).ok_or(JitError::Unsupported {
+            inst_index: self.at,
+            opcode: format!("{} without operand {k}", inst.opcode.mnemonic()),
+        })
+    }
+
+    /// The value of one index (immediate or relative), as lanes of u32.
+    /// Returns `Ok(Err(imm))` for a plain immediate.
+    pub fn index_value(&mut self, idx: &Index) -> Result<Result<V, u64>, JitError> {
+        Ok(match idx {
+            Index::Imm32(v) => Err(u64::from(*v)),
+            Index::Imm64(v) => Err(*v),
+            Index::Relative(op) => Ok(self.scalar_src(op)?),
+            Index::Imm32PlusRelative(v, op) => {
+                let r = self.scalar_src(op)?;
+                let add = self.vsplat(*v);
+                Ok(self.map1(r, |s, x| s.b.ins().iadd(x, add)))
+            }
+            Index::Imm64PlusRelative(..) => {
+                return Err(self.unsupported_operand("64-bit relative index"))
+            }
+        })
+    }
+
+    /// The first swizzled component of `op`, no modifier (relative
+    /// indices, conditions, switch selectors).
+    pub fn scalar_src(&mut self, op: &Operand) -> Result<V, JitError> {
+        let comp = match op.comps {
+            Components::One | Components::Zero => 0,
+            _ => op.swizzle()[0],
+        };
+        self.fetch(op, comp)
+    }
+
+    /// Source component for destination component `c`, swizzled and modified.
+    pub fn src(&mut self, op: &Operand, c: usize, ty: Ty) -> Result<V, JitError> {
+        let comp = match op.comps {
+            Components::One | Components::Zero => 0,
+            _ => op.swizzle()[c] & 3,
+        };
+        let v = self.fetch(op, comp)?;
+        let ty = match ty {
+            Ty::Double if c % 2 == 1 => Ty::Float,
+            Ty::Double => return Ok(v),
+            t => t,
+        };
+        Ok(self.modify(v, op.modifier, ty))
+    }
+
+    fn modify(&mut self, v: V, m: Modifier, ty: Ty) -> V {
+        match (m, ty) {
+            (Modifier::None, _) | (_, Ty::Double) => v,
+            (Modifier::Neg, Ty::Float) => {
+                let s = self.vsplat(SIGN);
+                self.map1(v, |b, x| b.b.ins().bxor(x, s))
+            }
+            (Modifier::Abs, Ty::Float) => {
+                let s = self.vsplat(SIGN);
+                self.map1(v, |b, x| b.b.ins().band_not(x, s))
+            }
+            (Modifier::AbsNeg, Ty::Float) => {
+                let s = self.vsplat(SIGN);
+                self.map1(v, |b, x| b.b.ins().bor(x, s))
+            }
+            (Modifier::Neg, Ty::Int) => self.map1(v, |b, x| b.b.ins().ineg(x)),
+            (Modifier::Abs, Ty::Int) => self.map1(v, |b, x| b.b.ins().iabs(x)),
+            (Modifier::AbsNeg, Ty::Int) => self.map1(v, |b, x| {
+                let a = b.b.ins().iabs(x);
+                b.b.ins().ineg(a)
+            }),
+        }
+    }
+
+    /// Loads `W` lanes of a per-lane `u32` array in the context.
+    fn ctx_lanes(&mut self, off: i32) -> V {
+        std::array::from_fn(|j| {
+            self.b
+                .ins()
+                .load(types::I32X4, trusted(), self.ctx, off + 16 * j as i32)
+        })
+    }
+
+    /// Component `comp` (0..4) of the register `op` names, before modifiers.
+    pub fn fetch(&mut self, op: &Operand, comp: u8) -> Result<V, JitError> {
+        let comp = usize::from(comp & 3);
+        match op.ty {
+            OperandType::Temp => {
+                let r = op
+                    .imm_index(0)
+                    .ok_or_else(|| self.unsupported_operand("relative r# index"))?;
+                match self.regs.get(r as usize) {
+                    Some(reg) => {
+                        let vars = reg[comp];
+                        Ok(self.use_vars(vars))
+                    }
+                    None => Ok(self.splat_v(0)),
+                }
+            }
+            OperandType::Imm32 => {
+                let v = match op.imm.as_slice() {
+                    [v] => *v,
+                    [a, b, c, d] => [*a, *b, *c, *d][comp],
+                    _ => 0,
+                };
+                Ok(self.splat_v(v))
+            }
+            // d(...): the 32-bit halves as components, lo then hi per double
+            // (a one-double immediate fills .xy and .zw), as the interpreter reads it.
+            OperandType::Imm64 => {
+                let v = match op.imm.as_slice() {
+                    [lo, hi] => [*lo, *hi, *lo, *hi][comp],
+                    [a, b, c, d] => [*a, *b, *c, *d][comp],
+                    _ => 0,
+                };
+                Ok(self.splat_v(v))
+            }
+            OperandType::ThreadIdInGroup | OperandType::ThreadId => {
+                if comp == 3 {
+                    return Ok(self.splat_v(0));
+                }
+                let base = if op.ty == OperandType::ThreadId {
+                    OFF_GTID
+                } else {
+                    OFF_TID
+                };
+                Ok(self.ctx_lanes(base + (comp * 4 * W) as i32))
+            }
+            OperandType::ThreadIdInGroupFlattened => Ok(self.ctx_lanes(OFF_FLAT)),
+            OperandType::ThreadGroupId => {
+                let s = self.b.ins().load(
+                    types::I32,
+                    trusted(),
+                    self.ctx,
+                    OFF_GROUP_ID + 4 * comp as i32,
+                );
+                let v = self.b.ins().splat(types::I32X4, s);
+                Ok([v; N])
+            }
+            OperandType::ImmConstantBuffer => self.icb_fetch(op, comp),
+            OperandType::ConstantBuffer => self.cb_fetch(op, comp),
+            OperandType::IndexableTemp => self.x_fetch(op, comp),
+            _ => Err(self.unsupported_operand(format!("{} operand", op.ty.prefix()))),
+        }
+    }
+
+    /// Writes the components of `vals` present in `op`'s mask under `exec`.
+    pub fn write(&mut self, op: &Operand, vals: &[Option<V>; 4]) -> Result<(), JitError> {
+        let mask = op.write_mask();
+        match op.ty {
+            OperandType::Null => Ok(()),
+            OperandType::Temp => {
+                let r = op
+                    .imm_index(0)
+                    .ok_or_else(|| self.unsupported_operand("relative r# index"))?;
+                let Some(reg) = self.regs.get(r as usize).copied() else {
+                    return Ok(());
+                };
+                let exec = self.use_vars(self.exec);
+                for c in 0..4 {
+                    if mask & (1 << c) == 0 {
+                        continue;
+                    }
+                    let Some(v) = vals[c] else { continue };
+                    let old = self.use_vars(reg[c]);
+                    let new = self.map3(exec, v, old, |s, m, n, o| s.b.ins().bitselect(m, n, o));
+                    self.def_vars(reg[c], new);
+                }
+                Ok(())
+            }
+            OperandType::IndexableTemp => self.x_write(op, vals),
+            _ => Err(self.unsupported_operand(format!("{} destination", op.ty.prefix()))),
+        }
+    }
+
+    /// The union of the write masks of the non-null destinations `dsts`.
+    fn dst_mask(&self, inst: &Instruction, dsts: usize) -> u8 {
+        inst.operands
+            .iter()
+            .take(dsts)
+            .filter(|o| o.ty != OperandType::Null)
+            .fold(0, |m, o| m | o.write_mask())
+    }
+
+    // -----------------------------------------------------------------
+    // ALU families
+    // -----------------------------------------------------------------
+
+    /// Lowers one ALU instruction (float, int, compare, convert, move).
+    pub fn alu(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        use Opcode::*;
+        match inst.opcode {
+            Mov => self.cw(inst, Ty::Float, inst.saturate(), |_, [a]| a),
+            Movc => self.cw(inst, Ty::Float, inst.saturate(), |s, [c, a, b]| {
+                s.select_nz(c, a, b)
+            }),
+            Swapc => self.swapc(inst),
+            Add => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fadd(a, b)),
+            Mul => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fmul(a, b)),
+            Div => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fdiv(a, b)),
+            Mad => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b, c]| {
+                let m = s.fmul(a, b);
+                s.fadd(m, c)
+            }),
+            Min => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| {
+                s.fminmax(a, b, true)
+            }),
+            Max => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| {
+                s.fminmax(a, b, false)
+            }),
+            Sqrt | RoundNe | RoundNi | RoundPi | RoundZ => {
+                let op = inst.opcode;
+                self.cw(inst, Ty::Float, inst.saturate(), move |s, [a]| {
+                    s.funary(a, op)
+                })
+            }
+            Rcp => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| {
+                let one = s.vsplat(ONE);
+                s.fdiv(one, a)
+            }),
+            Frc => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.frc(a)),
+            Exp => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Exp),
+            Log => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Log),
+            Rsq => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Rsq),
+            Dp2 | Dp3 | Dp4 => self.dot(inst),
+            SinCos => self.sincos(inst),
+            Eq => self.cw(inst, Ty::Float, false, |s, [a, b]| {
+                s.fcompare(a, b, FloatCC::Equal)
+            }),
+            Ne => self.cw(inst, Ty::Float, false, |s, [a, b]| {
+                s.fcompare(a, b, FloatCC::NotEqual)
+            }),
+            Lt => self.cw(inst, Ty::Float, false, |s, [a, b]| {
+                s.fcompare(a, b, FloatCC::LessThan)
+            }),
+            Ge => self.cw(inst, Ty::Float, false, |s, [a, b]| {
+                s.fcompare(a, b, FloatCC::GreaterThanOrEqual)
+            }),
+            _ => self.alu_int(inst),
+        }
+    }
+
+    fn alu_int(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        use Opcode::*;
+        let i = Ty::Int;
+        match inst.opcode {
+            IAdd => self.cw(inst, i, false, |s, [a, b]| s.b.ins().iadd(a, b)),
+            INeg => self.cw(inst, i, false, |s, [a]| s.b.ins().ineg(a)),
+            IMad | UMad => self.cw(inst, i, false, |s, [a, b, c]| {
+                let m = s.b.ins().imul(a, b);
+                s.b.ins().iadd(m, c)
+            }),
+            IMax => self.cw(inst, i, false, |s, [a, b]| s.b.ins().smax(a, b)),
+            IMin => self.cw(inst, i, false, |s, [a, b]| s.b.ins().smin(a, b)),
+            UMax => self.cw(inst, i, false, |s, [a, b]| s.b.ins().umax(a, b)),
+            UMin => self.cw(inst, i, false, |s, [a, b]| s.b.ins().umin(a, b)),
+            And => self.cw(inst, i, false, |s, [a, b]| s.b.ins().band(a, b)),
+            Or => self.cw(inst, i, false, |s, [a, b]| s.b.ins().bor(a, b)),
+            Xor => self.cw(inst, i, false, |s, [a, b]| s.b.ins().bxor(a, b)),
+            Not => self.cw(inst, i, false, |s, [a]| s.b.ins().bnot(a)),
+            IEq => self.icmp(inst, IntCC::Equal),
+            INe => self.icmp(inst, IntCC::NotEqual),
+            ILt => self.icmp(inst, IntCC::SignedLessThan),
+            IGe => self.icmp(inst, IntCC::SignedGreaterThanOrEqual),
+            ULt => self.icmp(inst, IntCC::UnsignedLessThan),
+            UGe => self.icmp(inst, IntCC::UnsignedGreaterThanOrEqual),
+            IShl | UShr | IShr => self.shift(inst),
+            UAddc | USubb => self.carry(inst),
+            IMul => self.lanes_pair(inst, Shim::IMul),
+            UMul => self.lanes_pair(inst, Shim::UMul),
+            UDiv => self.lanes_pair(inst, Shim::UDiv),
+            Msad => self.lanes_n(inst, i, false, Shim::Msad),
+            CountBits => self.lanes1(inst, i, false, Shim::CountBits),
+            FirstBitHi => self.lanes1(inst, i, false, Shim::FirstBitHi),
+            FirstBitLo => self.lanes1(inst, i, false, Shim::FirstBitLo),
+            FirstBitShi => self.lanes1(inst, i, false, Shim::FirstBitShi),
+            BfRev => self.lanes1(inst, i, false, Shim::BfRev),
+            UBfe => self.lanes_n(inst, i, false, Shim::UBfe),
+            IBfe => self.lanes_n(inst, i, false, Shim::IBfe),
+            Bfi => self.lanes_n(inst, i, false, Shim::Bfi),
+            _ => self.convert(inst),
+        }
+    }
+
+    fn convert(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        use Opcode::*;
+        let sat = inst.saturate();
+        match inst.opcode {
+            // Semantics: fcvt_to_*_sat truncates, saturates and maps NaN to
+            // 0, exactly `sem::convert::ftoi`/`ftou`; a denormal truncates to
+            // 0 with or without the flush.
+            Ftoi => self.cw(inst, Ty::Float, false, |s, [a]| {
+                let f = s.f(a);
+                s.b.ins().fcvt_to_sint_sat(types::I32X4, f)
+            }),
+            Ftou => self.cw(inst, Ty::Float, false, |s, [a]| {
+                let f = s.f(a);
+                s.b.ins().fcvt_to_uint_sat(types::I32X4, f)
+            }),
+            Itof => self.cw(inst, Ty::Int, sat, |s, [a]| {
+                let f = s.b.ins().fcvt_from_sint(types::F32X4, a);
+                s.i(f)
+            }),
+            Utof => self.cw(inst, Ty::Int, sat, |s, [a]| {
+                let f = s.b.ins().fcvt_from_uint(types::F32X4, a);
+                s.i(f)
+            }),
+            F32tof16 => self.lanes1(inst, Ty::Float, false, Shim::F32ToF16),
+            F16tof32 => self.lanes1(inst, Ty::Int, sat, Shim::F16ToF32),
+            other => Err(self.unsupported(other)),
+        }
+    }
+
+    /// `c != 0 ? a : b` per lane.
+    fn select_nz(&mut self, c: Value, a: Value, b: Value) -> Value {
+        let zero = self.vsplat(0);
+        let z = self.b.ins().icmp(IntCC::Equal, c, zero);
+        self.b.ins().bitselect(z, b, a)
+    }
+
+    /// Component-wise op with one destination (operand 0) and `K` sources
+    /// read as `ty`; `sat` clamps the results (float `_sat`).
+    fn cw<const K: usize>(
+        &mut self,
+        inst: &Instruction,
+        ty: Ty,
+        sat: bool,
+        f: impl Fn(&mut Self, [Value; K]) -> Value,
+    ) -> Result<(), JitError> {
+        let mask = self.dst_mask(inst, 1);
+        let mut out: [Option<V>; 4] = [None; 4];
+        for (c, slot) in out.iter_mut().enumerate() {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let mut srcs = [[self.ctx; N]; K];
+            for (k, s) in srcs.iter_mut().enumerate() {
+                let op = self.operand(inst, 1 + k)?;
+                *s = self.src(op, c, ty)?;
+            }
+            let mut r = srcs[0];
+            for j in 0..N {
+                let args: [Value; K] = std::array::from_fn(|k| srcs[k][j]);
+                r[j] = f(self, args);
+                if sat {
+                    r[j] = self.sat(r[j]);
+                }
+            }
+            *slot = Some(r);
+        }
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    fn icmp(&mut self, inst: &Instruction, cc: IntCC) -> Result<(), JitError> {
+        self.cw(inst, Ty::Int, false, move |s, [a, b]| {
+            s.b.ins().icmp(cc, a, b)
+        })
+    }
+
+    fn swapc(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let mask = self.dst_mask(inst, 2);
+        let sat = inst.saturate();
+        let mut d0: [Option<V>; 4] = [None; 4];
+        let mut d1: [Option<V>; 4] = [None; 4];
+        for c in 0..4 {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let cond = self.src(self.operand(inst, 2)?, c, Ty::Float)?;
+            let a = self.src(self.operand(inst, 3)?, c, Ty::Float)?;
+            let b = self.src(self.operand(inst, 4)?, c, Ty::Float)?;
+            let mut x = self.map3(cond, b, a, |s, c, b, a| s.select_nz(c, b, a));
+            let mut y = self.map3(cond, a, b, |s, c, a, b| s.select_nz(c, a, b));
+            if sat {
+                x = self.map1(x, |s, v| s.sat(v));
+                y = self.map1(y, |s, v| s.sat(v));
+            }
+            d0[c] = Some(x);
+            d1[c] = Some(y);
+        }
+        let o0 = self.operand(inst, 0)?;
+        self.write(o0, &d0)?;
+        let o1 = self.operand(inst, 1)?;
+        self.write(o1, &d1)
+    }
+
+    /// dp2/dp3/dp4: unfused, left to right, one result to every component.
+    fn dot(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let n = match inst.opcode {
+            Opcode::Dp2 => 2,
+            Opcode::Dp3 => 3,
+            _ => 4,
+        };
+        let a_op = self.operand(inst, 1)?;
+        let b_op = self.operand(inst, 2)?;
+        let mut acc: Option<V> = None;
+        for c in 0..n {
+            let a = self.src(a_op, c, Ty::Float)?;
+            let b = self.src(b_op, c, Ty::Float)?;
+            let p = self.map2(a, b, |s, x, y| s.fmul(x, y));
+            acc = Some(match acc {
+                None => p,
+                Some(sum) => self.map2(p, sum, |s, x, y| s.fadd(x, y)),
+            });
+        }
+        let mut r = acc.unwrap_or_else(|| self.splat_v(0));
+        if inst.saturate() {
+            r = self.map1(r, |s, v| s.sat(v));
+        }
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &[Some(r); 4])
+    }
+
+    fn sincos(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let mask = self.dst_mask(inst, 2);
+        let sat = inst.saturate();
+        let mut s_out: [Option<V>; 4] = [None; 4];
+        let mut c_out: [Option<V>; 4] = [None; 4];
+        for c in 0..4 {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let a = self.src(self.operand(inst, 2)?, c, Ty::Float)?;
+            let mut s = self.call_lanes(Shim::Sin, &[a]).0;
+            let mut co = self.call_lanes(Shim::Cos, &[a]).0;
+            if sat {
+                s = self.map1(s, |b, v| b.sat(v));
+                co = self.map1(co, |b, v| b.sat(v));
+            }
+            s_out[c] = Some(s);
+            c_out[c] = Some(co);
+        }
+        let o0 = self.operand(inst, 0)?;
+        self.write(o0, &s_out)?;
+        let o1 = self.operand(inst, 1)?;
+        self.write(o1, &c_out)
+    }
+
+    /// ishl/ushr/ishr. Semantics: the amount is taken mod 32
+    /// (`sem::int::ishl`). A literal amount shifts whole vectors; a
+    /// per-thread amount shifts lane by lane (CLIF's scalar shifts take the
+    /// amount mod 32 too).
+    fn shift(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let op = inst.opcode;
+        let amount_op = self.operand(inst, 2)?;
+        let literal = amount_op.ty == OperandType::Imm32;
+        let mask = self.dst_mask(inst, 1);
+        let mut out: [Option<V>; 4] = [None; 4];
+        for (c, slot) in out.iter_mut().enumerate() {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let a = self.src(self.operand(inst, 1)?, c, Ty::Int)?;
+            let r = if literal && amount_op.modifier == Modifier::None {
+                let comp = match amount_op.comps {
+                    Components::Four(_) => amount_op.swizzle()[c] as usize & 3,
+                    _ => 0,
+                };
+                let amt = amount_op
+                    .imm
+                    .get(comp)
+                    .or(amount_op.imm.first())
+                    .copied()
+                    .unwrap_or(0);
+                let s = self.b.ins().iconst(types::I32, i64::from(amt & 31));
+                self.map1(a, |b, x| shift_op(b, op, x, s))
+            } else {
+                let amt = self.src(amount_op, c, Ty::Int)?;
+                let mut r = a;
+                for j in 0..N {
+                    let mut v = a[j];
+                    for l in 0..4u8 {
+                        let x = self.b.ins().extractlane(a[j], l);
+                        let s = self.b.ins().extractlane(amt[j], l);
+                        let y = shift_op(self, op, x, s);
+                        v = self.b.ins().insertlane(v, y, l);
+                    }
+                    r[j] = v;
+                }
+                r
+            };
+            *slot = Some(r);
+        }
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    /// uaddc/usubb: the sum or difference and a 0/1 carry or borrow.
+    fn carry(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let add = inst.opcode == Opcode::UAddc;
+        let mask = self.dst_mask(inst, 2);
+        let mut r0: [Option<V>; 4] = [None; 4];
+        let mut r1: [Option<V>; 4] = [None; 4];
+        for c in 0..4 {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let a = self.src(self.operand(inst, 2)?, c, Ty::Int)?;
+            let b = self.src(self.operand(inst, 3)?, c, Ty::Int)?;
+            let one = self.vsplat(1);
+            let (mut s, mut k) = (a, a);
+            for j in 0..N {
+                if add {
+                    s[j] = self.b.ins().iadd(a[j], b[j]);
+                    let m = self.b.ins().icmp(IntCC::UnsignedLessThan, s[j], a[j]);
+                    k[j] = self.b.ins().band(m, one);
+                } else {
+                    s[j] = self.b.ins().isub(a[j], b[j]);
+                    let m = self.b.ins().icmp(IntCC::UnsignedLessThan, a[j], b[j]);
+                    k[j] = self.b.ins().band(m, one);
+                }
+            }
+            r0[c] = Some(s);
+            r1[c] = Some(k);
+        }
+        let o0 = self.operand(inst, 0)?;
+        self.write(o0, &r0)?;
+        let o1 = self.operand(inst, 1)?;
+        self.write(o1, &r1)
+    }
+
+    // -----------------------------------------------------------------
+    // Shim calls, lane by lane
+    // -----------------------------------------------------------------
+
+    pub fn double_ref(&mut self) -> FuncRef {
+        if let Some(r) = self.double_ref {
+            return r;
+        }
+        let r = self
+            .module
+            .declare_func_in_func(self.double_fn, self.b.func);
+        self.double_ref = Some(r);
+        r
+    }
+
+    fn shim_ref(&mut self, shim: Shim) -> FuncRef {
+        if let Some(r) = self.shim_refs.get(&shim) {
+            return *r;
+        }
+        let id = self.shims[&shim];
+        let r = self.module.declare_func_in_func(id, self.b.func);
+        self.shim_refs.insert(shim, r);
+        r
+    }
+
+    /// Calls `shim` once per lane; returns its results (the second is the
+    /// high half of a pair, or the first again).
+    pub fn call_lanes(&mut self, shim: Shim, args: &[V]) -> (V, V) {
+        let f = self.shim_ref(shim);
+        let zero = self.vsplat(0);
+        let mut r0 = [zero; N];
+        let mut r1 = [zero; N];
+        for j in 0..N {
+            for l in 0..4u8 {
+                let a: Vec<Value> = args
+                    .iter()
+                    .map(|v| self.b.ins().extractlane(v[j], l))
+                    .collect();
+                let call = self.b.ins().call(f, &a);
+                let res = self.b.inst_results(call)[0];
+                if shim.returns_pair() {
+                    let lo = self.b.ins().ireduce(types::I32, res);
+                    let hi64 = self.b.ins().ushr_imm_s(res, 32);
+                    let hi = self.b.ins().ireduce(types::I32, hi64);
+                    r0[j] = self.b.ins().insertlane(r0[j], lo, l);
+                    r1[j] = self.b.ins().insertlane(r1[j], hi, l);
+                } else {
+                    r0[j] = self.b.ins().insertlane(r0[j], res, l);
+                }
+            }
+        }
+        if !shim.returns_pair() {
+            r1 = r0;
+        }
+        (r0, r1)
+    }
+
+    /// A one-source op computed by `shim` per lane.
+    fn lanes1(
+        &mut self,
+        inst: &Instruction,
+        ty: Ty,
+        sat: bool,
+        shim: Shim,
+    ) -> Result<(), JitError> {
+        self.lanes_n(inst, ty, sat, shim)
+    }
+
+    /// An op with `shim.arity()` sources and one destination, per lane.
+    fn lanes_n(
+        &mut self,
+        inst: &Instruction,
+        ty: Ty,
+        sat: bool,
+        shim: Shim,
+    ) -> Result<(), JitError> {
+        let mask = self.dst_mask(inst, 1);
+        let mut out: [Option<V>; 4] = [None; 4];
+        for (c, slot) in out.iter_mut().enumerate() {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let mut args = Vec::new();
+            for k in 0..shim.arity() {
+                let op = self.operand(inst, 1 + k)?;
+                args.push(self.src(op, c, ty)?);
+            }
+            let mut r = self.call_lanes(shim, &args).0;
+            if sat {
+                r = self.map1(r, |s, v| s.sat(v));
+            }
+            *slot = Some(r);
+        }
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    /// imul/umul/udiv: two destinations from a pair-returning shim.
+    fn lanes_pair(&mut self, inst: &Instruction, shim: Shim) -> Result<(), JitError> {
+        let mask = self.dst_mask(inst, 2);
+        let mut d0: [Option<V>; 4] = [None; 4];
+        let mut d1: [Option<V>; 4] = [None; 4];
+        for c in 0..4 {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let a = self.src(self.operand(inst, 2)?, c, Ty::Int)?;
+            let b = self.src(self.operand(inst, 3)?, c, Ty::Int)?;
+            let (x, y) = self.call_lanes(shim, &[a, b]);
+            d0[c] = Some(x);
+            d1[c] = Some(y);
+        }
+        let o0 = self.operand(inst, 0)?;
+        self.write(o0, &d0)?;
+        let o1 = self.operand(inst, 1)?;
+        self.write(o1, &d1)
+    }
+
+    /// Dispatches one instruction to its family.
+    pub fn inst(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
+        self.at = i;
+        match inst.opcode.class() {
+            OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move => {
+                self.alu(inst)
+            }
+            OpClass::Double => self.double(inst),
+            OpClass::Memory => self.memory(inst),
+            OpClass::Atomic => self.atomic(inst),
+            OpClass::Flow | OpClass::Sync => self.flow(i, inst),
+            OpClass::Misc if matches!(inst.opcode, Opcode::Nop) => Ok(()),
+            OpClass::Decl | OpClass::CustomData => Ok(()),
+            _ => Err(self.unsupported(inst.opcode)),
+        }
+    }
+}
+
+fn shift_op(s: &mut Lower, op: Opcode, x: Value, amt: Value) -> Value {
+    match op {
+        Opcode::IShl => s.b.ins().ishl(x, amt),
+        Opcode::UShr => s.b.ins().ushr(x, amt),
+        _ => s.b.ins().sshr(x, amt),
+    }
+}
+
+/// The signature of a shim: `arity` × i32 in, i32 or i64 out.
+pub fn shim_signature(module: &JITModule, shim: Shim) -> cranelift_codegen::ir::Signature {
+    let mut sig = module.make_signature();
+    for _ in 0..shim.arity() {
+        sig.params.push(AbiParam::new(types::I32));
+    }
+    let ret = if shim.returns_pair() {
+        types::I64
+    } else {
+        types::I32
+    };
+    sig.returns.push(AbiParam::new(ret));
+    sig
+}

@@ -1,0 +1,783 @@
+//! Memory access: constant buffers, the ICB, x#, raw and structured
+//! t#/u#/g# loads and stores, atomics and the UAV counters.
+//!
+//! In: a memory or atomic instruction (or a cb/icb/x# operand). Out:
+//! per-lane address arithmetic in 64 bits and an inline bounds check before
+//! every access. Invariants (memory safety lives here):
+//! - every address is `window base + 4 * dword` with `dword < window
+//!   DWORDs` checked in the generated code; a failed check (or an inactive
+//!   lane) redirects a load to the context's `zero` DWORD and a store or an
+//!   atomic to its `sink` DWORD, so no access leaves the memory bound to it;
+//! - the out-of-bounds results are the interpreter's (`sem::memory`): loads
+//!   read 0 per component, stores are dropped, atomics change nothing and
+//!   return 0;
+//! - stores and atomics run lane by lane in lane order (then component
+//!   order), the order in which the interpreter runs the same threads.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, AtomicRmwOp, InstBuilder, Value};
+use cranelift_module::Module;
+
+use super::context::{
+    N, OFF_IO, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_XREGS, OFF_ZERO, RES_BASE, RES_BUFINFO,
+    RES_COUNTER, RES_DWORDS, RES_SIZE, W,
+};
+use super::lower::{trusted, Lower, Ty, V};
+use super::JitError;
+use crate::ir::{Instruction, Opcode, Operand, OperandType};
+use crate::runtime::BindingKind;
+use crate::sem::atomic::AtomicOp;
+
+/// An x# access: first element, element count, element index (per lane,
+/// or a literal).
+type XPlace = (u32, u32, Result<V, u64>);
+
+/// A DWORD window: base pointer (i64) and size in DWORDs (i64).
+#[derive(Clone, Copy)]
+struct Window {
+    base: Value,
+    dwords: Value,
+    writable: bool,
+    stride: Option<u32>,
+}
+
+impl Lower<'_, '_> {
+    /// Lane `l` of `v`.
+    fn lane(&mut self, v: V, l: usize) -> Value {
+        self.b.ins().extractlane(v[l / 4], (l % 4) as u8)
+    }
+
+    /// Builds a batch value from `W` scalar lanes.
+    fn lanes_to_v(&mut self, lanes: &[Value]) -> V {
+        let zero = self.vsplat(0);
+        let mut out = [zero; N];
+        for (l, x) in lanes.iter().enumerate() {
+            out[l / 4] = self.b.ins().insertlane(out[l / 4], *x, (l % 4) as u8);
+        }
+        out
+    }
+
+    fn ptr_at(&mut self, off: i32) -> Value {
+        self.b.ins().iadd_imm_s(self.ctx, i64::from(off))
+    }
+
+    /// Loads DWORD `d` (i64) of a window, or 0 when `d` is out of bounds.
+    fn load_dword(&mut self, base: Value, dwords: Value, d: Value) -> Value {
+        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
+        let off = self.b.ins().ishl_imm_s(d, 2);
+        let addr = self.b.ins().iadd(base, off);
+        let zero = self.ptr_at(OFF_ZERO);
+        let p = self.b.ins().select(inb, addr, zero);
+        self.b.ins().load(types::I32, trusted(), p, 0)
+    }
+
+    /// The address of DWORD `d` when it is in bounds and `ok` (i8) holds,
+    /// else the sink; returns the pointer and the in-bounds flag.
+    fn store_ptr(&mut self, base: Value, dwords: Value, d: Value, ok: Value) -> (Value, Value) {
+        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
+        let both = self.b.ins().band(inb, ok);
+        let off = self.b.ins().ishl_imm_s(d, 2);
+        let addr = self.b.ins().iadd(base, off);
+        let sink = self.ptr_at(OFF_SINK);
+        (self.b.ins().select(both, addr, sink), inb)
+    }
+
+    /// An i8 that is non-zero when lane `l` is active.
+    fn lane_active(&mut self, l: usize) -> Value {
+        let exec = self.use_vars(self.exec);
+        let m = self.lane(exec, l);
+        self.b.ins().icmp_imm_s(IntCC::NotEqual, m, 0)
+    }
+
+    fn desc_field(&mut self, idx: usize, field: i32, ty: types::Type) -> Value {
+        let res = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_RES);
+        let off = idx as i64 * RES_SIZE + i64::from(field);
+        self.b.ins().load(ty, trusted(), res, off as i32)
+    }
+
+    fn desc_window(&mut self, idx: usize, writable: bool, stride: Option<u32>) -> Window {
+        let base = self.desc_field(idx, RES_BASE, types::I64);
+        let dwords = self.desc_field(idx, RES_DWORDS, types::I64);
+        Window {
+            base,
+            dwords,
+            writable,
+            stride,
+        }
+    }
+
+    fn no_sm51(&self) -> Result<(), JitError> {
+        if self.p.version().is_sm51() {
+            return Err(self.unsupported_operand("SM5.1 resource ranges"));
+        }
+        Ok(())
+    }
+
+    /// The window of a t#, u# or g# operand.
+    fn window(&mut self, op: &Operand) -> Result<Window, JitError> {
+        self.no_sm51()?;
+        let reg = op
+            .imm_index(0)
+            .ok_or_else(|| self.unsupported_operand("dynamically indexed resource"))?;
+        let typed = |k| self.plan.typed.contains(&(k, reg));
+        match op.ty {
+            OperandType::Resource | OperandType::Uav => {
+                let (kind, list) = if op.ty == OperandType::Uav {
+                    (BindingKind::Uav, &self.plan.uavs)
+                } else {
+                    (BindingKind::Srv, &self.plan.srvs)
+                };
+                if typed(kind) {
+                    return Err(self.unsupported_operand("typed buffer or texture access"));
+                }
+                let Some(&(idx, stride)) = list.get(&reg) else {
+                    return Err(self.unsupported_operand("undeclared resource"));
+                };
+                Ok(self.desc_window(idx, op.ty == OperandType::Uav, stride))
+            }
+            OperandType::Tgsm => {
+                let Some(place) = self.plan.tgsm.get(&reg).copied() else {
+                    return Err(self.unsupported_operand("undeclared g#"));
+                };
+                let t = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_TGSM);
+                let base = self.b.ins().iadd_imm_s(t, i64::from(place.first) * 4);
+                let dwords = self.b.ins().iconst(types::I64, i64::from(place.dwords));
+                Ok(Window {
+                    base,
+                    dwords,
+                    writable: true,
+                    stride: place.stride,
+                })
+            }
+            _ => Err(self.unsupported_operand(format!("{} memory operand", op.ty.prefix()))),
+        }
+    }
+
+    /// The first DWORD each lane addresses: `addr >> 2` (raw) or
+    /// `(index * stride + offset) >> 2` (structured), in 64 bits.
+    fn base_dwords(
+        &mut self,
+        inst: &Instruction,
+        first: usize,
+        stride: Option<u32>,
+    ) -> Result<Vec<Value>, JitError> {
+        let a = self.src(self.operand(inst, first)?, 0, Ty::Int)?;
+        let off = match stride {
+            Some(_) => Some(self.src(self.operand(inst, first + 1)?, 0, Ty::Int)?),
+            None => None,
+        };
+        let mut out = Vec::with_capacity(W);
+        for l in 0..W {
+            let x = self.lane(a, l);
+            let x = self.b.ins().uextend(types::I64, x);
+            let flat = match (stride, off) {
+                (Some(s), Some(o)) => {
+                    let o = self.lane(o, l);
+                    let o = self.b.ins().uextend(types::I64, o);
+                    let m = self.b.ins().imul_imm_s(x, i64::from(s));
+                    self.b.ins().iadd(m, o)
+                }
+                _ => x,
+            };
+            out.push(self.b.ins().ushr_imm_s(flat, 2));
+        }
+        Ok(out)
+    }
+
+    pub fn memory(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        match inst.opcode {
+            Opcode::LdRaw => self.ld_buffer(inst, false),
+            Opcode::LdStructured => self.ld_buffer(inst, true),
+            Opcode::StoreRaw => self.store_buffer(inst, false),
+            Opcode::StoreStructured => self.store_buffer(inst, true),
+            Opcode::BufInfo => self.bufinfo(inst),
+            Opcode::Ld | Opcode::LdUavTyped => self.ld_typed(inst),
+            Opcode::StoreUavTyped => self.store_typed(inst),
+            Opcode::ResInfo => self.resinfo(inst),
+            other => Err(self.unsupported(other)),
+        }
+    }
+
+    fn ld_buffer(&mut self, inst: &Instruction, structured: bool) -> Result<(), JitError> {
+        let mem = self.operand(inst, if structured { 3 } else { 2 })?;
+        let w = self.window(mem)?;
+        if structured != w.stride.is_some() {
+            return Err(self.unsupported_operand("raw/structured access mismatch"));
+        }
+        let bases = self.base_dwords(inst, 1, w.stride)?;
+        let swz = mem.swizzle();
+        let mask = self.operand(inst, 0)?.write_mask();
+        let mut out: [Option<V>; 4] = [None; 4];
+        for c in 0..4 {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let mut lanes = Vec::with_capacity(W);
+            for base in &bases {
+                let d = self.b.ins().iadd_imm_s(*base, i64::from(swz[c] & 3));
+                lanes.push(self.load_dword(w.base, w.dwords, d));
+            }
+            out[c] = Some(self.lanes_to_v(&lanes));
+        }
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    fn store_buffer(&mut self, inst: &Instruction, structured: bool) -> Result<(), JitError> {
+        let mem = self.operand(inst, 0)?;
+        let w = self.window(mem)?;
+        if structured != w.stride.is_some() {
+            return Err(self.unsupported_operand("raw/structured access mismatch"));
+        }
+        if !w.writable {
+            return Ok(());
+        }
+        let bases = self.base_dwords(inst, 1, w.stride)?;
+        let n = mem.write_mask().count_ones() as usize;
+        let vop = self.operand(inst, if structured { 3 } else { 2 })?;
+        let mut vals = Vec::with_capacity(4);
+        for k in 0..n {
+            vals.push(self.src(vop, k, Ty::Int)?);
+        }
+        for (l, base) in bases.iter().enumerate() {
+            let active = self.lane_active(l);
+            for (k, v) in vals.iter().enumerate() {
+                let d = self.b.ins().iadd_imm_s(*base, k as i64);
+                let (p, _) = self.store_ptr(w.base, w.dwords, d, active);
+                let x = self.lane(*v, l);
+                self.b.ins().store(trusted(), x, p, 0);
+            }
+        }
+        Ok(())
+    }
+
+    fn bufinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        self.no_sm51()?;
+        let op = self.operand(inst, 1)?;
+        let reg = op
+            .imm_index(0)
+            .ok_or_else(|| self.unsupported_operand("dynamically indexed resource"))?;
+        let entry = match op.ty {
+            OperandType::Uav => self.plan.uavs.get(&reg),
+            OperandType::Resource => self.plan.srvs.get(&reg),
+            _ => None,
+        };
+        let Some(&(idx, _)) = entry else {
+            return Err(self.unsupported_operand("bufinfo on an undeclared resource"));
+        };
+        let n = self.desc_field(idx, RES_BUFINFO, types::I32);
+        let v = self.b.ins().splat(types::I32X4, n);
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &[Some([v; N]); 4])
+    }
+
+    // -----------------------------------------------------------------
+    // Typed buffers and textures (through `typed.rs`)
+    // -----------------------------------------------------------------
+
+    /// The resource-table index of a t#/u# operand.
+    fn table_entry(&self, op: &Operand) -> Result<usize, JitError> {
+        self.no_sm51()?;
+        let reg = op
+            .imm_index(0)
+            .ok_or_else(|| self.unsupported_operand("dynamically indexed resource"))?;
+        let entry = match op.ty {
+            OperandType::Uav => self.plan.uavs.get(&reg),
+            OperandType::Resource => self.plan.srvs.get(&reg),
+            _ => None,
+        };
+        entry
+            .map(|e| e.0)
+            .ok_or_else(|| self.unsupported_operand("undeclared resource"))
+    }
+
+    /// Calls typed shim `k` for lane `l` with `io[0..8]` = `inputs` lanes;
+    /// returns `io[4..8]` afterwards.
+    fn typed_call(
+        &mut self,
+        k: usize,
+        entry: usize,
+        flag: Value,
+        inputs: &[V],
+        l: usize,
+    ) -> [Value; 4] {
+        for (i, v) in inputs.iter().enumerate() {
+            let x = self.lane(*v, l);
+            self.b
+                .ins()
+                .store(trusted(), x, self.ctx, OFF_IO + 4 * i as i32);
+        }
+        let f = self.typed_ref(k);
+        let env = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_TYPED);
+        let e = self.b.ins().iconst(types::I32, entry as i64);
+        let io = self.ptr_at(OFF_IO);
+        self.b.ins().call(f, &[env, e, flag, io]);
+        std::array::from_fn(|c| {
+            self.b
+                .ins()
+                .load(types::I32, trusted(), self.ctx, OFF_IO + 16 + 4 * c as i32)
+        })
+    }
+
+    fn typed_ref(&mut self, k: usize) -> cranelift_codegen::ir::FuncRef {
+        if let Some(r) = self.typed_refs[k] {
+            return r;
+        }
+        let id = self.typed_fns[k];
+        let r = self.module.declare_func_in_func(id, self.b.func);
+        self.typed_refs[k] = Some(r);
+        r
+    }
+
+    /// Per-lane texels of a typed call, swizzled by `swz` into `mask`.
+    fn typed_results(&mut self, texels: &[[Value; 4]], swz: [u8; 4], mask: u8) -> [Option<V>; 4] {
+        let mut out: [Option<V>; 4] = [None; 4];
+        for c in 0..4 {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let lanes: Vec<Value> = texels.iter().map(|t| t[usize::from(swz[c] & 3)]).collect();
+            out[c] = Some(self.lanes_to_v(&lanes));
+        }
+        out
+    }
+
+    /// Whether a t#/u# operand names a typed declaration.
+    fn is_typed(&self, op: &Operand) -> bool {
+        let kind = match op.ty {
+            OperandType::Uav => BindingKind::Uav,
+            _ => BindingKind::Srv,
+        };
+        op.imm_index(0)
+            .is_some_and(|r| self.plan.typed.contains(&(kind, r)))
+    }
+
+    /// The address of lane `l`'s typed atomic (the runtime locates the
+    /// 32-bit texel; another size or out of bounds gives 0), redirected to
+    /// the sink when out of bounds or inactive; and the in-bounds flag.
+    fn typed_atomic_ptr(
+        &mut self,
+        entry: usize,
+        coords: &[V],
+        l: usize,
+        act: Value,
+    ) -> (Value, Value) {
+        let zero = self.b.ins().iconst(types::I32, 0);
+        self.typed_call(3, entry, zero, coords, l);
+        let addr = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_IO + 16);
+        let inb = self.b.ins().icmp_imm_s(IntCC::NotEqual, addr, 0);
+        let ok = self.b.ins().band(inb, act);
+        let sink = self.ptr_at(OFF_SINK);
+        (self.b.ins().select(ok, addr, sink), inb)
+    }
+
+    /// ld / ld_uav_typed: the runtime decodes the texel (out of bounds:
+    /// the format's default texel, as in the interpreter).
+    fn ld_typed(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let res = self.operand(inst, 2)?;
+        let entry = self.table_entry(res)?;
+        let cop = self.operand(inst, 1)?;
+        let coords: Vec<V> = (0..4)
+            .map(|c| self.src(cop, c, Ty::Int))
+            .collect::<Result<_, _>>()?;
+        let mip_flag = i64::from(inst.opcode == Opcode::Ld);
+        let flag = self.b.ins().iconst(types::I32, mip_flag);
+        let texels: Vec<[Value; 4]> = (0..W)
+            .map(|l| self.typed_call(0, entry, flag, &coords, l))
+            .collect();
+        let mask = self.operand(inst, 0)?.write_mask();
+        let out = self.typed_results(&texels, res.swizzle(), mask);
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    /// store_uav_typed: one runtime call per lane, in lane order; inactive
+    /// lanes pass `active = 0` and store nothing.
+    fn store_typed(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let res = self.operand(inst, 0)?;
+        let entry = self.table_entry(res)?;
+        let cop = self.operand(inst, 1)?;
+        let vop = self.operand(inst, 2)?;
+        let mut inputs = Vec::with_capacity(8);
+        for c in 0..4 {
+            inputs.push(self.src(cop, c, Ty::Int)?);
+        }
+        for c in 0..4 {
+            inputs.push(self.src(vop, c, Ty::Int)?);
+        }
+        for l in 0..W {
+            let act = self.lane_active(l);
+            let flag = self.b.ins().uextend(types::I32, act);
+            self.typed_call(1, entry, flag, &inputs, l);
+        }
+        Ok(())
+    }
+
+    /// resinfo: the runtime reads the view's size at the lane's mip.
+    fn resinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let res = self.operand(inst, 2)?;
+        let entry = self.table_entry(res)?;
+        let mip = self.src(self.operand(inst, 1)?, 0, Ty::Int)?;
+        let flag = self
+            .b
+            .ins()
+            .iconst(types::I32, i64::from(inst.return_type_bits()));
+        let texels: Vec<[Value; 4]> = (0..W)
+            .map(|l| self.typed_call(2, entry, flag, &[mip], l))
+            .collect();
+        let mask = self.operand(inst, 0)?.write_mask();
+        let out = self.typed_results(&texels, res.swizzle(), mask);
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    // -----------------------------------------------------------------
+    // cb, icb, x#
+    // -----------------------------------------------------------------
+
+    /// Per-lane DWORD indices `row * 4 + comp` (i64) of a relative row.
+    fn rows_to_dwords(&mut self, rows: V, comp: usize, scale: i64) -> Vec<Value> {
+        (0..W)
+            .map(|l| {
+                let r = self.lane(rows, l);
+                let r = self.b.ins().uextend(types::I64, r);
+                let r = self.b.ins().imul_imm_s(r, scale);
+                self.b.ins().iadd_imm_s(r, comp as i64)
+            })
+            .collect()
+    }
+
+    /// Loads one DWORD per lane (or one for all lanes) from a window.
+    fn gather(&mut self, base: Value, dwords: Value, row: Result<V, u64>, comp: usize) -> V {
+        match row {
+            Err(r) => {
+                let d = r.checked_mul(4).and_then(|x| x.checked_add(comp as u64));
+                match d.and_then(|d| i64::try_from(d).ok()) {
+                    Some(d) => {
+                        let dv = self.b.ins().iconst(types::I64, d);
+                        let x = self.load_dword(base, dwords, dv);
+                        let v = self.b.ins().splat(types::I32X4, x);
+                        [v; N]
+                    }
+                    None => self.splat_v(0),
+                }
+            }
+            Ok(rows) => {
+                let ds = self.rows_to_dwords(rows, comp, 4);
+                let lanes: Vec<Value> = ds
+                    .into_iter()
+                    .map(|d| self.load_dword(base, dwords, d))
+                    .collect();
+                self.lanes_to_v(&lanes)
+            }
+        }
+    }
+
+    pub fn cb_fetch(&mut self, op: &Operand, comp: usize) -> Result<V, JitError> {
+        self.no_sm51()?;
+        let reg = op
+            .imm_index(0)
+            .ok_or_else(|| self.unsupported_operand("dynamically indexed cb"))?;
+        let Some(&idx) = self.plan.cbs.get(&reg) else {
+            return Ok(self.splat_v(0));
+        };
+        let row = match op.indices.get(1) {
+            Some(i) => self.index_value(i)?,
+            None => Err(0),
+        };
+        let w = self.desc_window(idx, false, None);
+        Ok(self.gather(w.base, w.dwords, row, comp))
+    }
+
+    pub fn icb_fetch(&mut self, op: &Operand, comp: usize) -> Result<V, JitError> {
+        let row = match op.indices.first() {
+            Some(i) => self.index_value(i)?,
+            None => Err(0),
+        };
+        let icb = &self.p.icb;
+        if let Err(r) = row {
+            // A literal row is a constant.
+            let v = usize::try_from(r)
+                .ok()
+                .and_then(|r| r.checked_mul(4))
+                .and_then(|d| icb.get(d + comp))
+                .copied()
+                .unwrap_or(0);
+            return Ok(self.splat_v(v));
+        }
+        // The ICB lives in the compiled shader's `Prepared`, which outlives
+        // the code; its address is a constant.
+        let base = self.b.ins().iconst(types::I64, icb.as_ptr() as i64);
+        let dwords = self.b.ins().iconst(types::I64, icb.len() as i64);
+        Ok(self.gather(base, dwords, row, comp))
+    }
+
+    /// x# register `op`: (first element, element count, element index).
+    fn x_place(&mut self, op: &Operand) -> Result<Option<XPlace>, JitError> {
+        let reg = op
+            .imm_index(0)
+            .ok_or_else(|| self.unsupported_operand("relative x# register"))?;
+        let Some(&(first, len)) = self.plan.xregs.get(&reg) else {
+            return Ok(None);
+        };
+        let e = match op.indices.get(1) {
+            Some(i) => self.index_value(i)?,
+            None => Err(0),
+        };
+        Ok(Some((first, len, e)))
+    }
+
+    /// Byte offset of (element, component) in the batch's x# block.
+    fn x_offset(first: u32, e: u64, comp: usize) -> i64 {
+        ((i64::from(first) + e as i64) * 4 + comp as i64) * (W as i64) * 4
+    }
+
+    pub fn x_fetch(&mut self, op: &Operand, comp: usize) -> Result<V, JitError> {
+        let Some((first, len, e)) = self.x_place(op)? else {
+            return Ok(self.splat_v(0));
+        };
+        let xb = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_XREGS);
+        match e {
+            Err(e) if e >= u64::from(len) => Ok(self.splat_v(0)),
+            Err(e) => {
+                let off = Self::x_offset(first, e, comp);
+                Ok(std::array::from_fn(|j| {
+                    self.b
+                        .ins()
+                        .load(types::I32X4, trusted(), xb, (off + 16 * j as i64) as i32)
+                }))
+            }
+            Ok(es) => {
+                let lanes: Vec<Value> = (0..W)
+                    .map(|l| {
+                        let (p, inb) = self.x_lane_ptr(xb, first, len, es, comp, l);
+                        let zero = self.ptr_at(OFF_ZERO);
+                        let p = self.b.ins().select(inb, p, zero);
+                        self.b.ins().load(types::I32, trusted(), p, 0)
+                    })
+                    .collect();
+                Ok(self.lanes_to_v(&lanes))
+            }
+        }
+    }
+
+    /// Address of lane `l`'s (element, comp) for a per-lane element index,
+    /// and whether the element is in range.
+    fn x_lane_ptr(
+        &mut self,
+        xb: Value,
+        first: u32,
+        len: u32,
+        es: V,
+        comp: usize,
+        l: usize,
+    ) -> (Value, Value) {
+        let e = self.lane(es, l);
+        let e = self.b.ins().uextend(types::I64, e);
+        let inb = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, e, i64::from(len));
+        let idx = self.b.ins().iadd_imm_s(e, i64::from(first));
+        let idx = self.b.ins().imul_imm_s(idx, 4 * W as i64 * 4);
+        let off = (comp * W + l) as i64 * 4;
+        let idx = self.b.ins().iadd_imm_s(idx, off);
+        (self.b.ins().iadd(xb, idx), inb)
+    }
+
+    pub fn x_write(&mut self, op: &Operand, vals: &[Option<V>; 4]) -> Result<(), JitError> {
+        let Some((first, len, e)) = self.x_place(op)? else {
+            return Ok(());
+        };
+        let mask = op.write_mask();
+        let xb = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_XREGS);
+        let exec = self.use_vars(self.exec);
+        for (c, val) in vals.iter().enumerate() {
+            let Some(v) = val.filter(|_| mask & (1 << c) != 0) else {
+                continue;
+            };
+            match e {
+                Err(e) if e >= u64::from(len) => {}
+                Err(e) => {
+                    let off = Self::x_offset(first, e, c);
+                    for j in 0..N {
+                        let o = (off + 16 * j as i64) as i32;
+                        let old = self.b.ins().load(types::I32X4, trusted(), xb, o);
+                        let new = self.b.ins().bitselect(exec[j], v[j], old);
+                        self.b.ins().store(trusted(), new, xb, o);
+                    }
+                }
+                Ok(es) => {
+                    for l in 0..W {
+                        let (p, inb) = self.x_lane_ptr(xb, first, len, es, c, l);
+                        let act = self.lane_active(l);
+                        let ok = self.b.ins().band(inb, act);
+                        let sink = self.ptr_at(OFF_SINK);
+                        let p = self.b.ins().select(ok, p, sink);
+                        let x = self.lane(v, l);
+                        self.b.ins().store(trusted(), x, p, 0);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------
+    // Atomics and counters
+    // -----------------------------------------------------------------
+
+    pub fn atomic(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        match inst.opcode {
+            Opcode::ImmAtomicAlloc => self.counter(inst, 1),
+            Opcode::ImmAtomicConsume => self.counter(inst, -1),
+            other => match AtomicOp::from_opcode(other) {
+                Some(kind) => self.rmw(inst, kind.op, kind.returns_old),
+                None => Err(self.unsupported(other)),
+            },
+        }
+    }
+
+    /// Semantics: `sem::atomic::counter_alloc` returns the old counter,
+    /// `counter_consume` the new one; no counter → 0 and nothing changes.
+    fn counter(&mut self, inst: &Instruction, delta: i64) -> Result<(), JitError> {
+        self.no_sm51()?;
+        let op = self.operand(inst, 1)?;
+        let reg = op
+            .imm_index(0)
+            .ok_or_else(|| self.unsupported_operand("dynamically indexed resource"))?;
+        let Some(&(idx, _)) = self
+            .plan
+            .uavs
+            .get(&reg)
+            .filter(|_| op.ty == OperandType::Uav)
+        else {
+            return Err(self.unsupported_operand("counter on an undeclared u#"));
+        };
+        let counter = self.desc_field(idx, RES_COUNTER, types::I64);
+        let has = self.b.ins().icmp_imm_s(IntCC::NotEqual, counter, 0);
+        let d = self.b.ins().iconst(types::I32, delta);
+        let zero = self.b.ins().iconst(types::I32, 0);
+        let mut lanes = Vec::with_capacity(W);
+        for l in 0..W {
+            let act = self.lane_active(l);
+            let ok = self.b.ins().band(act, has);
+            let sink = self.ptr_at(OFF_SINK);
+            let p = self.b.ins().select(ok, counter, sink);
+            let old = self
+                .b
+                .ins()
+                .atomic_rmw(types::I32, trusted(), AtomicRmwOp::Add, p, d);
+            let r = if delta > 0 {
+                old
+            } else {
+                self.b.ins().iadd(old, d)
+            };
+            lanes.push(self.b.ins().select(has, r, zero));
+        }
+        let v = self.lanes_to_v(&lanes);
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &[Some(v); 4])
+    }
+
+    /// atomic_* / imm_atomic_*: one real atomic per active lane, in lane order.
+    fn rmw(
+        &mut self,
+        inst: &Instruction,
+        aop: AtomicOp,
+        returns_old: bool,
+    ) -> Result<(), JitError> {
+        let m = usize::from(returns_old);
+        let mem = self.operand(inst, m)?;
+        let typed_entry = match mem.ty {
+            OperandType::Uav if self.is_typed(mem) => Some(self.table_entry(mem)?),
+            _ => None,
+        };
+        let w = match typed_entry {
+            Some(_) => None,
+            None => Some(self.window(mem)?),
+        };
+        if w.is_some_and(|w| !w.writable) {
+            return Err(self.unsupported_operand("atomic on a t# register"));
+        }
+        let addr_op = self.operand(inst, m + 1)?;
+        let coords: Vec<V> = (0..4)
+            .map(|c| self.src(addr_op, c, Ty::Int))
+            .collect::<Result<_, _>>()?;
+        let (a0, a1) = (coords[0], coords[1]);
+        let (cmp, v) = if aop == AtomicOp::CmpExch {
+            let c = self.src(self.operand(inst, m + 2)?, 0, Ty::Int)?;
+            (Some(c), self.src(self.operand(inst, m + 3)?, 0, Ty::Int)?)
+        } else {
+            (None, self.src(self.operand(inst, m + 2)?, 0, Ty::Int)?)
+        };
+        let zero = self.b.ins().iconst(types::I32, 0);
+        let mut lanes = Vec::with_capacity(W);
+        for l in 0..W {
+            let act = self.lane_active(l);
+            let (p, inb) = match (w, typed_entry) {
+                (Some(w), _) => {
+                    let x = self.lane(a0, l);
+                    let x = self.b.ins().uextend(types::I64, x);
+                    let flat = match w.stride {
+                        Some(s) => {
+                            let o = self.lane(a1, l);
+                            let o = self.b.ins().uextend(types::I64, o);
+                            let mm = self.b.ins().imul_imm_s(x, i64::from(s));
+                            self.b.ins().iadd(mm, o)
+                        }
+                        None => x,
+                    };
+                    let d = self.b.ins().ushr_imm_s(flat, 2);
+                    self.store_ptr(w.base, w.dwords, d, act)
+                }
+                (None, Some(entry)) => self.typed_atomic_ptr(entry, &coords, l, act),
+                (None, None) => return Err(self.unsupported_operand("atomic target")),
+            };
+            let val = self.lane(v, l);
+            let old = match (aop, cmp) {
+                (AtomicOp::CmpExch, Some(c)) => {
+                    let c = self.lane(c, l);
+                    self.b.ins().atomic_cas(trusted(), p, c, val)
+                }
+                _ => {
+                    let op = rmw_op(aop);
+                    self.b.ins().atomic_rmw(types::I32, trusted(), op, p, val)
+                }
+            };
+            lanes.push(self.b.ins().select(inb, old, zero));
+        }
+        if returns_old {
+            let r = self.lanes_to_v(&lanes);
+            let dst = self.operand(inst, 0)?;
+            self.write(dst, &[Some(r); 4])?;
+        }
+        Ok(())
+    }
+}
+
+fn rmw_op(op: AtomicOp) -> AtomicRmwOp {
+    match op {
+        AtomicOp::And => AtomicRmwOp::And,
+        AtomicOp::Or => AtomicRmwOp::Or,
+        AtomicOp::Xor => AtomicRmwOp::Xor,
+        AtomicOp::IAdd => AtomicRmwOp::Add,
+        AtomicOp::IMax => AtomicRmwOp::Smax,
+        AtomicOp::IMin => AtomicRmwOp::Smin,
+        AtomicOp::UMax => AtomicRmwOp::Umax,
+        AtomicOp::UMin => AtomicRmwOp::Umin,
+        AtomicOp::Exch | AtomicOp::CmpExch => AtomicRmwOp::Xchg,
+    }
+}

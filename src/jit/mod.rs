@@ -1,0 +1,415 @@
+//! The Cranelift JIT: compiles a validated compute [`Program`] to native
+//! SIMD code and dispatches it over thread groups.
+//!
+//! In: a [`Program`] (checked with [`crate::validate::validate`] and
+//! prepared like the interpreter does). Out: a [`JitShader`] holding one
+//! `JITModule` with one function `extern "C" fn(*mut BatchContext) -> u32`
+//! that runs a batch of [`context::W`] threads of one group in SoA form.
+//! Invariants: a shader compiles completely or fails with
+//! [`JitError::Unsupported`] naming the first instruction it cannot lower
+//! — there is never a silent fallback to the interpreter; the generated
+//! code produces the same memory bits as [`crate::interp`]; its machine
+//! code is freed (`free_memory`) when the last clone of the shader drops.
+//!
+//! Layout: `context` (the ABI), `plan` (where memory lives), `lower`
+//! (operands and ALU), `flow` (execution masks, barriers), `memory`
+//! (bounds-checked access), `double` (64-bit floats), `typed` (typed
+//! buffers and textures through the runtime's formats), `libcalls` (shims
+//! into `sem`), `runner` (groups, batches, worker threads), `engine` (the
+//! case-runner engine).
+//!
+//! Not lowered yet (compile fails with `Unsupported`): SM5.1 resource
+//! ranges, sampling and gather,
+//! `discard` and pixel/vertex invocations, 64-bit relative indices.
+
+pub mod context;
+mod double;
+pub mod engine;
+mod flow;
+pub mod libcalls;
+mod lower;
+mod memory;
+pub mod plan;
+mod runner;
+pub mod typed;
+
+use std::collections::{BTreeMap, HashMap};
+use std::mem::ManuallyDrop;
+use std::sync::Arc;
+
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use crate::interp::prepare::Jump;
+use crate::interp::{Interpreter, Prepared};
+use crate::ir::{Opcode, Program, ProgramKind};
+use crate::runtime::RuntimeError;
+
+use context::{BatchContext, N, OFF_LIVE, OFF_RESUME, STATUS_BUDGET, STATUS_DONE};
+use libcalls::Shim;
+use lower::{shim_signature, trusted, Lower};
+use plan::Plan;
+
+/// Why a program could not be compiled.
+#[derive(Debug, thiserror::Error)]
+pub enum JitError {
+    #[error("instruction {inst_index}: {opcode} is not supported by the JIT yet")]
+    Unsupported { inst_index: usize, opcode: String },
+    #[error("the JIT runs compute programs only, not {0}")]
+    NotCompute(String),
+    #[error("the JIT needs an x86-64 CPU with SSE4.1: {0}")]
+    Host(String),
+    #[error(transparent)]
+    Validation(#[from] crate::validate::ValidationError),
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    #[error("code generation failed: {0}")]
+    Codegen(String),
+}
+
+/// The batch function's type.
+type BatchFn = unsafe extern "C" fn(*mut BatchContext) -> u32;
+
+/// The module owning the machine code. Only `Drop` touches it after
+/// compilation, so sharing it between threads is sound.
+struct Code(ManuallyDrop<JITModule>);
+
+// SAFETY: after `finalize_definitions` the module is never used again
+// except by `Drop`, which runs once, when no other reference exists; the
+// `RefCell` inside `JITModule` is therefore never reached concurrently.
+unsafe impl Sync for Code {}
+// SAFETY: as above; `JITModule` owns plain memory mappings.
+unsafe impl Send for Code {}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        // SAFETY: the only function pointer into this module lives in the
+        // same `Inner` and is dropped with it; no call can be running
+        // because calls borrow the `JitShader`.
+        unsafe { ManuallyDrop::take(&mut self.0).free_memory() };
+    }
+}
+
+struct Inner {
+    func: BatchFn,
+    prepared: Prepared,
+    interp: Interpreter,
+    plan: Plan,
+    /// 16-byte slots the barrier save area needs per batch.
+    save_slots: usize,
+    /// Declared after `func` so the code is freed last.
+    _code: Code,
+}
+
+/// A compiled compute shader: cheap to clone, `Send + Sync`.
+#[derive(Clone)]
+pub struct JitShader {
+    inner: Arc<Inner>,
+}
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<JitShader>();
+};
+
+impl std::fmt::Debug for JitShader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitShader")
+            .field("version", &self.inner.prepared.version())
+            .field("instructions", &self.inner.prepared.program.insts.len())
+            .finish()
+    }
+}
+
+fn host_isa() -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if !std::arch::is_x86_feature_detected!("sse4.1") {
+            return Err(JitError::Host("this CPU has no SSE4.1".into()));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        return Err(JitError::Host("the host is not x86-64".into()));
+    }
+    let mut flags = settings::builder();
+    let verify = cfg!(debug_assertions) || std::env::var("SM5JIT_VERIFY").is_ok_and(|v| v == "1");
+    let set = |f: &mut settings::Builder, k: &str, v: &str| {
+        f.set(k, v)
+            .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if verify { "true" } else { "false" },
+    )?;
+    set(&mut flags, "is_pic", "false")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    let isa = cranelift_native::builder().map_err(|e| JitError::Host(e.to_string()))?;
+    isa.finish(settings::Flags::new(flags))
+        .map_err(|e| JitError::Codegen(e.to_string()))
+}
+
+/// The typed-access shims: (symbol, address), in `Lower::typed_fns` order.
+const TYPED_SHIMS: [(&str, *const u8); 4] = [
+    ("sm5jit_typed_load", typed::typed_load as *const u8),
+    ("sm5jit_typed_store", typed::typed_store as *const u8),
+    ("sm5jit_typed_resinfo", typed::typed_resinfo as *const u8),
+    ("sm5jit_typed_addr", typed::typed_addr as *const u8),
+];
+
+/// The double-precision shim's symbol.
+const DOUBLE_SHIM: &str = "sm5jit_double_op";
+
+/// Instructions in each loop body (`loop` index → length), the budget a
+/// back-edge costs.
+fn loop_lengths(p: &Prepared) -> BTreeMap<usize, u64> {
+    let mut out = BTreeMap::new();
+    for (i, inst) in p.program.insts.iter().enumerate() {
+        if inst.opcode == Opcode::EndLoop {
+            if let Some(Jump::To(head)) = p.jumps.get(i) {
+                let start = head.saturating_sub(1);
+                out.insert(start, (i - start) as u64);
+            }
+        }
+    }
+    out
+}
+
+impl JitShader {
+    /// Validates, prepares and compiles `program`.
+    pub fn compile(program: &Program) -> Result<JitShader, JitError> {
+        crate::validate::validate(program)?;
+        let interp = Interpreter::new(program)?;
+        let prepared = interp.prepared().clone();
+        if prepared.version().kind != ProgramKind::Compute {
+            return Err(JitError::NotCompute(prepared.version().to_string()));
+        }
+        let plan = Plan::new(&prepared);
+        let isa = host_isa()?;
+        let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+        for s in Shim::ALL {
+            builder.symbol(s.name(), s.addr());
+        }
+        for (name, addr) in TYPED_SHIMS {
+            builder.symbol(name, addr);
+        }
+        builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
+        let mut module = JITModule::new(builder);
+        let built = build(&mut module, &prepared, &plan);
+        let (id, save_slots) = match built {
+            Ok(x) => x,
+            Err(e) => {
+                // SAFETY: nothing from this module was handed out.
+                unsafe { module.free_memory() };
+                return Err(e);
+            }
+        };
+        if let Err(e) = module.finalize_definitions() {
+            unsafe { module.free_memory() };
+            return Err(JitError::Codegen(e.to_string()));
+        }
+        let ptr = module.get_finalized_function(id);
+        // SAFETY: the function was built with exactly this signature
+        // (one pointer argument, one i32 result, the host's C convention).
+        let func = unsafe { std::mem::transmute::<*const u8, BatchFn>(ptr) };
+        Ok(JitShader {
+            inner: Arc::new(Inner {
+                func,
+                prepared,
+                interp,
+                plan,
+                save_slots,
+                _code: Code(ManuallyDrop::new(module)),
+            }),
+        })
+    }
+
+    /// The prepared program the shader was compiled from.
+    pub fn prepared(&self) -> &Prepared {
+        &self.inner.prepared
+    }
+}
+
+/// Builds and defines the batch function; returns its id and the number
+/// of save slots its barriers need.
+fn build(
+    module: &mut JITModule,
+    p: &Prepared,
+    plan: &Plan,
+) -> Result<(cranelift_module::FuncId, usize), JitError> {
+    let cg = |e: cranelift_module::ModuleError| JitError::Codegen(e.to_string());
+    let mut shims = HashMap::new();
+    for s in Shim::ALL {
+        let sig = shim_signature(module, s);
+        let id = module
+            .declare_function(s.name(), Linkage::Import, &sig)
+            .map_err(cg)?;
+        shims.insert(s, id);
+    }
+    // typed shims: (env: i64, entry: i32, flag: i32, io: i64) -> ()
+    let mut tsig = module.make_signature();
+    for t in [types::I64, types::I32, types::I32, types::I64] {
+        tsig.params.push(AbiParam::new(t));
+    }
+    let mut typed_fns = Vec::new();
+    for (name, _) in TYPED_SHIMS {
+        typed_fns.push(
+            module
+                .declare_function(name, Linkage::Import, &tsig)
+                .map_err(cg)?,
+        );
+    }
+    // double shim: (op: i32, sat: i32, io: i64) -> ()
+    let mut dsig = module.make_signature();
+    for t in [types::I32, types::I32, types::I64] {
+        dsig.params.push(AbiParam::new(t));
+    }
+    let double_fn = module
+        .declare_function(DOUBLE_SHIM, Linkage::Import, &dsig)
+        .map_err(cg)?;
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(types::I64));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module.declare_anonymous_function(&sig).map_err(cg)?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    let save_slots;
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let cptr = b.block_params(entry)[0];
+        let budget_exit = b.create_block();
+        let mut lw = Lower {
+            b,
+            module,
+            shims: &shims,
+            shim_refs: HashMap::new(),
+            typed_fns: [typed_fns[0], typed_fns[1], typed_fns[2], typed_fns[3]],
+            typed_refs: [None; 4],
+            double_fn,
+            double_ref: None,
+            p,
+            plan,
+            ctx: cptr,
+            regs: Vec::new(),
+            exec: [cranelift_frontend::Variable::from_u32(0); N],
+            stack: Vec::new(),
+            all_vars: Vec::new(),
+            resumes: Vec::new(),
+            budget_exit,
+            at: 0,
+            loop_len: loop_lengths(p),
+            call_depth: 0,
+            inlined: 0,
+        };
+        lw.exec = lw.new_vars();
+        for _ in 0..p.temps {
+            let reg: [[cranelift_frontend::Variable; N]; 4] =
+                std::array::from_fn(|_| lw.new_vars());
+            lw.regs.push(reg);
+        }
+        let live: [cranelift_codegen::ir::Value; N] = std::array::from_fn(|j| {
+            lw.b.ins()
+                .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
+        });
+        lw.def_vars(lw.exec, live);
+        // Resume id 0 starts at the top; others go through the dispatch.
+        let dispatch = lw.b.create_block();
+        let start = lw.b.create_block();
+        let resume = lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME);
+        lw.b.ins().brif(resume, dispatch, &[], start, &[]);
+        lw.b.seal_block(start);
+        lw.b.seal_block(dispatch);
+        lw.b.switch_to_block(start);
+        // The main program ends at the first label; subroutines are
+        // lowered where they are called.
+        let insts = &p.program.insts;
+        let main_end = insts
+            .iter()
+            .position(|i| i.opcode == Opcode::Label)
+            .unwrap_or(insts.len());
+        lw.body(0, main_end)?;
+        let done = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
+        lw.b.ins().return_(&[done]);
+        // The budget exit.
+        lw.b.switch_to_block(budget_exit);
+        let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_BUDGET));
+        lw.b.ins().return_(&[st]);
+        // The entry dispatch: resume id 0 starts, k resumes after barrier k.
+        lw.b.switch_to_block(dispatch);
+        let mut sw = Switch::new();
+        for (k, (blk, _)) in lw.resumes.iter().enumerate() {
+            sw.set_entry(k as u128 + 1, *blk);
+        }
+        // An unknown resume id (never produced) ends the batch.
+        let bad = lw.b.create_block();
+        sw.emit(&mut lw.b, resume, bad);
+        lw.b.switch_to_block(bad);
+        let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
+        lw.b.ins().return_(&[st]);
+        save_slots = lw.resumes.iter().map(|r| r.1).max().unwrap_or(0);
+        lw.b.seal_all_blocks();
+        let Lower { b, module, .. } = lw;
+        let tc = module.target_config();
+        b.finalize(tc);
+    }
+    module
+        .define_function(id, &mut ctx)
+        .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+    module.clear_context(&mut ctx);
+    Ok((id, save_slots))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loop_cost_is_the_body_length() {
+        let p = crate::asm::parse_program(
+            "cs_5_0
+dcl_temps 1
+dcl_thread_group 1, 1, 1
+mov r0.x, l(0)
+loop
+  iadd r0.x, r0.x, l(1)
+  breakc_nz r0.x
+endloop
+ret
+",
+        )
+        .expect("parse");
+        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let lens = loop_lengths(&prepared);
+        assert_eq!(lens.get(&1), Some(&3));
+    }
+
+    #[test]
+    fn compile_reports_the_first_unsupported_instruction() {
+        let p = crate::asm::parse_program(
+            "cs_5_1
+dcl_uav_raw U0[0:1], space=0
+dcl_temps 1
+dcl_thread_group 1, 1, 1
+mov r0.x, l(0)
+store_raw U0[r0.x + 0].x, l(0), r0.x
+ret
+",
+        )
+        .expect("parse");
+        let e = JitShader::compile(&p).unwrap_err();
+        assert!(
+            matches!(&e, JitError::Unsupported { inst_index: 1, opcode } if opcode.contains("SM5.1")),
+            "{e}"
+        );
+    }
+}

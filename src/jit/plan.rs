@@ -1,0 +1,154 @@
+//! Where each resource, g# and x# register of a program lives at run time.
+//!
+//! In: a [`Prepared`] program. Out: a [`Plan`]: an index into the batch
+//! context's resource table for every declared cb#, t# and u#, a DWORD
+//! range of the group's TGSM block for every g#, and an element range of
+//! the batch's x# block for every x#. Invariant: every range is computed
+//! from declarations the interpreter's prepare pass already bounded (TGSM ≤
+//! 32 KB, temps ≤ 4096 vec4), so the runner's allocations are bounded too.
+
+use std::collections::BTreeMap;
+
+use crate::interp::prepare::ResKind;
+use crate::interp::Prepared;
+use crate::runtime::{BindingKind, Slot};
+
+/// One g# register: first DWORD in the group's TGSM block, size, stride.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TgsmPlace {
+    pub first: u32,
+    pub dwords: u32,
+    pub stride: Option<u32>,
+}
+
+/// The run-time placement of a program's memory.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// Resource table entries, in order: which binding fills each.
+    pub table: Vec<(BindingKind, Slot)>,
+    /// cb register number → table index.
+    pub cbs: BTreeMap<u32, usize>,
+    /// t# register number → (table index, declared stride if structured).
+    pub srvs: BTreeMap<u32, (usize, Option<u32>)>,
+    /// u# register number → (table index, declared stride if structured).
+    pub uavs: BTreeMap<u32, (usize, Option<u32>)>,
+    /// Registers whose declaration is typed (loads go through the runtime).
+    pub typed: Vec<(BindingKind, u32)>,
+    pub tgsm: BTreeMap<u32, TgsmPlace>,
+    pub tgsm_dwords: u32,
+    /// x# register number → (first element, element count).
+    pub xregs: BTreeMap<u32, (u32, u32)>,
+    pub x_elems: u32,
+}
+
+impl Plan {
+    pub fn new(p: &Prepared) -> Plan {
+        let mut plan = Plan::default();
+        for c in &p.cbs {
+            plan.cbs.insert(c.id, plan.table.len());
+            plan.table.push((
+                BindingKind::ConstantBuffer,
+                Slot {
+                    space: c.space,
+                    index: c.lower,
+                },
+            ));
+        }
+        for (kind, list) in [(BindingKind::Srv, &p.srvs), (BindingKind::Uav, &p.uavs)] {
+            for d in list {
+                let stride = match d.kind {
+                    ResKind::Structured { stride } => Some(stride),
+                    ResKind::Typed { .. } => {
+                        plan.typed.push((kind, d.id));
+                        None
+                    }
+                    ResKind::Raw => None,
+                };
+                let entry = (plan.table.len(), stride);
+                plan.table.push((
+                    kind,
+                    Slot {
+                        space: d.space,
+                        index: d.lower,
+                    },
+                ));
+                match kind {
+                    BindingKind::Srv => plan.srvs.insert(d.id, entry),
+                    _ => plan.uavs.insert(d.id, entry),
+                };
+            }
+        }
+        for (&g, d) in &p.tgsm {
+            plan.tgsm.insert(
+                g,
+                TgsmPlace {
+                    first: plan.tgsm_dwords,
+                    dwords: d.dwords,
+                    stride: d.stride,
+                },
+            );
+            plan.tgsm_dwords = plan.tgsm_dwords.saturating_add(d.dwords);
+        }
+        for &(reg, len) in &p.indexable {
+            plan.xregs.insert(reg, (plan.x_elems, len));
+            plan.x_elems = plan.x_elems.saturating_add(len);
+        }
+        plan
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepared(text: &str) -> Prepared {
+        let p = crate::asm::parse_program(text).expect("parse");
+        crate::interp::Interpreter::new(&p)
+            .expect("prepare")
+            .prepared()
+            .clone()
+    }
+
+    #[test]
+    fn tgsm_and_xregs_are_packed_back_to_back() {
+        let p = prepared(
+            "cs_5_0
+dcl_tgsm_raw g0, 64
+dcl_tgsm_structured g1, 8, 4
+dcl_indexableTemp x0[3], 4
+dcl_indexableTemp x2[5], 4
+dcl_thread_group 1, 1, 1
+ret
+",
+        );
+        let plan = Plan::new(&p);
+        assert_eq!(plan.tgsm[&0].first, 0);
+        assert_eq!(plan.tgsm[&1].first, 16);
+        assert_eq!(plan.tgsm[&1].stride, Some(8));
+        assert_eq!(plan.tgsm_dwords, 24);
+        assert_eq!(plan.xregs[&0], (0, 3));
+        assert_eq!(plan.xregs[&2], (3, 5));
+        assert_eq!(plan.x_elems, 8);
+    }
+
+    #[test]
+    fn every_declared_resource_gets_a_table_entry() {
+        let p = prepared(
+            "cs_5_0
+dcl_constantbuffer CB1[2], immediateIndexed
+dcl_resource_structured t3, 12
+dcl_uav_raw u0
+dcl_uav_typed_buffer (uint,uint,uint,uint) u2
+dcl_thread_group 1, 1, 1
+ret
+",
+        );
+        let plan = Plan::new(&p);
+        assert_eq!(plan.table.len(), 4);
+        assert_eq!(plan.table[plan.cbs[&1]].0, BindingKind::ConstantBuffer);
+        assert_eq!(plan.srvs[&3].1, Some(12));
+        assert_eq!(plan.uavs[&0].1, None);
+        assert!(plan.typed.contains(&(BindingKind::Uav, 2)));
+        assert!(!plan.typed.contains(&(BindingKind::Uav, 0)));
+    }
+}

@@ -1,0 +1,358 @@
+//! Running a compiled shader: bindings to resource tables, groups to
+//! worker threads, batches through barriers.
+//!
+//! In: a [`JitShader`], the caller's [`Bindings`], the group counts and
+//! the dispatch options. Out: UAV memory and counters changed as the
+//! shader says, or the interpreter's validation errors, or
+//! [`RuntimeError::BudgetExhausted`]. Invariants: bindings are checked
+//! exactly as the interpreter checks them before any code runs; every
+//! resource window handed to generated code lies inside its slice
+//! (`Bindings::check_fits`); each worker owns its TGSM, x# and context
+//! memory; the batches of one group run on one worker, one after another,
+//! and a barrier resumes them only when every batch has reached it or ended.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::context::{BatchContext, ResDesc, STATUS_BARRIER, STATUS_BUDGET, STATUS_DONE, W};
+use super::typed::{TypedEnv, TypedView};
+use super::{BatchFn, JitShader};
+use crate::interp::prepare::{ResDecl, ResKind};
+use crate::interp::MAX_GROUPS_PER_DIM;
+use crate::runtime::{
+    BindingKind, Bindings, BufferKind, DispatchOptions, DispatchStats, RuntimeError, Slot, View,
+};
+
+/// The resource table with raw pointers into the caller's memory.
+struct Table(Vec<ResDesc>);
+
+// SAFETY: the pointers point into slices borrowed (mutably for UAVs) for
+// the whole dispatch; generated code accesses them only inside their
+// checked windows, and concurrent access by different groups is the
+// shader's own (D3D-undefined) race, done with atomics where the shader
+// asks for them.
+unsafe impl Sync for Table {}
+
+fn bufinfo(view: &View) -> u32 {
+    let n = match view {
+        View::Buffer(bv) => match bv.kind {
+            BufferKind::Raw => bv.num_elements.saturating_mul(4),
+            _ => bv.num_elements,
+        },
+        View::Texture(_) => 0,
+    };
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The window of a raw or structured buffer view: (first byte, DWORDs).
+fn window(view: &View) -> Option<(u64, u64)> {
+    match view {
+        View::Buffer(bv) if !matches!(bv.kind, BufferKind::Typed(_)) => {
+            Some((bv.start_byte(), bv.size_bytes() / 4))
+        }
+        _ => None,
+    }
+}
+
+/// Builds the resource table; `counters` receives one cell per table
+/// entry whose UAV has a hidden counter.
+fn build_table(
+    shader: &JitShader,
+    b: &mut Bindings,
+    counters: &mut Vec<(usize, AtomicU32)>,
+) -> Table {
+    let plan = &shader.inner.plan;
+    let mut table = Vec::with_capacity(plan.table.len());
+    for (k, &(kind, slot)) in plan.table.iter().enumerate() {
+        let mut d = ResDesc::EMPTY;
+        match kind {
+            BindingKind::ConstantBuffer => {
+                if let Some(data) = b.get_cb(slot) {
+                    d.base = data.as_ptr().cast_mut();
+                    d.dwords = data.len() as u64 / 4;
+                }
+            }
+            BindingKind::Srv => {
+                if let Some(s) = b.get_srv(slot) {
+                    d.bufinfo = bufinfo(&s.view);
+                    if let Some((start, dwords)) = window(&s.view) {
+                        // check_fits: start + 4 * dwords <= data.len().
+                        d.base = s.data.as_ptr().wrapping_add(start as usize).cast_mut();
+                        d.dwords = dwords;
+                    }
+                }
+            }
+            BindingKind::Uav => {
+                if let Some(u) = b.get_uav_mut(slot) {
+                    d.bufinfo = bufinfo(&u.view);
+                    if let Some((start, dwords)) = window(&u.view) {
+                        d.base = u.data.as_mut_ptr().wrapping_add(start as usize);
+                        d.dwords = dwords;
+                    }
+                    if let Some(c) = u.counter {
+                        counters.push((k, AtomicU32::new(c)));
+                    }
+                }
+            }
+        }
+        table.push(d);
+    }
+    for (k, c) in counters.iter() {
+        table[*k].counter = c.as_ptr();
+    }
+    Table(table)
+}
+
+/// The typed views of the table's t#/u# entries.
+fn build_typed(shader: &JitShader, b: &mut Bindings) -> TypedEnv {
+    let plan = &shader.inner.plan;
+    let prepared = &shader.inner.prepared;
+    // The declared texture dimension of a slot, for resinfo.
+    let declared = |decls: &[ResDecl], slot: Slot| {
+        decls
+            .iter()
+            .find(|d| d.space == slot.space && (d.lower..=d.upper).contains(&slot.index))
+            .and_then(|d| match d.kind {
+                ResKind::Typed { dim, .. } => Some(dim),
+                _ => None,
+            })
+    };
+    let typed = |v: &View| match v {
+        View::Buffer(bv) => matches!(bv.kind, BufferKind::Typed(_)),
+        View::Texture(_) => true,
+    };
+    let slots = plan
+        .table
+        .iter()
+        .map(|&(kind, slot)| match kind {
+            BindingKind::Srv => b
+                .get_srv(slot)
+                .filter(|s| typed(&s.view))
+                .map(|s| TypedView {
+                    view: s.view,
+                    data: s.data.as_ptr().cast_mut(),
+                    len: s.data.len(),
+                    writable: false,
+                    is_uav: false,
+                    declared: declared(&prepared.srvs, slot),
+                }),
+            BindingKind::Uav => b
+                .get_uav_mut(slot)
+                .filter(|u| typed(&u.view))
+                .map(|u| TypedView {
+                    view: u.view,
+                    data: u.data.as_mut_ptr(),
+                    len: u.data.len(),
+                    writable: true,
+                    is_uav: true,
+                    declared: declared(&prepared.uavs, slot),
+                }),
+            BindingKind::ConstantBuffer => None,
+        })
+        .collect();
+    TypedEnv { slots }
+}
+
+/// One batch's memory, reused across groups by a worker.
+struct Batch {
+    ctx: Box<BatchContext>,
+    xregs: Vec<u32>,
+    save: Vec<u128>,
+    done: bool,
+}
+
+/// What one worker owns.
+struct Worker {
+    tgsm: Vec<u32>,
+    batches: Vec<Batch>,
+}
+
+impl JitShader {
+    /// Runs `groups` thread groups on all cores.
+    pub fn dispatch(
+        &self,
+        b: &mut Bindings,
+        groups: [u32; 3],
+        o: &DispatchOptions,
+    ) -> Result<DispatchStats, RuntimeError> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.dispatch_threads(b, groups, o, threads)
+    }
+
+    /// Runs `groups` thread groups on `threads` workers (1 = the calling
+    /// thread only).
+    pub fn dispatch_threads(
+        &self,
+        b: &mut Bindings,
+        groups: [u32; 3],
+        o: &DispatchOptions,
+        threads: usize,
+    ) -> Result<DispatchStats, RuntimeError> {
+        let p = &self.inner.prepared;
+        if let Some(d) = groups.iter().find(|&&d| d > MAX_GROUPS_PER_DIM) {
+            return Err(RuntimeError::TooManyGroups {
+                groups,
+                reason: format!("{d} exceeds 65535 groups per dimension"),
+            });
+        }
+        if p.version().is_cs4() && groups[2] > 1 {
+            return Err(RuntimeError::TooManyGroups {
+                groups,
+                reason: format!("cs_4_x allows only Z = 1, got {}", groups[2]),
+            });
+        }
+        // The interpreter's binding checks, run without any group.
+        self.inner.interp.dispatch(b, [0, 0, 0], o)?;
+        let total = u64::from(groups[0]) * u64::from(groups[1]) * u64::from(groups[2]);
+        let mut stats = DispatchStats::default();
+        if total == 0 {
+            return Ok(stats);
+        }
+        let mut counters = Vec::new();
+        let table = build_table(self, b, &mut counters);
+        let typed = build_typed(self, b);
+        let result = self.run_groups(&table, &typed, groups, total, o.budget, threads.max(1));
+        for (k, c) in &counters {
+            let slot = self.inner.plan.table[*k].1;
+            if let Some(u) = b.get_uav_mut(slot) {
+                u.counter = Some(c.load(Ordering::Relaxed));
+            }
+        }
+        result?;
+        stats.groups = total;
+        Ok(stats)
+    }
+
+    fn new_worker(&self) -> Worker {
+        let inner = &self.inner;
+        let size = inner.prepared.group_size;
+        let threads = (size[0] * size[1] * size[2]) as usize;
+        let count = threads.div_ceil(W);
+        let batches = (0..count)
+            .map(|_| Batch {
+                ctx: Box::new(BatchContext::empty()),
+                xregs: vec![0; inner.plan.x_elems as usize * 4 * W],
+                save: vec![0; inner.save_slots],
+                done: false,
+            })
+            .collect();
+        Worker {
+            tgsm: vec![0; inner.plan.tgsm_dwords as usize],
+            batches,
+        }
+    }
+
+    fn run_groups(
+        &self,
+        table: &Table,
+        typed: &TypedEnv,
+        groups: [u32; 3],
+        total: u64,
+        budget: u64,
+        threads: usize,
+    ) -> Result<(), RuntimeError> {
+        let next = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let first_error: Mutex<Option<(u64, RuntimeError)>> = Mutex::new(None);
+        let work = || {
+            let mut w = self.new_worker();
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let g = next.fetch_add(1, Ordering::Relaxed);
+                if g >= total {
+                    return;
+                }
+                let gx = u64::from(groups[0]);
+                let gy = u64::from(groups[1]);
+                let id = [
+                    (g % gx) as u32,
+                    ((g / gx) % gy) as u32,
+                    (g / (gx * gy)) as u32,
+                ];
+                if let Err(e) = self.run_group(&mut w, table, typed, id, budget) {
+                    stop.store(true, Ordering::Relaxed);
+                    let mut fe = first_error.lock().unwrap_or_else(|e| e.into_inner());
+                    if fe.as_ref().is_none_or(|(k, _)| g < *k) {
+                        *fe = Some((g, e));
+                    }
+                    return;
+                }
+            }
+        };
+        let workers = threads.min(usize::try_from(total).unwrap_or(usize::MAX));
+        if workers <= 1 {
+            work();
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..workers {
+                    s.spawn(work);
+                }
+            });
+        }
+        match first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs group `id` on worker `w`: every batch to its end, meeting at
+    /// each barrier.
+    fn run_group(
+        &self,
+        w: &mut Worker,
+        table: &Table,
+        typed: &TypedEnv,
+        id: [u32; 3],
+        mut budget: u64,
+    ) -> Result<(), RuntimeError> {
+        let inner = &self.inner;
+        let size = inner.prepared.group_size;
+        let func: BatchFn = inner.func;
+        w.tgsm.fill(0);
+        let tgsm = w.tgsm.as_mut_ptr();
+        for (k, bt) in w.batches.iter_mut().enumerate() {
+            bt.ctx.set_threads(id, size, (k * W) as u32);
+            bt.ctx.resume = 0;
+            bt.ctx.res = table.0.as_ptr();
+            bt.ctx.typed = (typed as *const TypedEnv).cast();
+            bt.ctx.tgsm = tgsm;
+            bt.xregs.fill(0);
+            bt.ctx.xregs = bt.xregs.as_mut_ptr();
+            bt.ctx.save = bt.save.as_mut_ptr().cast();
+            bt.done = false;
+        }
+        loop {
+            let mut waiting = false;
+            for bt in w.batches.iter_mut().filter(|b| !b.done) {
+                bt.ctx.budget = budget;
+                // SAFETY: the context's pointers were set above to memory
+                // that lives for this call: the table, this worker's TGSM
+                // and this batch's x# and save areas, all of the sizes the
+                // plan and the compiled code expect.
+                let status = unsafe { func(&mut *bt.ctx) };
+                budget = bt.ctx.budget;
+                match status {
+                    STATUS_DONE => bt.done = true,
+                    STATUS_BARRIER => waiting = true,
+                    STATUS_BUDGET => {
+                        return Err(RuntimeError::BudgetExhausted {
+                            group: id,
+                            inst_index: 0,
+                        })
+                    }
+                    other => {
+                        return Err(RuntimeError::InvalidProgram {
+                            inst_index: None,
+                            reason: format!("compiled shader returned status {other}"),
+                        })
+                    }
+                }
+            }
+            if !waiting {
+                return Ok(());
+            }
+        }
+    }
+}
