@@ -235,7 +235,13 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     }
     match disagreement {
         Some(d) => Err(CliError::failed(format!("engines disagree: {d}"))),
-        None => Ok(ExitCode::Ok),
+        None => {
+            if runs.len() > 1 && a.format == OutputFormat::Text {
+                let names: Vec<&str> = runs.iter().map(|r| r.name).collect();
+                println!("{}: identical bytes in every UAV", names.join(" and "));
+            }
+            Ok(ExitCode::Ok)
+        }
     }
 }
 
