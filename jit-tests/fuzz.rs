@@ -38,6 +38,23 @@ fn bounded_run_validates_runs_and_agrees() {
     assert!(r.instructions > PROGRAMS * 100, "{text}");
 }
 
+/// The real differential check: generated programs on the interpreter and
+/// the JIT (a different seed range from the bounded run above).
+#[test]
+fn jit_agrees_with_the_interpreter_on_generated_programs() {
+    const N: u64 = 400;
+    let r = fuzz(&FuzzOptions {
+        seed: 1_000_000,
+        programs: Some(N),
+        threads: 2,
+        engines: ["interp".into(), "jit".into()],
+        ..FuzzOptions::default()
+    });
+    let text = summary(&r, false);
+    assert_eq!(r.programs, N, "{text}");
+    assert!(r.failures.is_empty(), "{text}");
+}
+
 #[test]
 fn every_generator_opcode_and_operand_form_shows_up() {
     let r = bounded_run();
