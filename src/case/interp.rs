@@ -48,7 +48,8 @@ impl InterpEngine {
     }
 }
 
-fn runtime_error(e: RuntimeError) -> EngineError {
+/// An engine error for a runtime error (`Unsupported` makes a case SKIP).
+pub(crate) fn runtime_error(e: RuntimeError) -> EngineError {
     match e {
         RuntimeError::Unsupported { .. } => EngineError::Unsupported(format!("needs {e}")),
         other => EngineError::Failed(other.to_string()),
@@ -96,8 +97,9 @@ fn view(r: &Resource) -> Result<View, EngineError> {
     })
 }
 
-/// Binds every resource, runs `f`, then copies UAV counters back.
-fn with_bindings<T>(
+/// Binds every resource, runs `f`, then copies UAV counters back. Every
+/// engine binds through this one function.
+pub(crate) fn with_bindings<T>(
     resources: &mut [Resource],
     f: impl FnOnce(&mut Bindings) -> Result<T, RuntimeError>,
 ) -> Result<T, EngineError> {

@@ -1,19 +1,16 @@
 //! The JIT as a case-runner [`Engine`] (`sm5jit case --engine jit`).
 //!
 //! In: a program and case [`Resource`]s. Out: the resources updated in
-//! place by a JIT dispatch. Invariant: resources are bound with exactly the
-//! views the interpreter engine uses (same window, stride, format), so the
+//! place by a JIT dispatch. Invariant: resources are bound by the same function
+//! as for the interpreter engine (`case::interp::with_bindings`), so the
 //! two engines see the same memory; a program the JIT cannot compile yet is
 //! a skip naming the instruction ([`EngineError::Unsupported`]), never a
 //! silent run on the interpreter.
 
-use crate::case::spec::ResourceKindSpec;
-use crate::case::{Engine, EngineError, EngineOptions, Resource, SlotClass};
+use crate::case::interp::with_bindings;
+use crate::case::{Engine, EngineError, EngineOptions, Resource};
 use crate::ir::Program;
-use crate::runtime::{
-    Bindings, BufferKind, BufferView, DispatchOptions, Format, RuntimeError, Slot, TextureView,
-    View,
-};
+use crate::runtime::{DispatchOptions, RuntimeError};
 
 use super::{JitError, JitShader};
 
@@ -58,96 +55,6 @@ impl JitEngine {
         self.compiled = Some((program.clone(), s.clone()));
         Ok(s)
     }
-}
-
-fn runtime_error(e: RuntimeError) -> EngineError {
-    match e {
-        RuntimeError::Unsupported { .. } => EngineError::Unsupported(format!("needs {e}")),
-        other => EngineError::Failed(other.to_string()),
-    }
-}
-
-fn view(r: &Resource) -> Result<View, EngineError> {
-    let format = || -> Result<Format, EngineError> {
-        let name = r.format.as_deref().unwrap_or("");
-        Format::from_dxgi_name(name)
-            .ok_or_else(|| EngineError::Unsupported(format!("needs format {name}")))
-    };
-    let buffer = |kind: BufferKind| {
-        View::Buffer(BufferView {
-            kind,
-            first_element: u64::from(r.first_element),
-            num_elements: u64::from(r.num_elements),
-        })
-    };
-    Ok(match r.kind {
-        ResourceKindSpec::Raw | ResourceKindSpec::Constant => buffer(BufferKind::Raw),
-        ResourceKindSpec::Structured => buffer(BufferKind::Structured { stride: r.stride }),
-        ResourceKindSpec::Typed => buffer(BufferKind::Typed(format()?)),
-        ResourceKindSpec::Texture2d => {
-            View::Texture(TextureView::tex2d(format()?, r.width, r.height))
-        }
-    })
-}
-
-/// Binds `resources` as the interpreter engine does, runs `f`, and copies
-/// the hidden counters back.
-fn with_bindings<T>(
-    resources: &mut [Resource],
-    f: impl FnOnce(&mut Bindings) -> Result<T, RuntimeError>,
-) -> Result<T, EngineError> {
-    let views: Vec<View> = resources.iter().map(view).collect::<Result<_, _>>()?;
-    let slots: Vec<(SlotClass, Slot)> = resources
-        .iter()
-        .map(|r| {
-            (
-                r.slot.class,
-                Slot {
-                    space: r.slot.space,
-                    index: r.slot.index,
-                },
-            )
-        })
-        .collect();
-    let mut counters = Vec::new();
-    let out = {
-        let mut b = Bindings::new();
-        for ((r, v), &(class, slot)) in resources.iter_mut().zip(views).zip(&slots) {
-            match class {
-                SlotClass::ConstantBuffer => {
-                    b.cb(slot, &r.data);
-                }
-                SlotClass::Srv => {
-                    b.srv(slot, &r.data, v);
-                }
-                SlotClass::Uav => match r.counter {
-                    Some(c) => {
-                        b.uav_with_counter(slot, &mut r.data, v, c);
-                    }
-                    None => {
-                        b.uav(slot, &mut r.data, v);
-                    }
-                },
-                SlotClass::Output => {}
-            }
-        }
-        b.check_fits().map_err(runtime_error)?;
-        let out = f(&mut b).map_err(runtime_error)?;
-        for (i, &(class, slot)) in slots.iter().enumerate() {
-            if class == SlotClass::Uav {
-                if let Some(c) = b.counter(slot) {
-                    counters.push((i, c));
-                }
-            }
-        }
-        out
-    };
-    for (i, c) in counters {
-        if let Some(r) = resources.get_mut(i) {
-            r.counter = Some(c);
-        }
-    }
-    Ok(out)
 }
 
 impl Engine for JitEngine {
