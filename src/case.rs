@@ -17,6 +17,7 @@ pub mod compare;
 pub mod interp;
 pub mod resource;
 pub mod spec;
+pub mod synthetic;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ use crate::ir::Program;
 pub use compare::{check_slot, Mismatch};
 pub use resource::{Resource, SlotClass, SlotRef};
 pub use spec::{CaseSpec, ElementKind, ExpectSpec};
+pub use synthetic::synthetic_resources;
 
 /// A case that cannot be loaded or is inconsistent.
 #[derive(Debug, Error)]

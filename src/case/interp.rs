@@ -94,6 +94,12 @@ fn view(r: &Resource) -> Result<View, EngineError> {
         ResourceKindSpec::Texture2d => {
             View::Texture(TextureView::tex2d(format()?, r.width, r.height))
         }
+        ResourceKindSpec::Texture { dim, layers } => View::Texture(TextureView::packed(
+            dim,
+            format()?,
+            [r.width, r.height, layers],
+            1,
+        )),
     })
 }
 

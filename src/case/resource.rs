@@ -126,9 +126,12 @@ impl Resource {
                 (Some(f), _) => Some(texel_bytes(f).ok_or_else(|| {
                     CaseError::spec(format!("{}: unknown format `{f}`", spec.slot))
                 })?),
-                (None, ResourceKindSpec::Typed | ResourceKindSpec::Texture2d) => {
-                    return Err(CaseError::spec(format!("{}: no format", spec.slot)))
-                }
+                (
+                    None,
+                    ResourceKindSpec::Typed
+                    | ResourceKindSpec::Texture2d
+                    | ResourceKindSpec::Texture { .. },
+                ) => return Err(CaseError::spec(format!("{}: no format", spec.slot))),
                 (None, _) => None,
             };
         let (width, height) = (spec.width.unwrap_or(0), spec.height.unwrap_or(0));
@@ -154,7 +157,9 @@ impl Resource {
         let element_bytes = match spec.kind {
             ResourceKindSpec::Raw | ResourceKindSpec::Constant => 4,
             ResourceKindSpec::Structured => stride,
-            ResourceKindSpec::Typed | ResourceKindSpec::Texture2d => texel.unwrap_or(4),
+            ResourceKindSpec::Typed
+            | ResourceKindSpec::Texture2d
+            | ResourceKindSpec::Texture { .. } => texel.unwrap_or(4),
         };
         let default_elements = u32::try_from(bytes / u64::from(element_bytes)).unwrap_or(u32::MAX);
         let mut res = Resource {

@@ -37,6 +37,13 @@ pub enum ResourceKindSpec {
     Typed,
     Texture2d,
     Constant,
+    /// A texture of any dimension with `layers` depth slices, array slices
+    /// or cube faces; built by synthetic bindings, never read from a case.
+    #[serde(skip)]
+    Texture {
+        dim: crate::runtime::TextureDim,
+        layers: u32,
+    },
 }
 
 /// One bound slot (`u0`, `t4`, `cb7`) with its memory and view window.

@@ -29,9 +29,13 @@ pub enum OutputFormat {
 pub struct RunArgs {
     /// Compute shader (.dxbc or .asm); `-` reads stdin. Absent: the bundled showcase.
     pub shader: Option<String>,
-    /// Thread groups to dispatch, X,Y,Z.
-    #[arg(long, value_parser = parse_groups, default_value = "1,1,1")]
-    pub groups: [u32; 3],
+    /// Thread groups to dispatch, X,Y,Z (default 1,1,1; with --synthetic 2,1,1).
+    #[arg(long, value_parser = parse_groups)]
+    pub groups: Option<[u32; 3]>,
+    /// Bind every declared cb#, t# and u# to deterministic pseudo-random
+    /// contents; --uav/--srv/--cb override single slots.
+    #[arg(long)]
+    pub synthetic: bool,
     /// Bind a UAV: u0=raw:zeros:1024, u1=structured:16:zeros:64, u2=typed:R32_FLOAT:f32:1,2.
     #[arg(long = "uav", value_name = "SLOT=SPEC")]
     pub uavs: Vec<String>,
@@ -65,7 +69,8 @@ impl Default for RunArgs {
     fn default() -> RunArgs {
         RunArgs {
             shader: None,
-            groups: [1, 1, 1],
+            groups: None,
+            synthetic: false,
             uavs: Vec::new(),
             srvs: Vec::new(),
             cbs: Vec::new(),
@@ -154,7 +159,15 @@ fn run_engine(
     })
 }
 
-fn bindings(a: &RunArgs) -> Result<Vec<Resource>, CliError> {
+/// Groups `run` dispatches: `--groups`, else 2,1,1 with `--synthetic`, else 1,1,1.
+fn effective_groups(a: &RunArgs) -> [u32; 3] {
+    a.groups
+        .unwrap_or(if a.synthetic { [2, 1, 1] } else { [1, 1, 1] })
+}
+
+/// The resources of a run: the explicit bindings, plus (with
+/// `--synthetic`) a synthetic one for every declared slot they leave free.
+fn bindings(a: &RunArgs, synthetic: Vec<Resource>) -> Result<Vec<Resource>, CliError> {
     let mut out = Vec::new();
     for (list, class) in [
         (&a.uavs, SlotClass::Uav),
@@ -166,6 +179,11 @@ fn bindings(a: &RunArgs) -> Result<Vec<Resource>, CliError> {
             if out.iter().any(|o: &Resource| o.slot == r.slot) {
                 return Err(CliError::usage(format!("slot bound twice: `{text}`")));
             }
+            out.push(r);
+        }
+    }
+    for r in synthetic {
+        if !out.iter().any(|o: &Resource| o.slot == r.slot) {
             out.push(r);
         }
     }
@@ -188,15 +206,18 @@ fn bindings(a: &RunArgs) -> Result<Vec<Resource>, CliError> {
 /// `sm5jit run`.
 pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let Some(path) = &a.shader else {
-        if !(a.uavs.is_empty() && a.srvs.is_empty() && a.cbs.is_empty() && a.dumps.is_empty()) {
+        if !(a.uavs.is_empty()
+            && a.srvs.is_empty()
+            && a.cbs.is_empty()
+            && a.dumps.is_empty()
+            && !a.synthetic)
+        {
             return Err(CliError::usage(
-                "--uav, --srv, --cb and --dump need a SHADER (without one, run shows the bundled showcase)",
+                "--uav, --srv, --cb, --dump and --synthetic need a SHADER (without one, run shows the bundled showcase)",
             ));
         }
         return showcase(a);
     };
-    let resources = bindings(a)?;
-    check_dumps(a, &resources)?;
     let name = front::display_name(path);
     let loaded = front::load(path, false)?;
     front::validate(&name, &loaded.program)?;
@@ -212,6 +233,13 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     if let Some(why) = case::unsupported_reason(&loaded.program) {
         return Err(CliError::runtime(format!("cannot run {name}: it {why}")));
     }
+    let synthetic = if a.synthetic {
+        case::synthetic_resources(&loaded.program).map_err(|e| CliError::input(name.clone(), e))?
+    } else {
+        Vec::new()
+    };
+    let resources = bindings(a, synthetic)?;
+    check_dumps(a, &resources)?;
     let opts = EngineOptions {
         budget: a.budget,
         threads: a.threads,
@@ -222,7 +250,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
             engine.as_mut(),
             &loaded.program,
             &resources,
-            a.groups,
+            effective_groups(a),
         )?);
     }
     let disagreement = compare_runs(&runs);
@@ -362,7 +390,7 @@ fn print_text(
     let dumps = dump_targets(a);
     let to_stdout = dumps.iter().any(|(_, f)| f.as_deref() == Some("-"));
     let mut out = String::new();
-    let [x, y, z] = a.groups;
+    let [x, y, z] = effective_groups(a);
     let _ = writeln!(
         out,
         "{name}: {}, {} instructions, groups {x},{y},{z}",
@@ -446,7 +474,7 @@ fn print_json(
         "shader": name,
         "model": model(program),
         "instructions": program.insts.len(),
-        "groups": a.groups,
+        "groups": effective_groups(a),
         "engines": engines,
         "uavs": uavs,
         "disagreement": disagreement,
