@@ -3,12 +3,12 @@
 //! the out-of-bounds rules, barriers, calls, switches, the budget and the
 //! binding errors.
 
+use crate::util::{parse, raw, structured, to_bytes, to_words, typed};
 use std::path::PathBuf;
 
 use sm5jit::case::interp::InterpEngine;
 use sm5jit::case::{self, EngineOptions, Outcome};
 use sm5jit::interp::Interpreter;
-use sm5jit::ir::Program;
 use sm5jit::runtime::{
     Bindings, BufferKind, BufferView, DispatchOptions, Format, RuntimeError, Slot, TextureView,
     View,
@@ -89,50 +89,11 @@ fn corpus_pixel_cases_pass() {
 // Hand-written programs
 // ---------------------------------------------------------------------------
 
-fn parse(text: &str) -> Program {
-    sm5jit::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-fn to_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-fn to_words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
 fn f(x: f32) -> u32 {
     x.to_bits()
 }
 
 const TRUE: u32 = 0xFFFF_FFFF;
-
-fn raw(words: u64) -> View {
-    View::Buffer(BufferView {
-        kind: BufferKind::Raw,
-        first_element: 0,
-        num_elements: words,
-    })
-}
-
-fn structured(stride: u32, first: u64, n: u64) -> View {
-    View::Buffer(BufferView {
-        kind: BufferKind::Structured { stride },
-        first_element: first,
-        num_elements: n,
-    })
-}
-
-fn typed(format: Format, first: u64, n: u64) -> View {
-    View::Buffer(BufferView {
-        kind: BufferKind::Typed(format),
-        first_element: first,
-        num_elements: n,
-    })
-}
 
 /// Runs `body` in a one-thread cs_5_0 program whose u0 is a raw buffer of
 /// 64 zeroed words; returns the words.

@@ -4,54 +4,15 @@
 //! control flow, out-of-bounds accesses, atomics and barriers in loops;
 //! the corpus conformance cases run on the JIT where they compile.
 
+use crate::util::{parse, raw, structured, to_bytes, to_words, typed};
 use sm5jit::case::{self, Outcome};
 use sm5jit::interp::Interpreter;
-use sm5jit::ir::Program;
 use sm5jit::jit::engine::JitEngine;
 use sm5jit::jit::{JitError, JitShader};
 
 use sm5jit::runtime::{
     Bindings, BufferKind, BufferView, DispatchOptions, Format, RuntimeError, Slot, View,
 };
-
-fn parse(text: &str) -> Program {
-    sm5jit::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-fn to_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-fn to_words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn raw(words: u64) -> View {
-    View::Buffer(BufferView {
-        kind: BufferKind::Raw,
-        first_element: 0,
-        num_elements: words,
-    })
-}
-
-fn structured(stride: u32, first: u64, n: u64) -> View {
-    View::Buffer(BufferView {
-        kind: BufferKind::Structured { stride },
-        first_element: first,
-        num_elements: n,
-    })
-}
-
-fn typed(format: Format, first: u64, n: u64) -> View {
-    View::Buffer(BufferView {
-        kind: BufferKind::Typed(format),
-        first_element: first,
-        num_elements: n,
-    })
-}
 
 /// One bound resource of a differential run.
 #[derive(Clone)]

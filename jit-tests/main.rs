@@ -10,6 +10,7 @@ mod interp;
 mod jit;
 mod peer;
 mod sampling;
+mod util;
 mod validate;
 
 /// The shared corpus beside the checkout (`../shared/corpus`).
