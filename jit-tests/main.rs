@@ -10,6 +10,7 @@ mod interp;
 mod jit;
 mod peer;
 mod sampling;
+mod threads;
 mod util;
 mod validate;
 
