@@ -15,8 +15,10 @@
 //! - `imm_atomic_alloc`/`consume` results are only summed into a shared word
 //!   with `atomic_iadd` (the multiset of returned values is fixed), and a
 //!   program uses only one of the two;
-//! - barriers (`sync_*_t`) appear only at the top level, before any `ret`, so
-//!   control flow is uniform there; TGSM shared words are only read after a
+//! - barriers (`sync_*_t`) appear only at the top level or in the body of a
+//!   top-level loop with a fixed trip count that nothing inside breaks,
+//!   continues or returns out of, all before any `ret`, so control flow is
+//!   uniform there; TGSM shared words are only read after a
 //!   final barrier, once every atomic on them is done.
 //!
 //! Register plan: `r0`/`r1` hold thread ids and private bases, `r2` the loop
@@ -65,7 +67,8 @@ pub struct Generated {
 /// between threads of a group), `if_else`, `nested_3` (a block nested
 /// three deep), `loop_fixed_trips` / `loop_divergent_trips`,
 /// `switch_fallthrough`, `switch_default`, `ret_nested`, `barrier_top`
-/// (a barrier at the top level, in uniform control flow), `oob_*` (an
+/// (a barrier at the top level), `barrier_in_loop` (a barrier inside a
+/// loop every thread runs equally often), `oob_*` (an
 /// address made out of bounds on purpose: `oob_uav_raw`, `oob_tgsm_raw`,
 /// `oob_uav_structured`, `oob_tgsm_structured`, `oob_uav_typed`,
 /// `oob_atomic_shared`) and `short_*` (a buffer cut short so the last
@@ -317,6 +320,9 @@ enum Ctx {
     If,
     Loop,
     Switch,
+    /// A loop every thread of the group runs the same number of times,
+    /// with a barrier in its body: nothing inside may leave it early.
+    Uniform,
 }
 
 struct Gen {
@@ -885,7 +891,9 @@ impl Gen {
                 self.loop_block()
             }
             5 if nest => self.switch_block(),
-            6 if self.in_loop() => self.loop_exit(),
+            6 if self.in_loop() && self.innermost_exit() != Some(Ctx::Uniform) => {
+                self.loop_exit()
+            }
             7 if self.has_sub && !self.in_sub => {
                 if self.rng.chance(1, 2) {
                     self.line("call l1");
@@ -895,7 +903,7 @@ impl Gen {
                     self.line(&format!("callc{zn} {c}, l1"));
                 }
             }
-            8 if depth > 0 && self.rng.chance(1, 4) => {
+            8 if depth > 0 && !self.ctx.contains(&Ctx::Uniform) && self.rng.chance(1, 4) => {
                 if !self.in_sub {
                     self.returned = true;
                 }
@@ -914,6 +922,20 @@ impl Gen {
 
     fn in_loop(&self) -> bool {
         self.ctx.contains(&Ctx::Loop)
+    }
+
+    /// What a `break` here would leave.
+    fn innermost_exit(&self) -> Option<Ctx> {
+        self.ctx.iter().rev().find(|c| **c != Ctx::If).copied()
+    }
+
+    /// Whether a `continue` here would continue an ordinary loop.
+    fn continue_ok(&self) -> bool {
+        self.ctx
+            .iter()
+            .rev()
+            .find(|c| matches!(c, Ctx::Loop | Ctx::Uniform))
+            == Some(&Ctx::Loop)
     }
 
     fn block(&mut self, n: u32) {
@@ -976,7 +998,7 @@ impl Gen {
     fn loop_exit(&mut self) {
         // break/continue bind to the innermost loop or switch.
         let innermost_switch = self.ctx.iter().rev().find(|c| **c != Ctx::If) == Some(&Ctx::Switch);
-        let cont = !innermost_switch || self.rng.chance(1, 2);
+        let cont = (!innermost_switch || self.rng.chance(1, 2)) && self.continue_ok();
         match (self.rng.below(2), cont && self.rng.chance(1, 2)) {
             (0, false) => self.line("break"),
             (0, true) => self.line("continue"),
@@ -987,6 +1009,34 @@ impl Gen {
                 self.line(&format!("{op}{zn} {c}"));
             }
         }
+    }
+
+    /// A top-level loop with a fixed trip count and a barrier in its body:
+    /// control flow stays uniform at the barrier because nothing inside
+    /// breaks, continues or returns out of this loop.
+    fn uniform_loop(&mut self) {
+        self.note("barrier_in_loop");
+        let c = COMP[self.loops as usize];
+        let trips = self.rng.range(1, 3);
+        self.line(&format!("mov r2.{c}, l(0)"));
+        self.line("loop");
+        self.indent += 1;
+        self.line(&format!("uge r3.w, r2.{c}, l({trips})"));
+        self.line("breakc_nz r3.w");
+        self.line(&format!("iadd r2.{c}, r2.{c}, l(1)"));
+        self.indent -= 1;
+        self.ctx.push(Ctx::Uniform);
+        self.loops += 1;
+        let n = self.rng.range(1, 3);
+        self.block(n);
+        self.indent += 1;
+        self.sync();
+        self.indent -= 1;
+        let n = self.rng.range(0, 2);
+        self.block(n);
+        self.loops -= 1;
+        self.ctx.pop();
+        self.line("endloop");
     }
 
     fn switch_block(&mut self) {
@@ -1301,6 +1351,8 @@ fn generate_text_forms(seed: u64, cfg: &GenConfig) -> (String, FuzzInputs, Forms
         if !g.returned && g.rng.chance(1, 10) {
             g.note("barrier_top");
             g.sync();
+        } else if !g.returned && g.rng.chance(1, 12) {
+            g.uniform_loop();
         } else {
             g.statement();
         }
