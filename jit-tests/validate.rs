@@ -635,3 +635,35 @@ fn text_doubles_need_their_flags() {
     let info = validate(&asm(&format!("{full}{body}"))).unwrap_or_else(|e| panic!("{e}"));
     assert!(info.uses_doubles);
 }
+
+/// Found by the fuzzer's reducer (fault-injection run): the subroutine's
+/// `ret` had been dropped, so thread 1 ran off the end of the program inside
+/// `l1`; the interpreter and the JIT disagreed on where that left it. The
+/// spec requires a shader with subroutines to end with `ret` (FS §22.7.16).
+#[test]
+fn broken_subroutine_running_off_the_end() {
+    let text = "cs_5_0\n\
+        dcl_globalFlags refactoringAllowed\n\
+        dcl_uav_raw u0\n\
+        dcl_input vThreadIDInGroupFlattened\n\
+        dcl_input vThreadID.xyz\n\
+        dcl_temps 10\n\
+        dcl_thread_group 2, 1, 1\n\
+        mov r0.y, vThreadIDInGroupFlattened.x\n\
+        imad r0.x, r0.x, l(0), r0.y\n\
+        imad r0.z, r0.x, l(512), l(0)\n\
+        mov r8.xyzw, vThreadID.xyzx\n\
+        callc_nz r8.w, l1\n\
+        store_raw u0.xyzw, r0.z, r4.xyzw\n\
+        ret\n\
+        label l1\n";
+    let p = asm(text);
+    let e = expect(&p, Rule::Flow, Some(p.insts.len() - 1), None);
+    assert!(e.message.contains("must end with ret"), "{e}");
+    // A body without instructions but with its `ret` is fine.
+    let p = asm(&format!("{text}ret\n"));
+    validate(&p).unwrap();
+    // A `ret` nested in an `if` does not end the shader.
+    let p = asm(&format!("{text}if_nz r0.x\nret\nendif\n"));
+    expect(&p, Rule::Flow, Some(p.insts.len() - 1), None);
+}

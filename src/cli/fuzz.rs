@@ -33,8 +33,9 @@ pub struct FuzzArgs {
     /// Save a reduced reproducer of each mismatch under this directory.
     #[arg(long)]
     pub save: Option<PathBuf>,
-    /// The two engines to compare.
-    #[arg(long, default_value = "interp,interp2")]
+    /// The two engines to compare (interp, interp2, jit): by default the
+    /// JIT against the reference interpreter.
+    #[arg(long, default_value = "interp,jit")]
     pub engines: String,
 }
 
@@ -43,7 +44,7 @@ pub fn run(a: &FuzzArgs) -> Result<ExitCode, CliError> {
     let names: Vec<&str> = a.engines.split(',').map(str::trim).collect();
     let [e0, e1] = names.as_slice() else {
         return Err(CliError::usage(
-            "--engines needs two names, e.g. interp,interp2",
+            "--engines needs two names, e.g. interp,jit",
         ));
     };
     for name in [e0, e1] {

@@ -15,8 +15,10 @@
 //! - `imm_atomic_alloc`/`consume` results are only summed into a shared word
 //!   with `atomic_iadd` (the multiset of returned values is fixed), and a
 //!   program uses only one of the two;
-//! - barriers (`sync_*_t`) appear only at the top level, before any `ret`, so
-//!   control flow is uniform there; TGSM shared words are only read after a
+//! - barriers (`sync_*_t`) appear only at the top level or in the body of a
+//!   top-level loop with a fixed trip count that nothing inside breaks,
+//!   continues or returns out of, all before any `ret`, so control flow is
+//!   uniform there; TGSM shared words are only read after a
 //!   final barrier, once every atomic on them is done.
 //!
 //! Register plan: `r0`/`r1` hold thread ids and private bases, `r2` the loop
@@ -24,6 +26,7 @@
 //! relative indices, `r4`..`r9` the random data; `x0[8]` is an indexable temp.
 //! At the end every thread dumps `r4`..`r9` and `x0` into its private region.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::inputs::{BufferInput, BufferKind, FuzzInputs};
@@ -55,7 +58,22 @@ pub struct Generated {
     pub text: String,
     pub program: Program,
     pub inputs: FuzzInputs,
+    /// Constructs the generator chose, counted by name (see [`Forms`]).
+    pub forms: Forms,
 }
+
+/// Counts of the structural forms a program contains that its opcodes and
+/// operands alone do not show: `cond_divergent` (a condition that differs
+/// between threads of a group), `if_else`, `nested_3` (a block nested
+/// three deep), `loop_fixed_trips` / `loop_divergent_trips`,
+/// `switch_fallthrough`, `switch_default`, `ret_nested`, `barrier_top`
+/// (a barrier at the top level), `barrier_in_loop` (a barrier inside a
+/// loop every thread runs equally often), `oob_*` (an
+/// address made out of bounds on purpose: `oob_uav_raw`, `oob_tgsm_raw`,
+/// `oob_uav_structured`, `oob_tgsm_structured`, `oob_uav_typed`,
+/// `oob_atomic_shared`) and `short_*` (a buffer cut short so the last
+/// threads' accesses fall outside it: `short_u0`, `short_u1`, `short_u2`).
+pub type Forms = BTreeMap<&'static str, u64>;
 
 /// Bytes of u0 before the private regions: one shared word per atomic kind.
 const U0_SHARED: u32 = 128;
@@ -302,6 +320,9 @@ enum Ctx {
     If,
     Loop,
     Switch,
+    /// A loop every thread of the group runs the same number of times,
+    /// with a barrier in its body: nothing inside may leave it early.
+    Uniform,
 }
 
 struct Gen {
@@ -318,6 +339,7 @@ struct Gen {
     /// alloc (true) or consume (false) on u3.
     counter_alloc: bool,
     cfg: GenConfig,
+    forms: Forms,
 }
 
 fn hex(v: u32) -> String {
@@ -334,6 +356,10 @@ fn mask_text(m: u8) -> String {
 }
 
 impl Gen {
+    fn note(&mut self, form: &'static str) {
+        *self.forms.entry(form).or_default() += 1;
+    }
+
     fn line(&mut self, s: &str) {
         for _ in 0..self.indent {
             self.out.push_str("  ");
@@ -635,11 +661,12 @@ impl Gen {
         let c = COMP[self.rng.below(4) as usize];
         self.line(&format!("and r3.y, r{r}.{c}, l({mask})"));
         self.line(&format!("iadd r3.y, r3.y, {base}"));
-        self.maybe_oob("r3.y");
+        self.maybe_oob("r3.y", if tgsm { "oob_tgsm_raw" } else { "oob_uav_raw" });
     }
 
-    fn maybe_oob(&mut self, reg: &str) {
+    fn maybe_oob(&mut self, reg: &str, form: &'static str) {
         if self.rng.chance(1, 8) {
+            self.note(form);
             self.line(&format!("or {reg}, {reg}, l({})", hex(OOB_BIT)));
         }
     }
@@ -650,7 +677,12 @@ impl Gen {
         let (a, b) = (self.data_reg(), self.data_reg());
         self.line(&format!("and r3.y, r{a}.x, l(1)"));
         self.line(&format!("iadd r3.y, r3.y, {base}"));
-        self.maybe_oob("r3.y");
+        let form = if tgsm {
+            "oob_tgsm_structured"
+        } else {
+            "oob_uav_structured"
+        };
+        self.maybe_oob("r3.y", form);
         self.line(&format!("and r3.z, r{b}.y, l({off_mask})"));
     }
 
@@ -746,7 +778,7 @@ impl Gen {
         let r = self.data_reg();
         self.line(&format!("and r3.y, r{r}.w, l({})", U2_PER_THREAD - 1));
         self.line("iadd r3.y, r3.y, r1.y");
-        self.maybe_oob("r3.y");
+        self.maybe_oob("r3.y", "oob_uav_typed");
     }
 
     fn atomic_op(&mut self) {
@@ -758,6 +790,7 @@ impl Gen {
                 let op = SHARED_ATOMICS[k as usize];
                 let mut addr = k * 4;
                 if self.rng.chance(1, 10) {
+                    self.note("oob_atomic_shared");
                     addr |= OOB_BIT;
                 }
                 let s = self.src(false);
@@ -811,6 +844,7 @@ impl Gen {
         match self.rng.below(4) {
             0 => {
                 // Divergent across threads.
+                self.note("cond_divergent");
                 let k = 1 + self.rng.below(3);
                 self.line(&format!("and r3.w, r0.y, l({k})"));
                 "r3.w".to_string()
@@ -857,7 +891,9 @@ impl Gen {
                 self.loop_block()
             }
             5 if nest => self.switch_block(),
-            6 if self.in_loop() => self.loop_exit(),
+            6 if self.in_loop() && self.innermost_exit() != Some(Ctx::Uniform) => {
+                self.loop_exit()
+            }
             7 if self.has_sub && !self.in_sub => {
                 if self.rng.chance(1, 2) {
                     self.line("call l1");
@@ -867,10 +903,11 @@ impl Gen {
                     self.line(&format!("callc{zn} {c}, l1"));
                 }
             }
-            8 if depth > 0 && self.rng.chance(1, 4) => {
+            8 if depth > 0 && !self.ctx.contains(&Ctx::Uniform) && self.rng.chance(1, 4) => {
                 if !self.in_sub {
                     self.returned = true;
                 }
+                self.note("ret_nested");
                 if self.rng.chance(1, 2) {
                     let c = self.cond();
                     let zn = self.zn();
@@ -887,7 +924,24 @@ impl Gen {
         self.ctx.contains(&Ctx::Loop)
     }
 
+    /// What a `break` here would leave.
+    fn innermost_exit(&self) -> Option<Ctx> {
+        self.ctx.iter().rev().find(|c| **c != Ctx::If).copied()
+    }
+
+    /// Whether a `continue` here would continue an ordinary loop.
+    fn continue_ok(&self) -> bool {
+        self.ctx
+            .iter()
+            .rev()
+            .find(|c| matches!(c, Ctx::Loop | Ctx::Uniform))
+            == Some(&Ctx::Loop)
+    }
+
     fn block(&mut self, n: u32) {
+        if self.ctx.len() >= 3 {
+            self.note("nested_3");
+        }
         self.indent += 1;
         for _ in 0..n {
             self.statement();
@@ -903,6 +957,7 @@ impl Gen {
         let n = self.rng.range(1, 4);
         self.block(n);
         if self.rng.chance(1, 2) {
+            self.note("if_else");
             self.line("else");
             let n = self.rng.range(1, 3);
             self.block(n);
@@ -919,10 +974,12 @@ impl Gen {
         self.indent += 1;
         if self.rng.chance(1, 3) {
             // Divergent trip count: 0..3 depending on the thread.
+            self.note("loop_divergent_trips");
             let k = 1 + self.rng.below(3);
             self.line(&format!("and r3.w, r0.y, l({k})"));
             self.line(&format!("uge r3.w, r2.{c}, r3.w"));
         } else {
+            self.note("loop_fixed_trips");
             let trips = self.rng.below(5);
             self.line(&format!("uge r3.w, r2.{c}, l({trips})"));
         }
@@ -941,7 +998,7 @@ impl Gen {
     fn loop_exit(&mut self) {
         // break/continue bind to the innermost loop or switch.
         let innermost_switch = self.ctx.iter().rev().find(|c| **c != Ctx::If) == Some(&Ctx::Switch);
-        let cont = !innermost_switch || self.rng.chance(1, 2);
+        let cont = (!innermost_switch || self.rng.chance(1, 2)) && self.continue_ok();
         match (self.rng.below(2), cont && self.rng.chance(1, 2)) {
             (0, false) => self.line("break"),
             (0, true) => self.line("continue"),
@@ -952,6 +1009,34 @@ impl Gen {
                 self.line(&format!("{op}{zn} {c}"));
             }
         }
+    }
+
+    /// A top-level loop with a fixed trip count and a barrier in its body:
+    /// control flow stays uniform at the barrier because nothing inside
+    /// breaks, continues or returns out of this loop.
+    fn uniform_loop(&mut self) {
+        self.note("barrier_in_loop");
+        let c = COMP[self.loops as usize];
+        let trips = self.rng.range(1, 3);
+        self.line(&format!("mov r2.{c}, l(0)"));
+        self.line("loop");
+        self.indent += 1;
+        self.line(&format!("uge r3.w, r2.{c}, l({trips})"));
+        self.line("breakc_nz r3.w");
+        self.line(&format!("iadd r2.{c}, r2.{c}, l(1)"));
+        self.indent -= 1;
+        self.ctx.push(Ctx::Uniform);
+        self.loops += 1;
+        let n = self.rng.range(1, 3);
+        self.block(n);
+        self.indent += 1;
+        self.sync();
+        self.indent -= 1;
+        let n = self.rng.range(0, 2);
+        self.block(n);
+        self.loops -= 1;
+        self.ctx.pop();
+        self.line("endloop");
     }
 
     fn switch_block(&mut self) {
@@ -972,9 +1057,12 @@ impl Gen {
                 self.indent += 1;
                 self.line("break");
                 self.indent -= 1;
+            } else {
+                self.note("switch_fallthrough");
             }
         }
         if self.rng.chance(1, 2) {
+            self.note("switch_default");
             self.line("default");
             let n = self.rng.range(1, 2);
             self.block(n);
@@ -1232,6 +1320,12 @@ pub enum GenError {
 
 /// The text of the program for `seed` (not yet parsed), and its inputs.
 pub fn generate_text(seed: u64, cfg: &GenConfig) -> (String, FuzzInputs) {
+    let (text, inputs, _) = generate_text_forms(seed, cfg);
+    (text, inputs)
+}
+
+/// [`generate_text`] with the [`Forms`] the program contains.
+fn generate_text_forms(seed: u64, cfg: &GenConfig) -> (String, FuzzInputs, Forms) {
     let mut rng = Rng::new(seed);
     let tg = rng.pick(&GROUP_SHAPES);
     let groups = [rng.range(1, 3), rng.range(1, 2), 1];
@@ -1248,13 +1342,17 @@ pub fn generate_text(seed: u64, cfg: &GenConfig) -> (String, FuzzInputs) {
         returned: false,
         in_sub: false,
         cfg: *cfg,
+        forms: Forms::new(),
     };
     header(&mut g, &layout, &icb);
     prologue(&mut g, &layout);
     let n = g.rng.range(cfg.top_statements / 2, cfg.top_statements);
     for _ in 0..n {
         if !g.returned && g.rng.chance(1, 10) {
+            g.note("barrier_top");
             g.sync();
+        } else if !g.returned && g.rng.chance(1, 12) {
+            g.uniform_loop();
         } else {
             g.statement();
         }
@@ -1270,14 +1368,30 @@ pub fn generate_text(seed: u64, cfg: &GenConfig) -> (String, FuzzInputs) {
         g.line("ret");
     }
     let inputs = make_inputs(&mut g.rng, &layout, g.counter_alloc);
+    let mut forms = g.forms;
+    let full = |slot: &str| match slot {
+        "u0" => (U0_SHARED + layout.threads() * U0_REGION) / 4,
+        "u1" => layout.threads() * U1_PER_THREAD * 4,
+        "u2" => layout.threads() * U2_PER_THREAD,
+        _ => 0,
+    };
+    for (b, form) in inputs
+        .buffers
+        .iter()
+        .zip(["short_u0", "short_u1", "short_u2"])
+    {
+        if (b.words.len() as u32) < full(&b.slot) {
+            *forms.entry(form).or_default() += 1;
+        }
+    }
     let mut text = g.out;
     let _ = writeln!(text, "// seed {seed}");
-    (text, inputs)
+    (text, inputs, forms)
 }
 
 /// Generates, parses and validates the program for `seed`.
 pub fn generate(seed: u64, cfg: &GenConfig) -> Result<Generated, GenError> {
-    let (text, inputs) = generate_text(seed, cfg);
+    let (text, inputs, forms) = generate_text_forms(seed, cfg);
     let program = crate::asm::parse_program(&text).map_err(|e| GenError::Parse {
         seed,
         message: e.to_string(),
@@ -1293,6 +1407,7 @@ pub fn generate(seed: u64, cfg: &GenConfig) -> Result<Generated, GenError> {
         text,
         program,
         inputs,
+        forms,
     })
 }
 

@@ -80,6 +80,6 @@ mod tests {
         parse_target(b"cs_5_0\ndcl_thread_group 1, 1, 1\nret\n");
         parse_target(b"cs_5_0\nmov r0.q, l(\n");
         parse_target(&[0xFF, 0xFE]);
-        differential_target(&7u64.to_le_bytes(), ["interp", "interp2"]);
+        differential_target(&7u64.to_le_bytes(), super::super::run::DEFAULT_ENGINES);
     }
 }

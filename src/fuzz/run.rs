@@ -29,8 +29,9 @@ pub const ENGINE_NAMES: [&str; 3] = ["interp", "interp2", "jit"];
 /// Budget per group for fuzz programs.
 pub const FUZZ_BUDGET: u64 = 1 << 22;
 
-/// A second, independently prepared interpreter that binds buffers itself
-/// and counts the instructions it executes.
+/// The fuzzer's interpreter (`interp`): prepared and bound here, not
+/// through the case runner the JIT engine shares, and counting the
+/// instructions it executes.
 #[derive(Default)]
 pub struct CountingInterp {
     prepared: Option<Interpreter>,
@@ -63,7 +64,7 @@ fn buffer_view(r: &Resource) -> Result<View, EngineError> {
 
 impl Engine for CountingInterp {
     fn name(&self) -> &'static str {
-        "interp2"
+        "interp"
     }
 
     fn prepare(&mut self, program: &Program) -> Result<(), EngineError> {
@@ -152,16 +153,21 @@ impl Engine for CountingInterp {
     }
 }
 
-/// Builds an engine by name (`interp`: the case runner's interpreter;
-/// `interp2`: [`CountingInterp`]; `jit`: the Cranelift JIT).
+/// The pair `sm5jit fuzz` compares unless told otherwise: the JIT against
+/// the reference interpreter.
+pub const DEFAULT_ENGINES: [&str; 2] = ["interp", "jit"];
+
+/// Builds an engine by name (`interp`: [`CountingInterp`]; `interp2`: the
+/// case runner's interpreter, a second, independently bound one; `jit`:
+/// the Cranelift JIT).
 pub fn make_engine(name: &str) -> Result<Box<dyn Engine>, String> {
     match name {
-        "interp" => crate::case::interp_engine(EngineOptions {
+        "interp" => Ok(Box::new(CountingInterp::default())),
+        "interp2" => crate::case::interp_engine(EngineOptions {
             budget: Some(FUZZ_BUDGET),
             threads: Some(1),
         })
         .map_err(|e| e.to_string()),
-        "interp2" => Ok(Box::new(CountingInterp::default())),
         "jit" => Ok(Box::new(crate::jit::engine::JitEngine::new(
             EngineOptions {
                 budget: Some(FUZZ_BUDGET),
@@ -200,7 +206,7 @@ impl Default for FuzzOptions {
             duration: None,
             programs: Some(100),
             threads: 1,
-            engines: ["interp".into(), "interp2".into()],
+            engines: DEFAULT_ENGINES.map(String::from),
             save: None,
             gen: GenConfig::default(),
             progress: false,
@@ -220,6 +226,8 @@ pub struct Failure {
 /// What a run did.
 #[derive(Clone, Debug, Default)]
 pub struct FuzzReport {
+    /// The two engines compared.
+    pub engines: [String; 2],
     pub programs: u64,
     pub budget_outs: u64,
     pub instructions: u64,
@@ -244,10 +252,43 @@ impl FuzzReport {
     }
 }
 
-/// Operand forms of a program, counted by name (`swizzle`, `neg`, `rel_cb`, ...).
+/// The kind of memory access `inst` makes (`raw_uav`, `typed_srv`,
+/// `atomic_tgsm`, ...), if it is one.
+fn access_form(inst: &crate::ir::Instruction) -> Option<&'static str> {
+    use Opcode::*;
+    let space = inst
+        .operands
+        .iter()
+        .find(|o| {
+            matches!(
+                o.ty,
+                OperandType::Uav | OperandType::Resource | OperandType::Tgsm
+            )
+        })?
+        .ty;
+    let kind = match inst.opcode {
+        LdRaw | StoreRaw => 0,
+        LdStructured | StoreStructured => 1,
+        Ld | LdUavTyped | StoreUavTyped => 2,
+        op if op.mnemonic().contains("atomic") => 3,
+        _ => return None,
+    };
+    let names = match space {
+        OperandType::Uav => ["raw_uav", "structured_uav", "typed_uav", "atomic_uav"],
+        OperandType::Resource => ["raw_srv", "structured_srv", "typed_srv", "atomic_srv"],
+        _ => ["raw_tgsm", "structured_tgsm", "typed_tgsm", "atomic_tgsm"],
+    };
+    Some(names[kind])
+}
+
+/// Operand forms of a program, counted by name (`swizzle`, `neg`,
+/// `rel_cb`, `raw_tgsm`, ...).
 pub fn operand_forms(p: &Program, forms: &mut BTreeMap<&'static str, u64>) {
     let mut add = |k: &'static str| *forms.entry(k).or_default() += 1;
     for inst in &p.insts {
+        if let Some(f) = access_form(inst) {
+            add(f);
+        }
         if inst.saturate() {
             add("sat");
         }
@@ -295,6 +336,36 @@ pub fn operand_forms(p: &Program, forms: &mut BTreeMap<&'static str, u64>) {
     }
 }
 
+/// One engine of a comparison; the fuzzer's interpreter is kept by value
+/// so its instruction count can be read afterwards.
+enum Side {
+    Counting(CountingInterp),
+    Other(Box<dyn Engine>),
+}
+
+impl Side {
+    fn new(name: &str) -> Result<Side, String> {
+        Ok(match name {
+            "interp" => Side::Counting(CountingInterp::default()),
+            other => Side::Other(make_engine(other)?),
+        })
+    }
+
+    fn engine(&mut self) -> &mut dyn Engine {
+        match self {
+            Side::Counting(c) => c,
+            Side::Other(e) => e.as_mut(),
+        }
+    }
+
+    fn instructions(&self) -> Option<u64> {
+        match self {
+            Side::Counting(c) => Some(c.instructions),
+            Side::Other(_) => None,
+        }
+    }
+}
+
 /// Runs one generated program; returns the verdict (or the generator's error).
 fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), String> {
     let g = generate(seed, &opts.gen).map_err(|e| e.to_string())?;
@@ -302,18 +373,13 @@ fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), Str
         *report.opcodes.entry(inst.opcode).or_default() += 1;
     }
     operand_forms(&g.program, &mut report.forms);
-    let mut a = make_engine(&opts.engines[0])?;
-    let mut b = CountingInterp::default();
-    let second: &mut dyn Engine;
-    let mut other;
-    if opts.engines[1] == "interp2" {
-        second = &mut b;
-    } else {
-        other = make_engine(&opts.engines[1])?;
-        second = other.as_mut();
+    for (k, v) in &g.forms {
+        *report.forms.entry(k).or_default() += v;
     }
-    let verdict = compare_engines(a.as_mut(), second, &g.program, &g.inputs);
-    report.instructions += b.instructions;
+    let mut a = Side::new(&opts.engines[0])?;
+    let mut b = Side::new(&opts.engines[1])?;
+    let verdict = compare_engines(a.engine(), b.engine(), &g.program, &g.inputs);
+    report.instructions += a.instructions().or(b.instructions()).unwrap_or(0);
     report.programs += 1;
     match verdict {
         Verdict::Agree => Ok(()),
@@ -401,6 +467,7 @@ pub fn fuzz(opts: &FuzzOptions) -> FuzzReport {
         }
     });
     let mut report = total.into_inner().unwrap_or_default();
+    report.engines = opts.engines.clone();
     report.failures.sort_by_key(|f| f.seed);
     report.elapsed = start.elapsed();
     report
@@ -409,20 +476,22 @@ pub fn fuzz(opts: &FuzzOptions) -> FuzzReport {
 /// The summary printed at the end of `sm5jit fuzz`.
 pub fn summary(r: &FuzzReport, coverage: bool) -> String {
     let mut s = format!(
-        "{} programs in {:.1} s ({:.0}/s), {} instructions executed, {} out of budget, {} mismatches\n",
+        "{} programs in {:.1} s ({:.0}/s) on {} against {}, {} instructions executed, {} out of budget, {} mismatches\n",
         r.programs,
         r.elapsed.as_secs_f64(),
         r.programs as f64 / r.elapsed.as_secs_f64().max(1e-9),
+        r.engines[0],
+        r.engines[1],
         r.instructions,
         r.budget_outs,
         r.failures.len()
     );
     let forms: Vec<String> = r.forms.iter().map(|(k, v)| format!("{k} {v}")).collect();
     s.push_str(&format!("operand forms: {}\n", forms.join(", ")));
+    let list = super::gen::generated_opcodes();
+    let hit = list.iter().filter(|op| r.opcodes.contains_key(op)).count();
+    s.push_str(&format!("opcodes generated: {hit} of {}\n", list.len()));
     if coverage {
-        let list = super::gen::generated_opcodes();
-        let hit = list.iter().filter(|op| r.opcodes.contains_key(op)).count();
-        s.push_str(&format!("opcodes generated: {hit} of {}\n", list.len()));
         for (op, n) in &r.opcodes {
             s.push_str(&format!("  {:<20} {n}\n", op.mnemonic()));
         }

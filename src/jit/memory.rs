@@ -22,6 +22,7 @@ use super::context::{
     N, OFF_IO, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_XREGS, OFF_ZERO, RES_BASE, RES_BUFINFO,
     RES_COUNTER, RES_DWORDS, RES_SIZE, W,
 };
+use super::fault::{self, Fault};
 use super::lower::{trusted, Lower, Ty, V};
 use super::JitError;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
@@ -63,7 +64,12 @@ impl Lower<'_, '_> {
 
     /// Loads DWORD `d` (i64) of a window, or 0 when `d` is out of bounds.
     fn load_dword(&mut self, base: Value, dwords: Value, d: Value) -> Value {
-        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
+        let mut inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
+        if fault::active(Fault::LoadBoundOneShort) {
+            let next = self.b.ins().iadd_imm_s(d, 1);
+            let short = self.b.ins().icmp(IntCC::UnsignedLessThan, next, dwords);
+            inb = self.b.ins().band(inb, short);
+        }
         let off = self.b.ins().ishl_imm_s(d, 2);
         let addr = self.b.ins().iadd(base, off);
         let zero = self.ptr_at(OFF_ZERO);
@@ -240,7 +246,10 @@ impl Lower<'_, '_> {
             vals.push(self.src(vop, k, Ty::Int)?);
         }
         for (l, base) in bases.iter().enumerate() {
-            let active = self.lane_active(l);
+            let mut active = self.lane_active(l);
+            if fault::active(Fault::StoreIgnoresExec) {
+                active = self.b.ins().iconst(types::I8, 1);
+            }
             for (k, v) in vals.iter().enumerate() {
                 let d = self.b.ins().iadd_imm_s(*base, k as i64);
                 let (p, _) = self.store_ptr(w.base, w.dwords, d, active);

@@ -25,6 +25,7 @@
 pub mod context;
 mod double;
 pub mod engine;
+pub mod fault;
 mod flow;
 pub mod libcalls;
 mod lower;

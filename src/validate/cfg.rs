@@ -168,6 +168,12 @@ pub fn build_flow(p: &Program) -> VResult<(FlowTable, BTreeMap<u32, usize>)> {
         b.step(i, inst)?;
     }
     b.close_body(p.insts.len())?;
+    // A shader with subroutines must end with `ret` (FS §22.7.16): a
+    // body that ran off the end would have no defined return.
+    if !b.in_main && p.insts.last().map(|i| i.opcode) != Some(Opcode::Ret) {
+        let last = p.insts.len() - 1;
+        return Err(b.err(last, "a shader with subroutines must end with ret"));
+    }
     b.resolve_calls()?;
     Ok((
         FlowTable {
