@@ -182,10 +182,7 @@ fn ld_typed(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runt
     write(cx, t, inst, 0, v, false)
 }
 
-/// The value `*_s` loads write to their status destination. No view here
-/// is tiled, so every access is fully mapped; `check_access_fully_mapped`
-/// tests for this value.
-pub const FULLY_MAPPED: u32 = 0xFFFF_FFFF;
+pub use crate::runtime::sampling::FULLY_MAPPED;
 
 /// ld_s, ld2dms_s, ld_raw_s, ld_structured_s, ld_uav_typed_s: the base load
 /// (the status destination is operand 1) plus [`FULLY_MAPPED`] in the status.

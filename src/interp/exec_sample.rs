@@ -12,9 +12,10 @@
 //! compute shader and are rejected there; in a single pixel invocation the
 //! derivatives are 0, so their LOD comes from the biases alone.
 
-use crate::ir::{Decl, Instruction, Opcode, Operand, OperandType, ProgramKind, ResourceDim};
-use crate::runtime::texture::{Lookup, SampleDim};
-use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, Slot, TextureData, TextureView, View};
+use crate::ir::{Instruction, Opcode, Operand, OperandType, ProgramKind, ResourceDim};
+use crate::runtime::sampling::{self as shared, feedback_base, form, LodSource, SampleArgs};
+use crate::runtime::texture::SampleDim;
+use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, TextureData, TextureView, View};
 use crate::sem::sample as rules;
 
 use super::exec_alu::{operand, src, write};
@@ -22,84 +23,6 @@ use super::exec_memory::FULLY_MAPPED;
 use super::prepare::ResKind;
 use super::resources::Target;
 use super::thread::{Ctx, Thread, Ty};
-
-/// How an op finds its LOD.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LodSource {
-    /// From derivatives (0 in a single invocation), plus an optional bias operand.
-    Implicit {
-        bias: Option<usize>,
-    },
-    Explicit(usize),
-    Gradients(usize, usize),
-    Zero,
-}
-
-/// Operand positions of one sampling op (after any feedback status is removed).
-#[derive(Clone, Copy, Debug)]
-struct Form {
-    offset: Option<usize>,
-    res: usize,
-    samp: usize,
-    reference: Option<usize>,
-    lod: LodSource,
-    gather: bool,
-    query: bool,
-}
-
-fn form(op: Opcode) -> Option<Form> {
-    use LodSource::*;
-    let f = |lod, reference| Form {
-        offset: None,
-        res: 2,
-        samp: 3,
-        reference,
-        lod,
-        gather: false,
-        query: false,
-    };
-    Some(match op {
-        Opcode::Sample => f(Implicit { bias: None }, None),
-        Opcode::SampleB => f(Implicit { bias: Some(4) }, None),
-        Opcode::SampleL => f(Explicit(4), None),
-        Opcode::SampleD => f(Gradients(4, 5), None),
-        Opcode::SampleC => f(Implicit { bias: None }, Some(4)),
-        Opcode::SampleCLz => f(Zero, Some(4)),
-        Opcode::Lod => Form {
-            query: true,
-            ..f(Implicit { bias: None }, None)
-        },
-        Opcode::Gather4 | Opcode::Gather4C => Form {
-            gather: true,
-            ..f(Zero, (op == Opcode::Gather4C).then_some(4))
-        },
-        Opcode::Gather4Po | Opcode::Gather4PoC => Form {
-            offset: Some(2),
-            res: 3,
-            samp: 4,
-            gather: true,
-            ..f(Zero, (op == Opcode::Gather4PoC).then_some(5))
-        },
-        _ => return None,
-    })
-}
-
-/// The base op of a feedback (`_s`) form and whether it ends in a LOD clamp.
-fn feedback_base(op: Opcode) -> Option<(Opcode, bool)> {
-    Some(match op {
-        Opcode::Gather4S => (Opcode::Gather4, false),
-        Opcode::Gather4CS => (Opcode::Gather4C, false),
-        Opcode::Gather4PoS => (Opcode::Gather4Po, false),
-        Opcode::Gather4PoCS => (Opcode::Gather4PoC, false),
-        Opcode::SampleLS => (Opcode::SampleL, false),
-        Opcode::SampleCLzS => (Opcode::SampleCLz, false),
-        Opcode::SampleClS => (Opcode::Sample, true),
-        Opcode::SampleBClS => (Opcode::SampleB, true),
-        Opcode::SampleDClS => (Opcode::SampleD, true),
-        Opcode::SampleCClS => (Opcode::SampleC, true),
-        _ => return None,
-    })
-}
 
 pub fn exec(
     cx: &mut Ctx,
@@ -140,16 +63,7 @@ fn sample_dim(cx: &Ctx, t: &Thread, res: &Operand, view: &TextureView) -> Sample
         ResKind::Typed { dim, .. } => Some(dim),
         _ => None,
     });
-    match declared {
-        Some(ResourceDim::Texture1D) => SampleDim::D1,
-        Some(ResourceDim::Texture1DArray) => SampleDim::D1Array,
-        Some(ResourceDim::Texture2D | ResourceDim::Texture2DMS) => SampleDim::D2,
-        Some(ResourceDim::Texture2DArray | ResourceDim::Texture2DMSArray) => SampleDim::D2Array,
-        Some(ResourceDim::Texture3D) => SampleDim::D3,
-        Some(ResourceDim::TextureCube) => SampleDim::Cube,
-        Some(ResourceDim::TextureCubeArray) => SampleDim::CubeArray,
-        _ => SampleDim::of_view(view.dim),
-    }
+    shared::sample_dim(declared, view)
 }
 
 /// The bound texture behind a t# operand, if any.
@@ -160,31 +74,10 @@ fn texture<'c>(cx: &'c Ctx, t: &Thread, res: &Operand) -> Option<TextureData<'c>
     }
 }
 
-/// The s# slot: `s#` before SM5.1, `S#[id][register]` in the declared space after.
-fn sampler_slot(cx: &Ctx, t: &Thread, op: &Operand) -> Option<Slot> {
-    let at = |k: usize| op.indices.get(k).map(|x| cx.index(t, x));
-    if !cx.p.version().is_sm51() {
-        return Some(Slot::new(u32::try_from(at(0)?).ok()?));
-    }
-    let id = at(0)?;
-    let space = cx.p.program.decls.iter().find_map(|d| match d {
-        Decl::Sampler { op, space, .. } if op.imm_index(0).map(u64::from) == Some(id) => {
-            Some(*space)
-        }
-        _ => None,
-    })?;
-    Some(Slot {
-        space,
-        index: u32::try_from(at(1)?).ok()?,
-    })
-}
-
 fn sampler(cx: &Ctx, t: &Thread, op: &Operand) -> SamplerDesc {
-    sampler_slot(cx, t, op).map_or_else(SamplerDesc::default, |s| cx.b.get_sampler(s))
-}
-
-fn floats(v: [u32; 4]) -> [f32; 4] {
-    v.map(f32::from_bits)
+    let at = |k: usize| op.indices.get(k).map(|x| cx.index(t, x));
+    let slot = shared::sampler_slot(&cx.p.program.decls, cx.p.version().is_sm51(), at(0), at(1));
+    slot.map_or_else(SamplerDesc::default, |s| cx.b.get_sampler(s))
 }
 
 /// Writes `v` swizzled by the resource operand.
@@ -209,13 +102,7 @@ fn run(
 ) -> Result<(), RuntimeError> {
     let f = form(inst.opcode).ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
     if matches!(f.lod, LodSource::Implicit { .. }) && cx.p.version().kind == ProgramKind::Compute {
-        return Err(RuntimeError::InvalidProgram {
-            inst_index: Some(i),
-            reason: format!(
-                "{} needs derivatives, which a compute shader does not have",
-                inst.opcode.mnemonic()
-            ),
-        });
+        return Err(shared::no_derivatives(i, inst.opcode));
     }
     let res = operand(inst, f.res)?;
     let Some(tex) = texture(cx, t, res) else {
@@ -224,7 +111,21 @@ fn run(
     let samp_op = operand(inst, f.samp)?;
     let s = sampler(cx, t, samp_op);
     let dim = sample_dim(cx, t, res, &tex.view);
-    let coord = floats(src(cx, t, inst, 1, Ty::Float)?);
+    let args = args(cx, t, inst, &f, samp_op, min_lod)?;
+    let v = shared::sample(&f, &tex, dim, &s, &args);
+    write_swizzled(cx, t, inst, res, v)
+}
+
+/// The operand values of one sampling op.
+fn args(
+    cx: &Ctx,
+    t: &Thread,
+    inst: &Instruction,
+    f: &shared::Form,
+    samp_op: &Operand,
+    min_lod: Option<f32>,
+) -> Result<SampleArgs, RuntimeError> {
+    let fl = |k| src(cx, t, inst, k, Ty::Float);
     let offset = match f.offset {
         Some(k) => {
             let o = src(cx, t, inst, k, Ty::Int)?;
@@ -232,66 +133,23 @@ fn run(
         }
         None => inst.texel_offsets().map(i32::from),
     };
-    let l = Lookup { dim, coord, offset };
     let reference = match f.reference {
-        Some(k) => Some(f32::from_bits(src(cx, t, inst, k, Ty::Float)?[0])),
-        None => None,
+        Some(k) => fl(k)?[0],
+        None => 0,
     };
-    let v = if f.gather {
-        let component = samp_op.swizzle()[0] as usize & 3;
-        tex.gather(&s, &l, component, reference)
-    } else {
-        let lod = lod_of(cx, t, inst, &f, &s, &tex, &l)?;
-        if f.query {
-            let mips = tex.mips() as f32;
-            let clamped = lod.clamp(0.0, mips - 1.0);
-            [clamped.to_bits(), lod.to_bits(), 0, 0]
-        } else {
-            let lod = min_lod.map_or(lod, |m| if m > lod { m } else { lod });
-            tex.sample(&s, &l, lod, reference).map(f32::to_bits)
-        }
+    let (lod, ddy) = match f.lod {
+        LodSource::Zero | LodSource::Implicit { bias: None } => ([0; 4], [0; 4]),
+        LodSource::Explicit(k) | LodSource::Implicit { bias: Some(k) } => (fl(k)?, [0; 4]),
+        LodSource::Gradients(kx, ky) => (fl(kx)?, fl(ky)?),
     };
-    write_swizzled(cx, t, inst, res, v)
-}
-
-/// The biased, clamped LOD of a non-gather op.
-fn lod_of(
-    cx: &Ctx,
-    t: &Thread,
-    inst: &Instruction,
-    f: &Form,
-    s: &SamplerDesc,
-    tex: &TextureData,
-    l: &Lookup,
-) -> Result<f32, RuntimeError> {
-    let scalar =
-        |k| -> Result<f32, RuntimeError> { Ok(f32::from_bits(src(cx, t, inst, k, Ty::Float)?[0])) };
-    Ok(match f.lod {
-        LodSource::Zero => rules::clamp_lod(0.0, s),
-        LodSource::Explicit(k) => rules::biased_lod(scalar(k)?, 0.0, s),
-        LodSource::Implicit { bias } => {
-            let b = match bias {
-                Some(k) => rules::instruction_bias(scalar(k)?),
-                None => 0.0,
-            };
-            rules::biased_lod(0.0, b, s)
-        }
-        LodSource::Gradients(kx, ky) => {
-            let dx = floats(src(cx, t, inst, kx, Ty::Float)?);
-            let dy = floats(src(cx, t, inst, ky, Ty::Float)?);
-            let size = tex.base_size();
-            let lod = if matches!(l.dim, SampleDim::Cube | SampleDim::CubeArray) {
-                // A face coordinate moves by d/(2|major|) per unit of direction.
-                let (_, _, _, ma) = rules::cube_face([l.coord[0], l.coord[1], l.coord[2]]);
-                let scale = if ma > 0.0 { 0.5 / ma } else { 0.0 };
-                let g = |v: [f32; 4]| [v[0] * scale, v[1] * scale, v[2] * scale];
-                rules::lod_from_gradients(g(dx), g(dy), [size[0]; 3], 3)
-            } else {
-                let d3 = |v: [f32; 4]| [v[0], v[1], v[2]];
-                rules::lod_from_gradients(d3(dx), d3(dy), size, l.dim.axes())
-            };
-            rules::biased_lod(lod, 0.0, s)
-        }
+    Ok(SampleArgs {
+        coord: fl(1)?,
+        offset,
+        reference,
+        lod,
+        ddy,
+        min_lod,
+        component: samp_op.swizzle()[0] as usize & 3,
     })
 }
 
@@ -304,23 +162,18 @@ pub fn is_texture_load(cx: &Ctx, t: &Thread, inst: &Instruction) -> bool {
 
 /// ld d, coords (mip in .w), t# [+ _aoffimmi] / ld2dms d, coords, t#, sample.
 pub fn ld(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
-    let coords = src(cx, t, inst, 1, Ty::Int)?.map(|x| x as i32);
+    let coords = src(cx, t, inst, 1, Ty::Int)?;
     let res = operand(inst, 2)?;
     let Some(tex) = texture(cx, t, res) else {
         return write_swizzled(cx, t, inst, res, [0; 4]);
     };
     let dim = sample_dim(cx, t, res, &tex.view);
-    let off = inst.texel_offsets();
-    let mut c = coords;
-    for k in 0..dim.axes() {
-        c[k] = c[k].wrapping_add(i32::from(off[k]));
-    }
-    let (mip, sample) = if inst.opcode == Opcode::LdMs {
-        (0, src(cx, t, inst, 3, Ty::Int)?[0])
+    let sample = if inst.opcode == Opcode::LdMs {
+        Some(src(cx, t, inst, 3, Ty::Int)?[0])
     } else {
-        (coords[3] as u32, 0)
+        None
     };
-    let v = tex.load(dim, c, mip, sample);
+    let v = shared::load(&tex, dim, coords, inst.texel_offsets(), sample);
     write_swizzled(cx, t, inst, res, v)
 }
 

@@ -166,16 +166,17 @@ impl Ctx<'_, '_, '_> {
     fn cb_row(&self, t: &Thread, op: &Operand) -> [u32; 4] {
         let (slot, row) = if self.p.version().is_sm51() {
             let id = self.index_at(t, op, 0);
-            let space = self
+            let index = self.index_at(t, op, 1);
+            // As for t#/u#: an index outside the declared range names no
+            // register, so the row reads 0.
+            let slot = self
                 .p
                 .cbs
                 .iter()
                 .find(|c| u64::from(c.id) == id)
-                .map_or(0, |c| c.space);
-            (
-                slot_of(space, self.index_at(t, op, 1)),
-                self.index_at(t, op, 2),
-            )
+                .filter(|c| (u64::from(c.lower)..=u64::from(c.upper)).contains(&index))
+                .and_then(|c| slot_of(c.space, index));
+            (slot, self.index_at(t, op, 2))
         } else {
             (slot_of(0, self.index_at(t, op, 0)), self.index_at(t, op, 1))
         };

@@ -88,6 +88,8 @@ pub struct Lower<'a, 'f> {
     pub call_depth: usize,
     /// Instructions added by inlining so far.
     pub inlined: usize,
+    /// Texture and SM5.1 range lowering state (`sample.rs`, `ranges.rs`).
+    pub tex: super::sample::TexState,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -1002,12 +1004,24 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// Dispatches one instruction to its family.
     pub fn inst(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
         self.at = i;
+        if !self.plan.ranges.is_empty() {
+            return self.with_ranges(i, inst);
+        }
+        self.inst_family(i, inst)
+    }
+
+    /// Lowers one instruction by its family.
+    pub fn inst_family(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
         match inst.opcode.class() {
             OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move => {
                 self.alu(inst)
             }
             OpClass::Double => self.double(inst),
+            OpClass::Memory if super::sample::is_texture_memory_op(inst.opcode) => {
+                self.texture_memory(inst)
+            }
             OpClass::Memory => self.memory(inst),
+            OpClass::Sample => self.sample(inst),
             OpClass::Atomic => self.atomic(inst),
             OpClass::Flow | OpClass::Sync => self.flow(i, inst),
             OpClass::Misc if matches!(inst.opcode, Opcode::Nop) => Ok(()),

@@ -44,12 +44,12 @@ struct Window {
 
 impl Lower<'_, '_> {
     /// Lane `l` of `v`.
-    fn lane(&mut self, v: V, l: usize) -> Value {
+    pub(super) fn lane(&mut self, v: V, l: usize) -> Value {
         self.b.ins().extractlane(v[l / 4], (l % 4) as u8)
     }
 
     /// Builds a batch value from `W` scalar lanes.
-    fn lanes_to_v(&mut self, lanes: &[Value]) -> V {
+    pub(super) fn lanes_to_v(&mut self, lanes: &[Value]) -> V {
         let zero = self.vsplat(0);
         let mut out = [zero; N];
         for (l, x) in lanes.iter().enumerate() {
@@ -63,7 +63,7 @@ impl Lower<'_, '_> {
     }
 
     /// Loads DWORD `d` (i64) of a window, or 0 when `d` is out of bounds.
-    fn load_dword(&mut self, base: Value, dwords: Value, d: Value) -> Value {
+    pub(super) fn load_dword(&mut self, base: Value, dwords: Value, d: Value) -> Value {
         let mut inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
         if fault::active(Fault::LoadBoundOneShort) {
             let next = self.b.ins().iadd_imm_s(d, 1);
@@ -89,14 +89,21 @@ impl Lower<'_, '_> {
     }
 
     /// An i8 that is non-zero when lane `l` is active.
-    fn lane_active(&mut self, l: usize) -> Value {
+    pub(super) fn lane_active(&mut self, l: usize) -> Value {
         let exec = self.use_vars(self.exec);
         let m = self.lane(exec, l);
         self.b.ins().icmp_imm_s(IntCC::NotEqual, m, 0)
     }
 
-    fn desc_field(&mut self, idx: usize, field: i32, ty: types::Type) -> Value {
+    pub(super) fn desc_field(&mut self, idx: usize, field: i32, ty: types::Type) -> Value {
         let res = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_RES);
+        if let Some(e) = self.range_entry(idx) {
+            // An SM5.1 range: the entry the index selected.
+            let e = self.b.ins().uextend(types::I64, e);
+            let off = self.b.ins().imul_imm_s(e, RES_SIZE);
+            let p = self.b.ins().iadd(res, off);
+            return self.b.ins().load(ty, trusted(), p, field);
+        }
         let off = idx as i64 * RES_SIZE + i64::from(field);
         self.b.ins().load(ty, trusted(), res, off as i32)
     }
@@ -112,16 +119,8 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn no_sm51(&self) -> Result<(), JitError> {
-        if self.p.version().is_sm51() {
-            return Err(self.unsupported_operand("SM5.1 resource ranges"));
-        }
-        Ok(())
-    }
-
     /// The window of a t#, u# or g# operand.
     fn window(&mut self, op: &Operand) -> Result<Window, JitError> {
-        self.no_sm51()?;
         let reg = op
             .imm_index(0)
             .ok_or_else(|| self.unsupported_operand("dynamically indexed resource"))?;
@@ -197,6 +196,7 @@ impl Lower<'_, '_> {
             Opcode::StoreRaw => self.store_buffer(inst, false),
             Opcode::StoreStructured => self.store_buffer(inst, true),
             Opcode::BufInfo => self.bufinfo(inst),
+            Opcode::Ld if self.is_texture(self.operand(inst, 2)?) => self.texture_load(inst),
             Opcode::Ld | Opcode::LdUavTyped => self.ld_typed(inst),
             Opcode::StoreUavTyped => self.store_typed(inst),
             Opcode::ResInfo => self.resinfo(inst),
@@ -261,7 +261,6 @@ impl Lower<'_, '_> {
     }
 
     fn bufinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        self.no_sm51()?;
         let op = self.operand(inst, 1)?;
         let reg = op
             .imm_index(0)
@@ -285,8 +284,7 @@ impl Lower<'_, '_> {
     // -----------------------------------------------------------------
 
     /// The resource-table index of a t#/u# operand.
-    fn table_entry(&self, op: &Operand) -> Result<usize, JitError> {
-        self.no_sm51()?;
+    pub(super) fn table_entry(&self, op: &Operand) -> Result<usize, JitError> {
         let reg = op
             .imm_index(0)
             .ok_or_else(|| self.unsupported_operand("dynamically indexed resource"))?;
@@ -321,7 +319,7 @@ impl Lower<'_, '_> {
             .b
             .ins()
             .load(types::I64, trusted(), self.ctx, OFF_TYPED);
-        let e = self.b.ins().iconst(types::I32, entry as i64);
+        let e = self.entry_of(entry);
         let io = self.ptr_at(OFF_IO);
         self.b.ins().call(f, &[env, e, flag, io]);
         std::array::from_fn(|c| {
@@ -489,7 +487,9 @@ impl Lower<'_, '_> {
     }
 
     pub fn cb_fetch(&mut self, op: &Operand, comp: usize) -> Result<V, JitError> {
-        self.no_sm51()?;
+        if self.p.version().is_sm51() {
+            return self.cb_range_fetch(op, comp);
+        }
         let reg = op
             .imm_index(0)
             .ok_or_else(|| self.unsupported_operand("dynamically indexed cb"))?;
@@ -662,7 +662,6 @@ impl Lower<'_, '_> {
     /// Semantics: `sem::atomic::counter_alloc` returns the old counter,
     /// `counter_consume` the new one; no counter → 0 and nothing changes.
     fn counter(&mut self, inst: &Instruction, delta: i64) -> Result<(), JitError> {
-        self.no_sm51()?;
         let op = self.operand(inst, 1)?;
         let reg = op
             .imm_index(0)

@@ -31,7 +31,9 @@ pub mod libcalls;
 mod lower;
 mod memory;
 pub mod plan;
+mod ranges;
 mod runner;
+mod sample;
 pub mod typed;
 
 use std::collections::{BTreeMap, HashMap};
@@ -200,6 +202,7 @@ impl JitShader {
             builder.symbol(name, addr);
         }
         builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
+        builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
         let mut module = JITModule::new(builder);
         let built = build(&mut module, &prepared, &plan);
         let (id, save_slots) = match built {
@@ -311,6 +314,7 @@ fn build(
             loop_len: loop_lengths(p),
             call_depth: 0,
             inlined: 0,
+            tex: sample::TexState::default(),
         };
         lw.exec = lw.new_vars();
         for _ in 0..p.temps {

@@ -39,12 +39,44 @@ pub struct Plan {
     /// x# register number → (first element, element count).
     pub xregs: BTreeMap<u32, (u32, u32)>,
     pub x_elems: u32,
+    /// SM5.1: every cb#/t#/u# declaration is a register range; its table
+    /// entry (the key) is a header the runner points at the range's
+    /// entries (`ranges.rs`).
+    pub ranges: BTreeMap<usize, RangeDecl>,
+}
+
+/// An SM5.1 register range: `lower..=upper` of `kind` in `space`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RangeDecl {
+    pub kind: BindingKind,
+    pub space: u32,
+    pub lower: u32,
+    pub upper: u32,
 }
 
 impl Plan {
     pub fn new(p: &Prepared) -> Plan {
         let mut plan = Plan::default();
+        let sm51 = p.version().is_sm51();
+        let range = |plan: &mut Plan, kind, space, lower, upper| {
+            if sm51 {
+                let r = RangeDecl {
+                    kind,
+                    space,
+                    lower,
+                    upper,
+                };
+                plan.ranges.insert(plan.table.len(), r);
+            }
+        };
         for c in &p.cbs {
+            range(
+                &mut plan,
+                BindingKind::ConstantBuffer,
+                c.space,
+                c.lower,
+                c.upper,
+            );
             plan.cbs.insert(c.id, plan.table.len());
             plan.table.push((
                 BindingKind::ConstantBuffer,
@@ -64,6 +96,7 @@ impl Plan {
                     }
                     ResKind::Raw => None,
                 };
+                range(&mut plan, kind, d.space, d.lower, d.upper);
                 let entry = (plan.table.len(), stride);
                 plan.table.push((
                     kind,

@@ -14,11 +14,16 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::context::{BatchContext, ResDesc, STATUS_BARRIER, STATUS_BUDGET, STATUS_DONE, W};
+use super::context::{
+    BatchContext, ResDesc, STATUS_BARRIER, STATUS_BUDGET, STATUS_DONE, STATUS_NO_DERIVATIVES, W,
+};
+use super::ranges::Entry;
 use super::typed::{TypedEnv, TypedView};
 use super::{BatchFn, JitShader};
 use crate::interp::prepare::{ResDecl, ResKind};
 use crate::interp::MAX_GROUPS_PER_DIM;
+use crate::ir::Opcode;
+use crate::runtime::sampling::no_derivatives;
 use crate::runtime::{
     BindingKind, Bindings, BufferKind, DispatchOptions, DispatchStats, RuntimeError, Slot, View,
 };
@@ -54,25 +59,30 @@ fn window(view: &View) -> Option<(u64, u64)> {
     }
 }
 
-/// Builds the resource table; `counters` receives one cell per table
-/// entry whose UAV has a hidden counter.
+/// Builds the resource table over `entries`; `counters` receives one
+/// cell (with its slot) per entry whose UAV has a hidden counter.
 fn build_table(
-    shader: &JitShader,
+    entries: &[Entry],
     b: &mut Bindings,
-    counters: &mut Vec<(usize, AtomicU32)>,
+    counters: &mut Vec<(usize, Slot, AtomicU32)>,
 ) -> Table {
-    let plan = &shader.inner.plan;
-    let mut table = Vec::with_capacity(plan.table.len());
-    for (k, &(kind, slot)) in plan.table.iter().enumerate() {
+    let mut table = Vec::with_capacity(entries.len());
+    for (k, e) in entries.iter().enumerate() {
         let mut d = ResDesc::EMPTY;
-        match kind {
-            BindingKind::ConstantBuffer => {
+        match *e {
+            Entry::Empty => {}
+            Entry::Header { count, first, empty } => {
+                d.dwords = count;
+                d.bufinfo = first;
+                d._pad = empty;
+            }
+            Entry::Slot(BindingKind::ConstantBuffer, slot) => {
                 if let Some(data) = b.get_cb(slot) {
                     d.base = data.as_ptr().cast_mut();
                     d.dwords = data.len() as u64 / 4;
                 }
             }
-            BindingKind::Srv => {
+            Entry::Slot(BindingKind::Srv, slot) => {
                 if let Some(s) = b.get_srv(slot) {
                     d.bufinfo = bufinfo(&s.view);
                     if let Some((start, dwords)) = window(&s.view) {
@@ -82,7 +92,7 @@ fn build_table(
                     }
                 }
             }
-            BindingKind::Uav => {
+            Entry::Slot(BindingKind::Uav, slot) => {
                 if let Some(u) = b.get_uav_mut(slot) {
                     d.bufinfo = bufinfo(&u.view);
                     if let Some((start, dwords)) = window(&u.view) {
@@ -90,22 +100,22 @@ fn build_table(
                         d.dwords = dwords;
                     }
                     if let Some(c) = u.counter {
-                        counters.push((k, AtomicU32::new(c)));
+                        counters.push((k, slot, AtomicU32::new(c)));
                     }
                 }
             }
         }
         table.push(d);
     }
-    for (k, c) in counters.iter() {
+    for (k, _, c) in counters.iter() {
         table[*k].counter = c.as_ptr();
     }
     Table(table)
 }
 
-/// The typed views of the table's t#/u# entries.
-fn build_typed(shader: &JitShader, b: &mut Bindings) -> TypedEnv {
-    let plan = &shader.inner.plan;
+/// The views of the table's t#/u# entries (typed and raw: the typed and
+/// texture shims read them), the samplers and the shader.
+fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Bindings) -> TypedEnv {
     let prepared = &shader.inner.prepared;
     // The declared texture dimension of a slot, for resinfo.
     let declared = |decls: &[ResDecl], slot: Slot| {
@@ -117,40 +127,33 @@ fn build_typed(shader: &JitShader, b: &mut Bindings) -> TypedEnv {
                 _ => None,
             })
     };
-    let typed = |v: &View| match v {
-        View::Buffer(bv) => matches!(bv.kind, BufferKind::Typed(_)),
-        View::Texture(_) => true,
-    };
-    let slots = plan
-        .table
+    let slots = entries
         .iter()
-        .map(|&(kind, slot)| match kind {
-            BindingKind::Srv => b
-                .get_srv(slot)
-                .filter(|s| typed(&s.view))
-                .map(|s| TypedView {
-                    view: s.view,
-                    data: s.data.as_ptr().cast_mut(),
-                    len: s.data.len(),
-                    writable: false,
-                    is_uav: false,
-                    declared: declared(&prepared.srvs, slot),
-                }),
-            BindingKind::Uav => b
-                .get_uav_mut(slot)
-                .filter(|u| typed(&u.view))
-                .map(|u| TypedView {
-                    view: u.view,
-                    data: u.data.as_mut_ptr(),
-                    len: u.data.len(),
-                    writable: true,
-                    is_uav: true,
-                    declared: declared(&prepared.uavs, slot),
-                }),
-            BindingKind::ConstantBuffer => None,
+        .map(|e| match *e {
+            Entry::Slot(BindingKind::Srv, slot) => b.get_srv(slot).map(|s| TypedView {
+                view: s.view,
+                data: s.data.as_ptr().cast_mut(),
+                len: s.data.len(),
+                writable: false,
+                is_uav: false,
+                declared: declared(&prepared.srvs, slot),
+            }),
+            Entry::Slot(BindingKind::Uav, slot) => b.get_uav_mut(slot).map(|u| TypedView {
+                view: u.view,
+                data: u.data.as_mut_ptr(),
+                len: u.data.len(),
+                writable: true,
+                is_uav: true,
+                declared: declared(&prepared.uavs, slot),
+            }),
+            _ => None,
         })
         .collect();
-    TypedEnv { slots }
+    TypedEnv {
+        slots,
+        shader: Some(shader.clone()),
+        samplers: b.samplers.clone(),
+    }
 }
 
 /// One batch's memory, reused across groups by a worker.
@@ -208,13 +211,13 @@ impl JitShader {
         if total == 0 {
             return Ok(stats);
         }
+        let entries = super::ranges::entries(&self.inner.plan, b)?;
         let mut counters = Vec::new();
-        let table = build_table(self, b, &mut counters);
-        let typed = build_typed(self, b);
+        let table = build_table(&entries, b, &mut counters);
+        let typed = build_typed(self, &entries, b);
         let result = self.run_groups(&table, &typed, groups, total, o.budget, threads.max(1));
-        for (k, c) in &counters {
-            let slot = self.inner.plan.table[*k].1;
-            if let Some(u) = b.get_uav_mut(slot) {
+        for (_, slot, c) in &counters {
+            if let Some(u) = b.get_uav_mut(*slot) {
                 u.counter = Some(c.load(Ordering::Relaxed));
             }
         }
@@ -336,6 +339,11 @@ impl JitShader {
                 match status {
                     STATUS_DONE => bt.done = true,
                     STATUS_BARRIER => waiting = true,
+                    STATUS_NO_DERIVATIVES => {
+                        let i = bt.ctx.io[0] as usize;
+                        let op = inner.prepared.program.insts.get(i).map(|x| x.opcode);
+                        return Err(no_derivatives(i, op.unwrap_or(Opcode::Sample)));
+                    }
                     STATUS_BUDGET => {
                         return Err(RuntimeError::BudgetExhausted {
                             group: id,

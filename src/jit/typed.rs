@@ -28,10 +28,15 @@ pub struct TypedView {
     pub declared: Option<ResourceDim>,
 }
 
-/// Typed slots by resource-table index (`None`: unbound or not typed).
+/// Typed slots by resource-table index (`None`: unbound or a constant
+/// buffer), plus what the texture shim needs.
 #[derive(Debug, Default)]
 pub struct TypedEnv {
     pub slots: Vec<Option<TypedView>>,
+    /// The shader being run (the texture shim reads its instructions).
+    pub shader: Option<super::JitShader>,
+    /// The bound samplers.
+    pub samplers: std::collections::BTreeMap<crate::runtime::Slot, crate::runtime::SamplerDesc>,
 }
 
 // SAFETY: the pointers point into bindings borrowed for the whole

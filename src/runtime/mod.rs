@@ -18,6 +18,7 @@ pub mod bc;
 pub mod format;
 pub mod memory;
 pub mod sampler;
+pub mod sampling;
 pub mod texture;
 
 use std::collections::BTreeMap;

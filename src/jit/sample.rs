@@ -1,0 +1,530 @@
+//! Texture instructions in generated code: sample, sample_l/_b/_d/_c/_c_lz,
+//! lod, gather4 (all forms), their `_s` feedback forms, `ld`/`ld2dms` on
+//! textures, the feedback loads, sampleinfo and samplepos.
+//!
+//! In: one such instruction. Out: generated code that gathers every
+//! operand of the whole batch into an `io` stack slot with vector stores
+//! (rows of [`W`] lanes: the execution mask, sampler indices, coordinates,
+//! offsets, reference, LOD or gradients, LOD clamp), makes one call of
+//! [`texture_shim`] for the batch, and reads the results back as vectors.
+//! The shim runs, for each active lane, the function the interpreter runs
+//! ([`crate::runtime::sampling`]), with the texture of the resource-table
+//! entry and the sampler bound in the dispatch's [`TypedEnv`].
+//! Invariants: the shim reads texels only through the runtime's checked
+//! fetch over the slot's bound slice; an implicit-LOD op in a compute
+//! shader stops the batch with [`STATUS_NO_DERIVATIVES`] as soon as one
+//! active lane reaches it, which the runner turns into the interpreter's
+//! error.
+
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, StackSlotData, StackSlotKind, Value};
+use cranelift_module::{Linkage, Module};
+
+use super::context::{N, OFF_IO, OFF_TYPED, STATUS_NO_DERIVATIVES, W};
+use super::lower::{trusted, Lower, Ty, V};
+use super::typed::{TypedEnv, TypedView};
+use super::JitError;
+use crate::interp::exec_sample::sample_count;
+use crate::ir::{Instruction, Opcode, OperandType, ProgramKind, ResourceDim};
+use crate::runtime::sampling::{
+    self as shared, feedback_base, form, LodSource, SampleArgs, FULLY_MAPPED,
+};
+use crate::runtime::{SamplerDesc, TextureData, View};
+use crate::sem::sample::gather_offset;
+
+/// The shim's symbol.
+pub const SHIM: &str = "sm5jit_texture";
+
+// Rows of the io slot (each `W` DWORDs).
+const ROW_EXEC: usize = 0;
+const ROW_S0: usize = 1;
+const ROW_S1: usize = 2;
+const ROW_COORD: usize = 3;
+const ROW_OFFSET: usize = 7;
+const ROW_REF: usize = 10;
+const ROW_LOD: usize = 11;
+const ROW_DDY: usize = 15;
+const ROW_MIN_LOD: usize = 19;
+const ROW_OUT: usize = 20;
+/// Rows in the io slot.
+pub const ROWS: usize = 24;
+
+/// Per-function state of the texture lowering.
+#[derive(Default)]
+pub struct TexState {
+    /// The io slot, created at the first texture instruction.
+    io: Option<cranelift_codegen::ir::StackSlot>,
+    /// Range header → the entry the current instruction's index selected.
+    pub(super) dyn_entries: Vec<(usize, Value)>,
+}
+
+/// True for the instructions this module lowers besides the sample class.
+pub fn is_texture_memory_op(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::LdMs
+            | Opcode::LdS
+            | Opcode::LdMsS
+            | Opcode::LdRawS
+            | Opcode::LdStructuredS
+            | Opcode::LdUavTypedS
+            | Opcode::SampleInfo
+            | Opcode::SamplePos
+    )
+}
+
+impl Lower<'_, '_> {
+    /// The io slot's address.
+    fn io_addr(&mut self) -> Value {
+        let ss = match self.tex.io {
+            Some(ss) => ss,
+            None => {
+                let size = (ROWS * W * 4) as u32;
+                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    size,
+                    4,
+                ));
+                self.tex.io = Some(ss);
+                ss
+            }
+        };
+        self.b.ins().stack_addr(types::I64, ss, 0)
+    }
+
+    fn put_row(&mut self, io: Value, row: usize, v: V) {
+        for (j, x) in v.iter().enumerate() {
+            let off = ((row * W + 4 * j) * 4) as i32;
+            self.b.ins().store(trusted(), *x, io, off);
+        }
+    }
+
+    fn get_row(&mut self, io: Value, row: usize) -> V {
+        std::array::from_fn(|j| {
+            let off = ((row * W + 4 * j) * 4) as i32;
+            self.b.ins().load(types::I32X4, trusted(), io, off)
+        })
+    }
+
+    /// Stores components `0..n` of operand `k` (swizzled, modified) from `row` on.
+    fn put_src(
+        &mut self,
+        io: Value,
+        inst: &Instruction,
+        k: usize,
+        row: usize,
+        n: usize,
+        ty: Ty,
+    ) -> Result<(), JitError> {
+        let op = self.operand(inst, k)?;
+        for c in 0..n {
+            let v = self.src(op, c, ty)?;
+            self.put_row(io, row + c, v);
+        }
+        Ok(())
+    }
+
+    /// Stores index `k` of operand `op` (a literal or per-lane) in `row`.
+    fn put_index(
+        &mut self,
+        io: Value,
+        op: &crate::ir::Operand,
+        k: usize,
+        row: usize,
+    ) -> Result<(), JitError> {
+        let v = match op.indices.get(k) {
+            Some(i) => match self.index_value(i)? {
+                Ok(v) => v,
+                Err(imm) => self.splat_v(imm as u32),
+            },
+            None => self.splat_v(0),
+        };
+        self.put_row(io, row, v);
+        Ok(())
+    }
+
+    /// Calls the shim for instruction `self.at` on resource-table `entry`.
+    fn call_texture_shim(&mut self, io: Value, entry: Value) {
+        let mut sig = self.module.make_signature();
+        for t in [types::I64, types::I32, types::I32, types::I64] {
+            sig.params.push(AbiParam::new(t));
+        }
+        let f = self
+            .module
+            .declare_function(SHIM, Linkage::Import, &sig)
+            .expect("the texture shim is declared with one signature");
+        let fr = self.module.declare_func_in_func(f, self.b.func);
+        let env = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_TYPED);
+        let at = self.b.ins().iconst(types::I32, self.at as i64);
+        self.b.ins().call(fr, &[env, entry, at, io]);
+    }
+
+    /// The shim's four result rows, swizzled by `swz` and written to
+    /// operand 0 (saturated when the instruction says so).
+    fn write_results(
+        &mut self,
+        inst: &Instruction,
+        io: Value,
+        swz: [u8; 4],
+        sat: bool,
+    ) -> Result<(), JitError> {
+        let rows: [V; 4] = std::array::from_fn(|c| self.get_row(io, ROW_OUT + c));
+        let dst = self.operand(inst, 0)?;
+        let mask = dst.write_mask();
+        let mut out: [Option<V>; 4] = [None; 4];
+        for c in 0..4 {
+            if mask & (1 << c) == 0 {
+                continue;
+            }
+            let v = rows[usize::from(swz[c] & 3)];
+            out[c] = Some(if sat { self.map1(v, |s, x| s.sat(x)) } else { v });
+        }
+        self.write(dst, &out)
+    }
+
+    /// The current execution mask in the exec row.
+    fn put_exec(&mut self, io: Value) {
+        let exec = self.use_vars(self.exec);
+        self.put_row(io, ROW_EXEC, exec);
+    }
+
+    /// Stops the batch with [`STATUS_NO_DERIVATIVES`] when any lane is active.
+    fn no_derivatives_exit(&mut self) {
+        let exec = self.use_vars(self.exec);
+        let any = self.any(exec);
+        let stop = self.b.create_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(any, stop, &[], go, &[]);
+        self.b.switch_to_block(stop);
+        let at = self.b.ins().iconst(types::I32, self.at as i64);
+        self.b.ins().store(trusted(), at, self.ctx, OFF_IO);
+        let st = self
+            .b
+            .ins()
+            .iconst(types::I32, i64::from(STATUS_NO_DERIVATIVES));
+        self.b.ins().return_(&[st]);
+        self.b.switch_to_block(go);
+    }
+
+    /// The sample class: sample*, gather4*, lod and their `_s` forms.
+    pub fn sample(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let (base, clamped) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
+        let fb = usize::from(base != inst.opcode);
+        let f = form(base).ok_or_else(|| self.unsupported(inst.opcode))?;
+        let k = |x: usize| x + fb;
+        if matches!(f.lod, LodSource::Implicit { .. })
+            && self.p.version().kind == ProgramKind::Compute
+        {
+            // No lane can run it; with none active it does nothing.
+            self.no_derivatives_exit();
+            return Ok(());
+        }
+        let res = self.operand(inst, k(f.res))?;
+        let entry = self.entry_value(res)?;
+        let io = self.io_addr();
+        self.put_exec(io);
+        let samp = self.operand(inst, k(f.samp))?;
+        self.put_index(io, samp, 0, ROW_S0)?;
+        self.put_index(io, samp, 1, ROW_S1)?;
+        self.put_src(io, inst, k(1), ROW_COORD, 4, Ty::Float)?;
+        if let Some(o) = f.offset {
+            self.put_src(io, inst, k(o), ROW_OFFSET, 3, Ty::Int)?;
+        }
+        if let Some(r) = f.reference {
+            self.put_src(io, inst, k(r), ROW_REF, 1, Ty::Float)?;
+        }
+        match f.lod {
+            LodSource::Explicit(x) | LodSource::Implicit { bias: Some(x) } => {
+                self.put_src(io, inst, k(x), ROW_LOD, 1, Ty::Float)?;
+            }
+            LodSource::Gradients(x, y) => {
+                self.put_src(io, inst, k(x), ROW_LOD, 4, Ty::Float)?;
+                self.put_src(io, inst, k(y), ROW_DDY, 4, Ty::Float)?;
+            }
+            _ => {}
+        }
+        if clamped {
+            let last = inst.operands.len().saturating_sub(1);
+            self.put_src(io, inst, last, ROW_MIN_LOD, 1, Ty::Float)?;
+        }
+        self.call_texture_shim(io, entry);
+        self.write_results(inst, io, res.swizzle(), inst.saturate())?;
+        if fb == 1 {
+            self.write_status(inst)?;
+        }
+        Ok(())
+    }
+
+    /// Writes [`FULLY_MAPPED`] to a feedback form's status operand (1).
+    fn write_status(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let v = self.splat_v(FULLY_MAPPED);
+        let status = self.operand(inst, 1)?;
+        self.write(status, &[Some(v); 4])
+    }
+
+    /// Whether a t# operand is declared as a texture (not a buffer).
+    pub fn is_texture(&self, op: &crate::ir::Operand) -> bool {
+        op.ty == OperandType::Resource
+            && op.imm_index(0).is_some_and(|id| {
+                self.p.srvs.iter().any(|d| {
+                    d.id == id
+                        && matches!(
+                            d.kind,
+                            crate::interp::prepare::ResKind::Typed { dim, .. }
+                                if dim != ResourceDim::Buffer
+                        )
+                })
+            })
+    }
+
+    /// ld / ld2dms (and their `_s` forms) on a texture t#.
+    pub fn texture_load(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let fb = usize::from(matches!(inst.opcode, Opcode::LdS | Opcode::LdMsS));
+        let res = self.operand(inst, 2 + fb)?;
+        let entry = self.entry_value(res)?;
+        let io = self.io_addr();
+        self.put_exec(io);
+        self.put_src(io, inst, 1 + fb, ROW_COORD, 4, Ty::Int)?;
+        if matches!(inst.opcode, Opcode::LdMs | Opcode::LdMsS) {
+            self.put_src(io, inst, 3 + fb, ROW_LOD, 1, Ty::Int)?;
+        }
+        self.call_texture_shim(io, entry);
+        self.write_results(inst, io, res.swizzle(), inst.saturate())?;
+        if fb == 1 {
+            self.write_status(inst)?;
+        }
+        Ok(())
+    }
+
+    /// The texture-related memory ops: ld2dms, the feedback loads,
+    /// sampleinfo, samplepos.
+    pub fn texture_memory(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        match inst.opcode {
+            Opcode::LdMs | Opcode::LdS | Opcode::LdMsS => {
+                let fb = usize::from(inst.opcode != Opcode::LdMs);
+                let res = self.operand(inst, 2 + fb)?;
+                if self.is_texture(res) {
+                    return self.texture_load(inst);
+                }
+                if inst.opcode == Opcode::LdMs {
+                    return Err(self.unsupported(inst.opcode));
+                }
+                self.feedback_load(inst)
+            }
+            Opcode::LdRawS | Opcode::LdStructuredS | Opcode::LdUavTypedS => {
+                self.feedback_load(inst)
+            }
+            Opcode::SampleInfo => self.sampleinfo(inst),
+            Opcode::SamplePos => {
+                let z = self.splat_v(0);
+                let dst = self.operand(inst, 0)?;
+                self.write(dst, &[Some(z); 4])
+            }
+            other => Err(self.unsupported(other)),
+        }
+    }
+
+    /// A feedback load: the base load, then the status.
+    fn feedback_load(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let mut base = inst.clone();
+        base.operands.remove(1);
+        base.opcode = match inst.opcode {
+            Opcode::LdS => Opcode::Ld,
+            Opcode::LdRawS => Opcode::LdRaw,
+            Opcode::LdStructuredS => Opcode::LdStructured,
+            _ => Opcode::LdUavTyped,
+        };
+        self.memory(&base)?;
+        self.write_status(inst)
+    }
+
+    /// sampleinfo[_uint] d, t#/rasterizer.
+    fn sampleinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let res = self.operand(inst, 1)?;
+        let io = self.io_addr();
+        if res.ty == OperandType::Rasterizer {
+            let raw = [1, 0, 0, 0];
+            let words = if inst.return_type_bits() & 1 != 0 {
+                raw
+            } else {
+                raw.map(|x: u32| (x as f32).to_bits())
+            };
+            for (c, w) in words.iter().enumerate() {
+                let v = self.splat_v(*w);
+                self.put_row(io, ROW_OUT + c, v);
+            }
+        } else {
+            let entry = self.entry_value(res)?;
+            self.put_exec(io);
+            self.call_texture_shim(io, entry);
+        }
+        self.write_results(inst, io, res.swizzle(), false)
+    }
+
+    /// The resource-table entry of a t# operand, as an i32 value.
+    fn entry_value(&mut self, res: &crate::ir::Operand) -> Result<Value, JitError> {
+        let e = self.table_entry(res)?;
+        Ok(self.entry_of(e))
+    }
+
+    /// Table entry `e`, or the entry an SM5.1 index selects for it.
+    pub fn entry_of(&mut self, e: usize) -> Value {
+        match self.range_entry(e) {
+            Some(v) => v,
+            None => self.b.ins().iconst(types::I32, e as i64),
+        }
+    }
+}
+
+/// The whole batch's texture instruction `inst` on table entry `entry`.
+///
+/// # Safety
+/// `env` is the dispatch's live [`TypedEnv`] (or null); `io` points to the
+/// generated code's `ROWS * W` DWORD slot.
+pub unsafe extern "C" fn texture_shim(env: *const TypedEnv, entry: u32, inst: u32, io: *mut u32) {
+    // SAFETY: the caller passes its io slot of ROWS * W DWORDs.
+    let io = unsafe { std::slice::from_raw_parts_mut(io, ROWS * W) };
+    io[ROW_OUT * W..].fill(0);
+    // SAFETY: the runner passes its live `TypedEnv` (or null).
+    let Some(env) = (unsafe { env.as_ref() }) else {
+        return;
+    };
+    let Some(shader) = env.shader.as_ref() else {
+        return;
+    };
+    let p = shader.prepared();
+    let Some(inst) = p.program.insts.get(inst as usize) else {
+        return;
+    };
+    let slot = env.slots.get(entry as usize).copied().flatten();
+    match inst.opcode {
+        Opcode::SampleInfo => {
+            let count = sample_count(slot.map(|s| s.view));
+            let w = if inst.return_type_bits() & 1 != 0 {
+                count
+            } else {
+                (count as f32).to_bits()
+            };
+            io[ROW_OUT * W..(ROW_OUT + 1) * W].fill(w);
+        }
+        Opcode::Ld | Opcode::LdS | Opcode::LdMs | Opcode::LdMsS => load_lanes(slot, inst, io),
+        _ => sample_lanes(env, p, slot, inst, io),
+    }
+}
+
+/// The texture of a table slot, if a texture is bound there.
+fn texture_of(slot: &Option<TypedView>) -> Option<(TextureData<'_>, Option<ResourceDim>)> {
+    match slot {
+        Some(TypedView {
+            view: View::Texture(tv),
+            data,
+            len,
+            declared,
+            ..
+        }) => {
+            // SAFETY: `data`/`len` describe the slot's bound slice, alive
+            // for the dispatch.
+            let bytes = unsafe { std::slice::from_raw_parts(*data, *len) };
+            Some((
+                TextureData {
+                    view: *tv,
+                    data: bytes,
+                },
+                *declared,
+            ))
+        }
+        _ => None,
+    }
+}
+
+fn row(io: &[u32], r: usize, lane: usize) -> u32 {
+    io[r * W + lane]
+}
+
+fn rows4(io: &[u32], r: usize, lane: usize) -> [u32; 4] {
+    std::array::from_fn(|c| row(io, r + c, lane))
+}
+
+fn put_out(io: &mut [u32], lane: usize, v: [u32; 4]) {
+    for (c, x) in v.iter().enumerate() {
+        io[(ROW_OUT + c) * W + lane] = *x;
+    }
+}
+
+fn active_lanes(io: &[u32]) -> impl Iterator<Item = usize> + '_ {
+    (0..W).filter(move |&l| row(io, ROW_EXEC, l) != 0)
+}
+
+fn load_lanes(slot: Option<TypedView>, inst: &Instruction, io: &mut [u32]) {
+    let Some((tex, declared)) = texture_of(&slot) else {
+        return;
+    };
+    let dim = shared::sample_dim(declared, &tex.view);
+    let ms = matches!(inst.opcode, Opcode::LdMs | Opcode::LdMsS);
+    let lanes: Vec<usize> = active_lanes(io).collect();
+    for l in lanes {
+        let sample = ms.then(|| row(io, ROW_LOD, l));
+        let v = shared::load(&tex, dim, rows4(io, ROW_COORD, l), inst.texel_offsets(), sample);
+        put_out(io, l, v);
+    }
+}
+
+fn sample_lanes(
+    env: &TypedEnv,
+    p: &crate::interp::Prepared,
+    slot: Option<TypedView>,
+    inst: &Instruction,
+    io: &mut [u32],
+) {
+    let (base, clamped) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
+    let fb = usize::from(base != inst.opcode);
+    let Some(f) = form(base) else {
+        return;
+    };
+    let Some((tex, declared)) = texture_of(&slot) else {
+        return;
+    };
+    let Some(samp) = inst.operands.get(f.samp + fb) else {
+        return;
+    };
+    let dim = shared::sample_dim(declared, &tex.view);
+    let sm51 = p.version().is_sm51();
+    let n_idx = samp.indices.len();
+    let lanes: Vec<usize> = active_lanes(io).collect();
+    for l in lanes {
+        let at = |k: usize, r: usize| (n_idx > k).then(|| u64::from(row(io, r, l)));
+        let s = shared::sampler_slot(&p.program.decls, sm51, at(0, ROW_S0), at(1, ROW_S1))
+            .and_then(|s| env.samplers.get(&s).copied())
+            .unwrap_or_else(SamplerDesc::default);
+        let offset = match f.offset {
+            Some(_) => {
+                let o = rows4(io, ROW_OFFSET, l);
+                [o[0], o[1], o[2]].map(gather_offset)
+            }
+            None => inst.texel_offsets().map(i32::from),
+        };
+        // Only the rows the generated code wrote for this op are read.
+        let (lod, ddy) = match f.lod {
+            LodSource::Explicit(_) | LodSource::Implicit { bias: Some(_) } => {
+                ([row(io, ROW_LOD, l), 0, 0, 0], [0; 4])
+            }
+            LodSource::Gradients(..) => (rows4(io, ROW_LOD, l), rows4(io, ROW_DDY, l)),
+            _ => ([0; 4], [0; 4]),
+        };
+        let args = SampleArgs {
+            coord: rows4(io, ROW_COORD, l),
+            offset,
+            reference: f.reference.map_or(0, |_| row(io, ROW_REF, l)),
+            lod,
+            ddy,
+            min_lod: clamped.then(|| f32::from_bits(row(io, ROW_MIN_LOD, l))),
+            component: samp.swizzle()[0] as usize & 3,
+        };
+        put_out(io, l, shared::sample(&f, &tex, dim, &s, &args));
+    }
+}
+
+/// The value `N` is kept in sync with the io rows' vector count.
+const _: () = assert!(N * 4 == W);
