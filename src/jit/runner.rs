@@ -24,7 +24,7 @@ use crate::runtime::{
 };
 
 /// The resource table with raw pointers into the caller's memory.
-struct Table(Vec<ResDesc>);
+pub(super) struct Table(pub(super) Vec<ResDesc>);
 
 // SAFETY: the pointers point into slices borrowed (mutably for UAVs) for
 // the whole dispatch; generated code accesses them only inside their
@@ -56,7 +56,7 @@ fn window(view: &View) -> Option<(u64, u64)> {
 
 /// Builds the resource table; `counters` receives one cell per table
 /// entry whose UAV has a hidden counter.
-fn build_table(
+pub(super) fn build_table(
     shader: &JitShader,
     b: &mut Bindings,
     counters: &mut Vec<(usize, AtomicU32)>,
@@ -104,7 +104,7 @@ fn build_table(
 }
 
 /// The typed views of the table's t#/u# entries.
-fn build_typed(shader: &JitShader, b: &mut Bindings) -> TypedEnv {
+pub(super) fn build_typed(shader: &JitShader, b: &mut Bindings) -> TypedEnv {
     let plan = &shader.inner.plan;
     let prepared = &shader.inner.prepared;
     // The declared texture dimension of a slot, for resinfo.
