@@ -184,6 +184,10 @@ impl Engine for InterpEngine {
         let options = self.options;
         let interp = self.interpreter(program)?;
         let inv = with_bindings(resources, |b| interp.run_invocation(b, &[], &options))?;
+        // A discarded pixel writes no render target.
+        if inv.discarded {
+            return Ok(Vec::new());
+        }
         Ok(inv.outputs)
     }
 }

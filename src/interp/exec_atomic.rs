@@ -26,6 +26,9 @@ pub fn exec(
     i: usize,
 ) -> Result<(), RuntimeError> {
     debug_assert_eq!(inst.opcode.class(), OpClass::Atomic);
+    if t.helper {
+        return helper(cx, t, inst);
+    }
     match inst.opcode {
         Opcode::ImmAtomicAlloc => counter(cx, t, inst, counter_alloc),
         Opcode::ImmAtomicConsume => counter(cx, t, inst, counter_consume),
@@ -39,6 +42,19 @@ pub fn exec(
             rmw(cx, t, inst, kind.op, kind.returns_old)
         }
     }
+}
+
+/// An atomic in a helper lane of a pixel quad: no memory or counter
+/// changes; an `imm_*` form returns 0.
+fn helper(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
+    let returns = matches!(
+        inst.opcode,
+        Opcode::ImmAtomicAlloc | Opcode::ImmAtomicConsume
+    ) || AtomicOp::from_opcode(inst.opcode).is_some_and(|k| k.returns_old);
+    if returns {
+        write(cx, t, inst, 0, [0; 4], false)?;
+    }
+    Ok(())
 }
 
 /// imm_atomic_alloc / consume d, u#: moves the hidden counter; a UAV

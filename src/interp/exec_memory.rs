@@ -26,6 +26,8 @@ pub fn exec(
     i: usize,
 ) -> Result<(), RuntimeError> {
     match inst.opcode {
+        // Helper lanes of a pixel quad write no memory.
+        Opcode::StoreRaw | Opcode::StoreStructured | Opcode::StoreUavTyped if t.helper => Ok(()),
         Opcode::LdRaw => ld_buffer(cx, t, inst, i, false),
         Opcode::LdStructured => ld_buffer(cx, t, inst, i, true),
         Opcode::StoreRaw => store_buffer(cx, t, inst, i, false),

@@ -75,7 +75,7 @@ pub fn run_single(
     })
 }
 
-fn new_ctx<'p, 'b, 'a>(
+pub(super) fn new_ctx<'p, 'b, 'a>(
     p: &'p Prepared,
     b: &'b mut Bindings<'a>,
     group_id: [u32; 3],
@@ -105,7 +105,7 @@ fn run_until_stop(cx: &mut Ctx, t: &mut Thread) -> Result<(), RuntimeError> {
 }
 
 /// Executes one instruction of `t`.
-fn step(cx: &mut Ctx, t: &mut Thread) -> Result<(), RuntimeError> {
+pub(super) fn step(cx: &mut Ctx, t: &mut Thread) -> Result<(), RuntimeError> {
     let p = cx.p;
     let i = t.pc;
     let Some(inst) = p.program.insts.get(i) else {

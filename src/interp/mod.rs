@@ -16,7 +16,8 @@
 //! family functions: `exec_alu` (component routing, moves), `exec_float`,
 //! `exec_int` (integer and bit ops), `exec_convert`, `exec_double`,
 //! `exec_memory`, `exec_sample` (textures: ld, sample*, gather4*, lod),
-//! `exec_atomic` and `exec_flow`.
+//! `exec_atomic` and `exec_flow`; `quad` runs vertex/pixel batches
+//! (pixel quads in lock step for derivatives).
 
 mod exec_alu;
 mod exec_atomic;
@@ -29,11 +30,14 @@ mod exec_memory;
 pub mod exec_sample;
 mod group;
 pub mod prepare;
+mod quad;
 mod resources;
 mod thread;
 
 use crate::ir::{Program, ProgramKind};
-use crate::runtime::{Bindings, DispatchOptions, DispatchStats, RuntimeError};
+use crate::runtime::{
+    BatchInputs, BatchResult, Bindings, DispatchOptions, DispatchStats, RuntimeError,
+};
 
 pub use crate::runtime::Invocation;
 pub use prepare::Prepared;
@@ -143,6 +147,25 @@ impl Interpreter {
         }
         resources::check_bindings(p, b)?;
         group::run_single(p, b, inputs, o.budget)
+    }
+
+    /// Runs a batch of vertex or pixel invocations (pixel quads in lock
+    /// step, see `runtime::batch` and `interp::quad`). The budget applies
+    /// to each quad (each vertex) separately.
+    pub fn run_batch(
+        &self,
+        b: &mut Bindings,
+        inputs: &BatchInputs,
+        o: &DispatchOptions,
+    ) -> Result<BatchResult, RuntimeError> {
+        crate::runtime::batch::check(&self.prepared.program, inputs)?;
+        resources::check_bindings(&self.prepared, b)?;
+        quad::run_batch(&self.prepared, b, inputs, o.budget)
+    }
+
+    /// Checks `b` against the program's declarations as every run does.
+    pub fn check_bindings(&self, b: &Bindings) -> Result<(), RuntimeError> {
+        resources::check_bindings(&self.prepared, b)
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Thread {
     pub flat: u32,
     pub status: Status,
     pub discarded: bool,
+    /// A helper lane of a partial pixel quad: it computes (for its
+    /// neighbours' derivatives) but writes no memory.
+    pub helper: bool,
 }
 
 impl Thread {
@@ -62,6 +65,7 @@ impl Thread {
                 .wrapping_add(tid[0]),
             status: Status::Running,
             discarded: false,
+            helper: false,
         }
     }
 }

@@ -76,6 +76,11 @@ pub struct BatchContext {
     pub flat: [u32; W],
     /// 0xFFFFFFFF for lanes that hold a thread of the group, 0 past the end.
     pub live: [u32; W],
+    /// 0xFFFFFFFF for lanes whose memory writes count: every lane of a
+    /// compute batch; pixel batches clear it for helper lanes.
+    pub uav_lanes: [u32; W],
+    /// Out (pixel batches): 0xFFFFFFFF for lanes that executed `discard`.
+    pub discarded: [u32; W],
     /// A DWORD that out-of-bounds and masked-off loads read (always 0).
     pub zero: [u32; 4],
     /// A DWORD that out-of-bounds and masked-off stores write (never read).
@@ -99,12 +104,22 @@ pub struct BatchContext {
     pub typed: *const u8,
     /// Coordinates and values passed to and from the typed shims.
     pub io: [u32; 8],
+    /// Vertex/pixel batches: v# as `[register][component][lane]` DWORDs
+    /// (`Prepared::io_regs` registers), read once at the start.
+    pub inputs: *const u32,
+    /// Vertex/pixel batches: o# in the same layout, written when the
+    /// batch ends.
+    pub outputs: *mut u32,
 }
 
 pub const OFF_TID: i32 = offset_of!(BatchContext, tid) as i32;
 pub const OFF_GTID: i32 = offset_of!(BatchContext, gtid) as i32;
 pub const OFF_FLAT: i32 = offset_of!(BatchContext, flat) as i32;
 pub const OFF_LIVE: i32 = offset_of!(BatchContext, live) as i32;
+pub const OFF_UAV_LANES: i32 = offset_of!(BatchContext, uav_lanes) as i32;
+pub const OFF_DISCARDED: i32 = offset_of!(BatchContext, discarded) as i32;
+pub const OFF_INPUTS: i32 = offset_of!(BatchContext, inputs) as i32;
+pub const OFF_OUTPUTS: i32 = offset_of!(BatchContext, outputs) as i32;
 pub const OFF_ZERO: i32 = offset_of!(BatchContext, zero) as i32;
 pub const OFF_SINK: i32 = offset_of!(BatchContext, sink) as i32;
 pub const OFF_GROUP_ID: i32 = offset_of!(BatchContext, group_id) as i32;
@@ -118,13 +133,16 @@ pub const OFF_TYPED: i32 = offset_of!(BatchContext, typed) as i32;
 pub const OFF_IO: i32 = offset_of!(BatchContext, io) as i32;
 
 impl BatchContext {
-    /// A context with every lane dead and every pointer null.
+    /// A context with every lane dead (but allowed to write memory once
+    /// live) and every pointer null.
     pub fn empty() -> BatchContext {
         BatchContext {
             tid: [[0; W]; 3],
             gtid: [[0; W]; 3],
             flat: [0; W],
             live: [0; W],
+            uav_lanes: [u32::MAX; W],
+            discarded: [0; W],
             zero: [0; 4],
             sink: [0; 4],
             group_id: [0; 4],
@@ -137,6 +155,8 @@ impl BatchContext {
             save: std::ptr::null_mut(),
             typed: std::ptr::null(),
             io: [0; 8],
+            inputs: std::ptr::null(),
+            outputs: std::ptr::null_mut(),
         }
     }
 
@@ -181,7 +201,16 @@ mod tests {
 
     #[test]
     fn vector_fields_are_16_byte_aligned() {
-        for off in [OFF_TID, OFF_GTID, OFF_FLAT, OFF_LIVE, OFF_ZERO, OFF_SINK] {
+        for off in [
+            OFF_TID,
+            OFF_GTID,
+            OFF_FLAT,
+            OFF_LIVE,
+            OFF_UAV_LANES,
+            OFF_DISCARDED,
+            OFF_ZERO,
+            OFF_SINK,
+        ] {
             assert_eq!(off % 16, 0, "offset {off}");
         }
     }

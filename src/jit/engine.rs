@@ -1,7 +1,8 @@
 //! The JIT as a case-runner [`Engine`] (`sm5jit case --engine jit`).
 //!
 //! In: a program and case [`Resource`]s. Out: the resources updated in
-//! place by a JIT dispatch. Invariant: resources are bound by the same function
+//! place by a JIT dispatch, or the o# of one pixel (vertex) invocation
+//! run through the batch path (`JitShader::run_batch`). Invariant: resources are bound by the same function
 //! as for the interpreter engine (`case::interp::with_bindings`), so the
 //! two engines see the same memory; a program the JIT cannot compile yet is
 //! a skip naming the instruction ([`EngineError::Unsupported`]), never a
@@ -9,7 +10,8 @@
 
 use crate::case::interp::with_bindings;
 use crate::case::{Engine, EngineError, EngineOptions, Resource};
-use crate::ir::Program;
+use crate::ir::{Program, ProgramKind};
+use crate::runtime::batch::{declared_inputs, BatchInputs, QUAD};
 use crate::runtime::{DispatchOptions, RuntimeError};
 
 use super::{JitError, JitShader};
@@ -77,13 +79,29 @@ impl Engine for JitEngine {
         with_bindings(resources, |b| s.dispatch_threads(b, groups, &o, threads)).map(|_| ())
     }
 
+    /// One pixel as D3D draws it: the top-left lane of a quad whose other
+    /// three lanes are helpers, all with zero inputs, through the batch
+    /// path. A discarded pixel reports no outputs.
     fn invoke(
         &mut self,
-        _program: &Program,
-        _resources: &mut [Resource],
+        program: &Program,
+        resources: &mut [Resource],
     ) -> Result<Vec<(u32, [u32; 4])>, EngineError> {
-        Err(EngineError::Unsupported(
-            "jit: pixel-shader invocations are not compiled yet".into(),
-        ))
+        let s = self.shader(program)?;
+        let o = self.options;
+        let registers = declared_inputs(program);
+        let data = vec![0u32; QUAD * registers as usize * 4];
+        let helpers = [false, true, true, true];
+        let count = if program.version.kind == ProgramKind::Vertex {
+            1
+        } else {
+            QUAD
+        };
+        let mut inputs = BatchInputs::new(count, registers, &data[..count * registers as usize * 4]);
+        if count == QUAD {
+            inputs = inputs.with_helpers(&helpers);
+        }
+        let r = with_bindings(resources, |b| s.run_batch(b, &inputs, &o))?;
+        Ok(r.outputs(0).unwrap_or_default())
     }
 }

@@ -13,7 +13,8 @@
 //!   computes it (flush denormal inputs, op, flush output, canonical NaN)
 //!   or taken from `sem` through a [`Shim`] call per lane.
 //!
-//! Control flow lives in `flow.rs`, memory in `memory.rs`; both extend
+//! Control flow lives in `flow.rs`, memory in `memory.rs`, v#/o#,
+//! discard and derivatives in `stage.rs`; all extend
 //! [`Lower`].
 
 use std::collections::{BTreeMap, HashMap};
@@ -90,6 +91,8 @@ pub struct Lower<'a, 'f> {
     pub inlined: usize,
     /// Texture and SM5.1 range lowering state (`sample.rs`, `ranges.rs`).
     pub tex: super::sample::TexState,
+    /// v#, o# and the discard mask of vertex/pixel programs (`stage.rs`).
+    pub stage: super::stage::StageVars,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -491,6 +494,8 @@ impl<'a, 'f> Lower<'a, 'f> {
             OperandType::ImmConstantBuffer => self.icb_fetch(op, comp),
             OperandType::ConstantBuffer => self.cb_fetch(op, comp),
             OperandType::IndexableTemp => self.x_fetch(op, comp),
+            OperandType::Input => self.io_fetch(op, comp, true),
+            OperandType::Output => self.io_fetch(op, comp, false),
             _ => Err(self.unsupported_operand(format!("{} operand", op.ty.prefix()))),
         }
     }
@@ -520,6 +525,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 Ok(())
             }
             OperandType::IndexableTemp => self.x_write(op, vals),
+            OperandType::Output => self.output_write(op, vals),
             _ => Err(self.unsupported_operand(format!("{} destination", op.ty.prefix()))),
         }
     }
@@ -1024,6 +1030,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             OpClass::Sample => self.sample(inst),
             OpClass::Atomic => self.atomic(inst),
             OpClass::Flow | OpClass::Sync => self.flow(i, inst),
+            OpClass::Graphics => self.stage_inst(inst),
             OpClass::Misc if matches!(inst.opcode, Opcode::Nop) => Ok(()),
             OpClass::Decl | OpClass::CustomData => Ok(()),
             _ => Err(self.unsupported(inst.opcode)),

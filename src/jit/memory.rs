@@ -19,7 +19,7 @@ use cranelift_codegen::ir::{types, AtomicRmwOp, InstBuilder, Value};
 use cranelift_module::Module;
 
 use super::context::{
-    N, OFF_IO, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_XREGS, OFF_ZERO, RES_BASE, RES_BUFINFO,
+    N, OFF_IO, OFF_RES, OFF_SINK, OFF_UAV_LANES, OFF_TGSM, OFF_TYPED, OFF_XREGS, OFF_ZERO, RES_BASE, RES_BUFINFO,
     RES_COUNTER, RES_DWORDS, RES_SIZE, W,
 };
 use super::fault::{self, Fault};
@@ -93,6 +93,16 @@ impl Lower<'_, '_> {
         let exec = self.use_vars(self.exec);
         let m = self.lane(exec, l);
         self.b.ins().icmp_imm_s(IntCC::NotEqual, m, 0)
+    }
+
+    /// An i8 that is non-zero when lane `l` is active and its memory
+    /// writes count (`uav_lanes`: not a helper lane of a pixel quad).
+    fn lane_writes(&mut self, l: usize) -> Value {
+        let act = self.lane_active(l);
+        let off = OFF_UAV_LANES + 4 * l as i32;
+        let w = self.b.ins().load(types::I32, trusted(), self.ctx, off);
+        let w = self.b.ins().icmp_imm_s(IntCC::NotEqual, w, 0);
+        self.b.ins().band(act, w)
     }
 
     pub(super) fn desc_field(&mut self, idx: usize, field: i32, ty: types::Type) -> Value {
@@ -246,7 +256,7 @@ impl Lower<'_, '_> {
             vals.push(self.src(vop, k, Ty::Int)?);
         }
         for (l, base) in bases.iter().enumerate() {
-            let mut active = self.lane_active(l);
+            let mut active = self.lane_writes(l);
             if fault::active(Fault::StoreIgnoresExec) {
                 active = self.b.ins().iconst(types::I8, 1);
             }
@@ -419,7 +429,7 @@ impl Lower<'_, '_> {
             inputs.push(self.src(vop, c, Ty::Int)?);
         }
         for l in 0..W {
-            let act = self.lane_active(l);
+            let act = self.lane_writes(l);
             let flag = self.b.ins().uextend(types::I32, act);
             self.typed_call(1, entry, flag, &inputs, l);
         }
@@ -680,7 +690,7 @@ impl Lower<'_, '_> {
         let zero = self.b.ins().iconst(types::I32, 0);
         let mut lanes = Vec::with_capacity(W);
         for l in 0..W {
-            let act = self.lane_active(l);
+            let act = self.lane_writes(l);
             let ok = self.b.ins().band(act, has);
             let sink = self.ptr_at(OFF_SINK);
             let p = self.b.ins().select(ok, counter, sink);
@@ -693,7 +703,8 @@ impl Lower<'_, '_> {
             } else {
                 self.b.ins().iadd(old, d)
             };
-            lanes.push(self.b.ins().select(has, r, zero));
+            // A lane that does not write (helper, inactive) gets 0.
+            lanes.push(self.b.ins().select(ok, r, zero));
         }
         let v = self.lanes_to_v(&lanes);
         let dst = self.operand(inst, 0)?;
@@ -734,7 +745,7 @@ impl Lower<'_, '_> {
         let zero = self.b.ins().iconst(types::I32, 0);
         let mut lanes = Vec::with_capacity(W);
         for l in 0..W {
-            let act = self.lane_active(l);
+            let act = self.lane_writes(l);
             let (p, inb) = match (w, typed_entry) {
                 (Some(w), _) => {
                     let x = self.lane(a0, l);
@@ -765,7 +776,9 @@ impl Lower<'_, '_> {
                     self.b.ins().atomic_rmw(types::I32, trusted(), op, p, val)
                 }
             };
-            lanes.push(self.b.ins().select(inb, old, zero));
+            // A lane that does not write (helper, inactive) gets 0.
+            let ok = self.b.ins().band(inb, act);
+            lanes.push(self.b.ins().select(ok, old, zero));
         }
         if returns_old {
             let r = self.lanes_to_v(&lanes);

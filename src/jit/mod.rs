@@ -34,7 +34,9 @@ pub mod plan;
 mod ranges;
 mod runner;
 mod sample;
+mod stage;
 pub mod typed;
+mod batch;
 
 use std::collections::{BTreeMap, HashMap};
 use std::mem::ManuallyDrop;
@@ -61,7 +63,8 @@ use plan::Plan;
 pub enum JitError {
     #[error("instruction {inst_index}: {opcode} is not supported by the JIT yet")]
     Unsupported { inst_index: usize, opcode: String },
-    #[error("the JIT runs compute programs only, not {0}")]
+    /// A hull, domain or geometry program.
+    #[error("the JIT runs compute, vertex and pixel programs only, not {0}")]
     NotCompute(String),
     #[error("the JIT needs an x86-64 CPU with SSE4.1: {0}")]
     Host(String),
@@ -189,7 +192,11 @@ impl JitShader {
         crate::validate::validate(program)?;
         let interp = Interpreter::new(program)?;
         let prepared = interp.prepared().clone();
-        if prepared.version().kind != ProgramKind::Compute {
+        let kind = prepared.version().kind;
+        if !matches!(
+            kind,
+            ProgramKind::Compute | ProgramKind::Pixel | ProgramKind::Vertex
+        ) {
             return Err(JitError::NotCompute(prepared.version().to_string()));
         }
         let plan = Plan::new(&prepared);
@@ -315,6 +322,7 @@ fn build(
             call_depth: 0,
             inlined: 0,
             tex: sample::TexState::default(),
+            stage: stage::StageVars::default(),
         };
         lw.exec = lw.new_vars();
         for _ in 0..p.temps {
@@ -327,6 +335,7 @@ fn build(
                 .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
         });
         lw.def_vars(lw.exec, live);
+        lw.stage_init();
         // Resume id 0 starts at the top; others go through the dispatch.
         let dispatch = lw.b.create_block();
         let start = lw.b.create_block();
@@ -343,6 +352,7 @@ fn build(
             .position(|i| i.opcode == Opcode::Label)
             .unwrap_or(insts.len());
         lw.body(0, main_end)?;
+        lw.stage_finish();
         let done = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
         lw.b.ins().return_(&[done]);
         // The budget exit.

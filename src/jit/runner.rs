@@ -29,7 +29,7 @@ use crate::runtime::{
 };
 
 /// The resource table with raw pointers into the caller's memory.
-struct Table(Vec<ResDesc>);
+pub(super) struct Table(pub(super) Vec<ResDesc>);
 
 // SAFETY: the pointers point into slices borrowed (mutably for UAVs) for
 // the whole dispatch; generated code accesses them only inside their
@@ -61,7 +61,7 @@ fn window(view: &View) -> Option<(u64, u64)> {
 
 /// Builds the resource table over `entries`; `counters` receives one
 /// cell (with its slot) per entry whose UAV has a hidden counter.
-fn build_table(
+pub(super) fn build_table(
     entries: &[Entry],
     b: &mut Bindings,
     counters: &mut Vec<(usize, Slot, AtomicU32)>,
@@ -115,7 +115,7 @@ fn build_table(
 
 /// The views of the table's t#/u# entries (typed and raw: the typed and
 /// texture shims read them), the samplers and the shader.
-fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Bindings) -> TypedEnv {
+pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Bindings) -> TypedEnv {
     let prepared = &shader.inner.prepared;
     // The declared texture dimension of a slot, for resinfo.
     let declared = |decls: &[ResDecl], slot: Slot| {

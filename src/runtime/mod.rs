@@ -1,6 +1,7 @@
 //! The runtime: resource bindings over caller-owned memory, views, formats,
 //! sampler states, texture reads (`texture`, `bc`) and the dispatch
-//! parameters shared by the interpreter and the JIT.
+//! parameters shared by the interpreter and the JIT, and the vertex/pixel
+//! invocation batches ([`batch`]).
 //!
 //! In: the caller's byte slices (UAVs mutable, SRVs and constant buffers
 //! shared), each with a [`View`] saying how the bytes are interpreted, and
@@ -14,6 +15,7 @@
 //! Accesses outside the window are out of bounds even when the memory is
 //! larger.
 
+pub mod batch;
 pub mod bc;
 pub mod format;
 pub mod memory;
@@ -23,6 +25,7 @@ pub mod texture;
 
 use std::collections::BTreeMap;
 
+pub use batch::{BatchError, BatchInputs, BatchResult, LaneResult};
 pub use format::Format;
 pub use sampler::{AddressMode, ComparisonFunc, Filter, FilterMode, SamplerDesc};
 pub use texture::TextureData;
@@ -529,6 +532,8 @@ pub enum RuntimeError {
     BudgetExhausted { group: [u32; 3], inst_index: usize },
     #[error("instruction {inst_index}: {what} is not supported")]
     Unsupported { inst_index: usize, what: String },
+    #[error("batch: {0}")]
+    Batch(#[from] BatchError),
     #[error("cannot run the program: {reason}")]
     InvalidProgram {
         inst_index: Option<usize>,

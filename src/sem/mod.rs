@@ -12,7 +12,8 @@
 //! [`int`] (32-bit wrapping integer arithmetic), [`bits`] (bit-field and
 //! bit-count ops), [`convert`] (number format conversions), [`double`]
 //! (64-bit float ops), [`memory`] (address arithmetic and out-of-bounds
-//! rules) and [`atomic`] (atomic read-modify-write combine functions).
+//! rules), [`atomic`] (atomic read-modify-write combine functions) and
+//! [`quad`] (derivatives across a 2x2 pixel quad).
 
 pub mod atomic;
 pub mod bits;
@@ -22,6 +23,7 @@ pub mod elementary;
 pub mod float;
 pub mod int;
 pub mod memory;
+pub mod quad;
 pub mod sample;
 
 #[cfg(test)]
