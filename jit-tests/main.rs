@@ -8,7 +8,11 @@ mod decode;
 mod fuzz;
 mod interp;
 mod jit;
+#[cfg(target_os = "linux")]
+mod memsafety;
 mod peer;
+#[cfg(target_os = "linux")]
+mod rss;
 mod sampling;
 mod util;
 mod validate;
