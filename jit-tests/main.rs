@@ -9,7 +9,11 @@ mod fault;
 mod fuzz;
 mod interp;
 mod jit;
+#[cfg(target_os = "linux")]
+mod memsafety;
 mod peer;
+#[cfg(target_os = "linux")]
+mod rss;
 mod sampling;
 mod threads;
 mod util;

@@ -15,7 +15,7 @@
 //!   order), the order in which the interpreter runs the same threads.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AtomicRmwOp, InstBuilder, Value};
+use cranelift_codegen::ir::{types, AtomicRmwOp, BlockArg, InstBuilder, Value};
 use cranelift_module::Module;
 
 use super::context::{
@@ -168,35 +168,38 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// The first DWORD each lane addresses: `addr >> 2` (raw) or
-    /// `(index * stride + offset) >> 2` (structured), in 64 bits.
-    fn base_dwords(
+    /// The first DWORD lane `l` addresses: `addr >> 2` (raw) or
+    /// `(index * stride + offset) >> 2` (structured), in 64 bits
+    /// (`sem::memory::raw_dword` / `structured_dword`).
+    fn lane_dword(&mut self, a: V, off: Option<V>, stride: Option<u32>, l: usize) -> Value {
+        let x = self.lane(a, l);
+        let x = self.b.ins().uextend(types::I64, x);
+        let flat = match (stride, off) {
+            (Some(s), Some(o)) => {
+                let o = self.lane(o, l);
+                let o = self.b.ins().uextend(types::I64, o);
+                let m = self.b.ins().imul_imm_s(x, i64::from(s));
+                self.b.ins().iadd(m, o)
+            }
+            _ => x,
+        };
+        self.b.ins().ushr_imm_s(flat, 2)
+    }
+
+    /// The address operands of a raw or structured access: the byte
+    /// address or struct index, and the structured byte offset.
+    fn address(
         &mut self,
         inst: &Instruction,
         first: usize,
         stride: Option<u32>,
-    ) -> Result<Vec<Value>, JitError> {
+    ) -> Result<(V, Option<V>), JitError> {
         let a = self.src(self.operand(inst, first)?, 0, Ty::Int)?;
         let off = match stride {
             Some(_) => Some(self.src(self.operand(inst, first + 1)?, 0, Ty::Int)?),
             None => None,
         };
-        let mut out = Vec::with_capacity(W);
-        for l in 0..W {
-            let x = self.lane(a, l);
-            let x = self.b.ins().uextend(types::I64, x);
-            let flat = match (stride, off) {
-                (Some(s), Some(o)) => {
-                    let o = self.lane(o, l);
-                    let o = self.b.ins().uextend(types::I64, o);
-                    let m = self.b.ins().imul_imm_s(x, i64::from(s));
-                    self.b.ins().iadd(m, o)
-                }
-                _ => x,
-            };
-            out.push(self.b.ins().ushr_imm_s(flat, 2));
-        }
-        Ok(out)
+        Ok((a, off))
     }
 
     pub fn memory(&mut self, inst: &Instruction) -> Result<(), JitError> {
@@ -220,23 +223,147 @@ impl Lower<'_, '_> {
         if structured != w.stride.is_some() {
             return Err(self.unsupported_operand("raw/structured access mismatch"));
         }
-        let bases = self.base_dwords(inst, 1, w.stride)?;
+        let (a, off) = self.address(inst, 1, w.stride)?;
         let swz = mem.swizzle();
         let mask = self.operand(inst, 0)?.write_mask();
+        let comps: Vec<usize> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
+        let ks: Vec<u8> = comps.iter().map(|&c| swz[c] & 3).collect();
         let mut out: [Option<V>; 4] = [None; 4];
-        for c in 0..4 {
-            if mask & (1 << c) == 0 {
-                continue;
+        if ks.is_empty() {
+            return Ok(());
+        }
+        let zero = self.vsplat(0);
+        let mut vecs = vec![[zero; N]; ks.len()];
+        for j in 0..N {
+            let got = self.load_vector(w, a, off, j, &ks);
+            for (v, g) in vecs.iter_mut().zip(got) {
+                v[j] = g;
             }
-            let mut lanes = Vec::with_capacity(W);
-            for base in &bases {
-                let d = self.b.ins().iadd_imm_s(*base, i64::from(swz[c] & 3));
-                lanes.push(self.load_dword(w.base, w.dwords, d));
-            }
-            out[c] = Some(self.lanes_to_v(&lanes));
+        }
+        for (c, v) in comps.into_iter().zip(vecs) {
+            out[c] = Some(v);
         }
         let dst = self.operand(inst, 0)?;
         self.write(dst, &out)
+    }
+
+    /// Vector `j` (lanes `4j..4j+4`) of a raw or structured load of the
+    /// DWORDs `first + k` for each `k` in `ks`: one `i32x4` per `k`.
+    /// When the four lanes address consecutive DWORDs and every DWORD is
+    /// in bounds, each `k` is one vector load; otherwise lane by lane.
+    fn load_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
+        let Some((consec, d0)) = self.contiguous(a, off, w.stride, j) else {
+            return self.lane_loads(w, a, off, j, ks);
+        };
+        let kmax = ks.iter().copied().max().unwrap_or(0);
+        let last = self.b.ins().iadd_imm_s(d0, i64::from(kmax) + 3);
+        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, last, w.dwords);
+        let ok = self.b.ins().band(consec, inb);
+        let (fast, slow, merge) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let params: Vec<Value> = ks
+            .iter()
+            .map(|_| self.b.append_block_param(merge, types::I32X4))
+            .collect();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.seal_block(fast);
+        self.b.seal_block(slow);
+        self.b.switch_to_block(fast);
+        let off0 = self.b.ins().ishl_imm_s(d0, 2);
+        let p = self.b.ins().iadd(w.base, off0);
+        let args: Vec<BlockArg> = ks
+            .iter()
+            .map(|&k| {
+                let v = self
+                    .b
+                    .ins()
+                    .load(types::I32X4, trusted(), p, 4 * i32::from(k));
+                BlockArg::Value(v)
+            })
+            .collect();
+        self.b.ins().jump(merge, &args);
+        self.b.switch_to_block(slow);
+        let vals = self.lane_loads(w, a, off, j, ks);
+        let args: Vec<BlockArg> = vals.into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(merge, &args);
+        self.b.seal_block(merge);
+        self.b.switch_to_block(merge);
+        params
+    }
+
+    /// The per-lane path of [`Self::load_vector`]: every lane's DWORD is
+    /// bounds-checked on its own (out of bounds reads the `zero` DWORD).
+    fn lane_loads(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
+        let mut out = vec![self.vsplat(0); ks.len()];
+        for i in 0..4 {
+            let base = self.lane_dword(a, off, w.stride, 4 * j + i);
+            for (o, &k) in out.iter_mut().zip(ks) {
+                let d = self.b.ins().iadd_imm_s(base, i64::from(k));
+                let x = self.load_dword(w.base, w.dwords, d);
+                *o = self.b.ins().insertlane(*o, x, i as u8);
+            }
+        }
+        out
+    }
+
+    /// Whether the four lanes of vector `j` address consecutive DWORDs
+    /// `d0, d0 + 1, d0 + 2, d0 + 3`: an i8 flag and `d0` (i64, exact), or
+    /// `None` when the access shape never is (structured strides other
+    /// than 4). Raw: `addr >> 2` of each lane is `d0 + lane` (no wrap: it
+    /// is below 2^30). Stride 4: the indices are `i0 + lane` with
+    /// `i0 <= 0xFFFFFFFC` (so none wraps) and every lane has lane 0's
+    /// offset, which makes lane `l`'s DWORD `i0 + l + (offset >> 2)`.
+    fn contiguous(
+        &mut self,
+        a: V,
+        off: Option<V>,
+        stride: Option<u32>,
+        j: usize,
+    ) -> Option<(Value, Value)> {
+        let step = self.lane_steps();
+        match (stride, off) {
+            (None, _) => {
+                let q = self.b.ins().ushr_imm_s(a[j], 2);
+                let q0 = self.b.ins().extractlane(q, 0);
+                let s = self.b.ins().splat(types::I32X4, q0);
+                let want = self.b.ins().iadd(s, step);
+                let eq = self.b.ins().icmp(IntCC::Equal, q, want);
+                let consec = self.b.ins().vall_true(eq);
+                let d0 = self.b.ins().uextend(types::I64, q0);
+                Some((consec, d0))
+            }
+            (Some(4), Some(off)) => {
+                let i0 = self.b.ins().extractlane(a[j], 0);
+                let s = self.b.ins().splat(types::I32X4, i0);
+                let want = self.b.ins().iadd(s, step);
+                let eq = self.b.ins().icmp(IntCC::Equal, a[j], want);
+                let o0 = self.b.ins().extractlane(off[j], 0);
+                let os = self.b.ins().splat(types::I32X4, o0);
+                let same = self.b.ins().icmp(IntCC::Equal, off[j], os);
+                let both = self.b.ins().band(eq, same);
+                let all = self.b.ins().vall_true(both);
+                let i0 = self.b.ins().uextend(types::I64, i0);
+                let nowrap =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i0, 0xFFFF_FFFC_i64);
+                let consec = self.b.ins().band(all, nowrap);
+                let o0 = self.b.ins().uextend(types::I64, o0);
+                let o0 = self.b.ins().ushr_imm_s(o0, 2);
+                Some((consec, self.b.ins().iadd(i0, o0)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The `i32x4` constant `[0, 1, 2, 3]`.
+    fn lane_steps(&mut self) -> Value {
+        let bytes: Vec<u8> = (0u32..4).flat_map(|x| x.to_le_bytes()).collect();
+        let c = self.b.func.dfg.constants.insert(bytes.into());
+        self.b.ins().vconst(types::I32X4, c)
     }
 
     fn store_buffer(&mut self, inst: &Instruction, structured: bool) -> Result<(), JitError> {
@@ -248,26 +375,81 @@ impl Lower<'_, '_> {
         if !w.writable {
             return Ok(());
         }
-        let bases = self.base_dwords(inst, 1, w.stride)?;
+        let (a, off) = self.address(inst, 1, w.stride)?;
         let n = mem.write_mask().count_ones() as usize;
         let vop = self.operand(inst, if structured { 3 } else { 2 })?;
         let mut vals = Vec::with_capacity(4);
         for k in 0..n {
             vals.push(self.src(vop, k, Ty::Int)?);
         }
-        for (l, base) in bases.iter().enumerate() {
+        for j in 0..N {
+            self.store_vector(w, a, off, j, &vals);
+        }
+        Ok(())
+    }
+
+    /// Vector `j` of a raw or structured store of `vals` (one per
+    /// component, to DWORDs `first + k`). A one-component store whose four
+    /// lanes are all active and address consecutive in-bounds DWORDs is one
+    /// vector store; anything else runs lane by lane in lane order, each
+    /// DWORD bounds-checked and inactive lanes' DWORDs untouched (memory is
+    /// never read back and rewritten: other threads may own those words).
+    fn store_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
+        let fast = match vals {
+            [_] => self.contiguous(a, off, w.stride, j),
+            _ => None,
+        };
+        let Some((consec, d0)) = fast else {
+            self.lane_stores(w, a, off, j, vals);
+            return;
+        };
+        let last = self.b.ins().iadd_imm_s(d0, 3);
+        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, last, w.dwords);
+        // Every lane must be active and allowed to write (not a pixel
+        // quad's helper lane).
+        let exec = self.use_vars(self.exec);
+        let off_w = OFF_UAV_LANES + 16 * j as i32;
+        let writes = self.b.ins().load(types::I32X4, trusted(), self.ctx, off_w);
+        let writes = self.b.ins().band(exec[j], writes);
+        let all = self.b.ins().vall_true(writes);
+        let ok = self.b.ins().band(consec, inb);
+        let ok = self.b.ins().band(ok, all);
+        let (fastb, slow, merge) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(ok, fastb, &[], slow, &[]);
+        self.b.seal_block(fastb);
+        self.b.seal_block(slow);
+        self.b.switch_to_block(fastb);
+        let off0 = self.b.ins().ishl_imm_s(d0, 2);
+        let p = self.b.ins().iadd(w.base, off0);
+        self.b.ins().store(trusted(), vals[0][j], p, 0);
+        self.b.ins().jump(merge, &[]);
+        self.b.switch_to_block(slow);
+        self.lane_stores(w, a, off, j, vals);
+        self.b.ins().jump(merge, &[]);
+        self.b.seal_block(merge);
+        self.b.switch_to_block(merge);
+    }
+
+    /// The per-lane path of [`Self::store_vector`].
+    fn lane_stores(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
+        for i in 0..4 {
+            let l = 4 * j + i;
+            let base = self.lane_dword(a, off, w.stride, l);
             let mut active = self.lane_writes(l);
             if fault::active(Fault::StoreIgnoresExec) {
                 active = self.b.ins().iconst(types::I8, 1);
             }
             for (k, v) in vals.iter().enumerate() {
-                let d = self.b.ins().iadd_imm_s(*base, k as i64);
+                let d = self.b.ins().iadd_imm_s(base, k as i64);
                 let (p, _) = self.store_ptr(w.base, w.dwords, d, active);
                 let x = self.lane(*v, l);
                 self.b.ins().store(trusted(), x, p, 0);
             }
         }
-        Ok(())
     }
 
     fn bufinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {

@@ -148,6 +148,10 @@ fn host_isa() -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
             .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
     };
     set(&mut flags, "opt_level", "speed")?;
+    // `SM5JIT_REGALLOC=backtracking|single_pass` overrides the register
+    // allocator (see docs/performance.md for the trade-off).
+    let regalloc = std::env::var("SM5JIT_REGALLOC").unwrap_or_else(|_| REGALLOC.to_string());
+    set(&mut flags, "regalloc_algorithm", &regalloc)?;
     set(
         &mut flags,
         "enable_verifier",
@@ -159,6 +163,10 @@ fn host_isa() -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
     isa.finish(settings::Flags::new(flags))
         .map_err(|e| JitError::Codegen(e.to_string()))
 }
+
+/// The register allocator: Cranelift's backtracking allocator (better
+/// code, most of the compile time on large shaders) or its single-pass one.
+const REGALLOC: &str = "backtracking";
 
 /// The typed-access shims: (symbol, address), in `Lower::typed_fns` order.
 const TYPED_SHIMS: [(&str, *const u8); 4] = [

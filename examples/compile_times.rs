@@ -1,0 +1,97 @@
+//! Compile times of the corpus shaders on the JIT.
+//!
+//! `cargo run --release --example compile_times [RUNS]` compiles every
+//! compute shader under `../shared/corpus/{conformance,realworld}` that the
+//! JIT accepts `RUNS` times (default 21), prints each one's median compile
+//! time (validate + prepare + Cranelift + finalize) and instruction count,
+//! then the median over the shaders of at most 200 instructions and the
+//! time of the largest one. Shaders the JIT rejects are listed as skipped
+//! with the reason.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sm5jit::jit::JitShader;
+
+fn shader_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let mut out = Vec::new();
+    for set in ["conformance", "realworld"] {
+        let Ok(dir) = std::fs::read_dir(root.join(set)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = dir
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join("shader.dxbc"))
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        out.extend(files);
+    }
+    out
+}
+
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v[v.len() / 2].as_secs_f64() * 1e3
+}
+
+fn main() {
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(21)
+        .max(1);
+    let mut small = Vec::new();
+    let mut largest: Option<(usize, f64, String)> = None;
+    for file in shader_files() {
+        let name = file
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        let program = match sm5jit::case::decode_shader(&bytes) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("{name:60} skipped: {e}");
+                continue;
+            }
+        };
+        if let Err(e) = JitShader::compile(&program) {
+            println!("{name:60} skipped: {e}");
+            continue;
+        }
+        let insts = program.insts.len();
+        let times: Vec<Duration> = (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                let s = JitShader::compile(&program).expect("compiled once already");
+                let d = t.elapsed();
+                drop(s);
+                d
+            })
+            .collect();
+        let ms = median(times);
+        println!("{name:60} {insts:5} instructions {ms:9.3} ms");
+        if insts <= 200 {
+            small.push(ms);
+        }
+        if largest.as_ref().is_none_or(|l| insts > l.0) {
+            largest = Some((insts, ms, name));
+        }
+    }
+    small.sort_by(f64::total_cmp);
+    if !small.is_empty() {
+        println!(
+            "median over {} shaders of <= 200 instructions: {:.3} ms",
+            small.len(),
+            small[small.len() / 2]
+        );
+    }
+    if let Some((insts, ms, name)) = largest {
+        println!("largest: {name} ({insts} instructions): {ms:.3} ms");
+    }
+}
