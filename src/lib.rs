@@ -67,3 +67,8 @@ pub use runtime::{
     AddressMode, BufferKind, BufferView, ComparisonFunc, DispatchStats, Filter, FilterMode, Format,
     RuntimeError, SamplerDesc, Slot, TextureDim, TextureView, View,
 };
+
+/// Runs the Rust walk-through of `docs/embedding.md` as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/embedding.md")]
+pub struct EmbeddingGuide;
