@@ -75,7 +75,11 @@ pub fn colorize(counts: &[u32], max_iter: u32) -> Vec<u8> {
             let v = 255.0 * (a * t + b * t * t + c * t * t * t);
             v.clamp(0.0, 255.0) as u8
         };
-        rgb.extend_from_slice(&[ramp(0.0, 3.0, -1.2), ramp(0.6, 1.4, -0.6), ramp(2.2, -2.6, 1.2)]);
+        rgb.extend_from_slice(&[
+            ramp(0.0, 3.0, -1.2),
+            ramp(0.6, 1.4, -0.6),
+            ramp(2.2, -2.6, 1.2),
+        ]);
     }
     rgb
 }

@@ -18,6 +18,21 @@ fn profile_dir() -> PathBuf {
     deps.parent().expect("profile dir").to_path_buf()
 }
 
+/// The static library built with this test binary: cargo writes it to
+/// `deps/` when the library is built for tests and copies it up to
+/// `target/<profile>/` only on `cargo build`, so take the newer one.
+fn static_lib() -> PathBuf {
+    let dir = profile_dir();
+    let candidates = [dir.join("deps/libsm5jit.a"), dir.join("libsm5jit.a")];
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    candidates
+        .iter()
+        .filter_map(|p| Some((modified(p)?, p.clone())))
+        .max()
+        .map(|(_, p)| p)
+        .unwrap_or_else(|| panic!("libsm5jit.a was not built in {}", dir.display()))
+}
+
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -71,8 +86,7 @@ ret
 
 #[test]
 fn c_example_builds_links_and_checks_its_results() {
-    let lib = profile_dir().join("libsm5jit.a");
-    assert!(lib.exists(), "{} was not built", lib.display());
+    let lib = static_lib();
     let dir = std::env::temp_dir().join(format!("sm5jit-capi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let exe = dir.join("compute");
@@ -118,7 +132,10 @@ fn c_example_builds_links_and_checks_its_results() {
             format!("probe {engine} 0 {}", value(0)),
             format!("probe {engine} 999 {}", value(999)),
         ] {
-            assert!(stdout.lines().any(|l| l == line), "missing {line:?} in\n{stdout}");
+            assert!(
+                stdout.lines().any(|l| l == line),
+                "missing {line:?} in\n{stdout}"
+            );
         }
     }
     let misuse = [
@@ -143,7 +160,10 @@ fn c_example_builds_links_and_checks_its_results() {
     ];
     for (name, status) in misuse {
         let line = format!("misuse {name} SM5JIT_ERROR_{status}");
-        assert!(stdout.lines().any(|l| l == line), "missing {line:?} in\n{stdout}");
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing {line:?} in\n{stdout}"
+        );
     }
     assert!(stdout.lines().any(|l| l == "ok (0 failures)"), "{stdout}");
 }
@@ -154,7 +174,11 @@ fn c_abi_misuse_from_rust_returns_errors() {
     use sm5jit::capi::convert::CBufferView;
     use sm5jit::capi::*;
     use std::ffi::CStr;
-    let last = || unsafe { CStr::from_ptr(sm5jit_last_error()) }.to_string_lossy().into_owned();
+    let last = || {
+        unsafe { CStr::from_ptr(sm5jit_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    };
     let mut s = 0u64;
     let src = C_EXAMPLE_ASM.as_bytes();
     unsafe {
@@ -177,12 +201,22 @@ fn c_abi_misuse_from_rust_returns_errors() {
             sm5jit_bind_uav_buffer(b, 0, mem.as_mut_ptr().cast(), 32, &view),
             status::BAD_SIZE
         );
-        assert!(last().contains("needs 40 bytes but size is 32"), "{}", last());
-        assert_eq!(sm5jit_get_uav_counter(b, 0, std::ptr::null_mut()), status::NULL_POINTER);
+        assert!(
+            last().contains("needs 40 bytes but size is 32"),
+            "{}",
+            last()
+        );
+        assert_eq!(
+            sm5jit_get_uav_counter(b, 0, std::ptr::null_mut()),
+            status::NULL_POINTER
+        );
         assert_eq!(sm5jit_shader_free(s), status::OK);
         assert_eq!(sm5jit_shader_free(s), status::INVALID_HANDLE);
         assert!(last().contains("stale"), "{}", last());
-        assert_eq!(sm5jit_dispatch(s, b, 1, 1, 1, std::ptr::null()), status::INVALID_HANDLE);
+        assert_eq!(
+            sm5jit_dispatch(s, b, 1, 1, 1, std::ptr::null()),
+            status::INVALID_HANDLE
+        );
         assert_eq!(sm5jit_bindings_free(b), status::OK);
         assert_eq!(sm5jit_bindings_free(b), status::INVALID_HANDLE);
         assert_eq!(sm5jit_bindings_free(u64::MAX), status::INVALID_HANDLE);
@@ -205,7 +239,10 @@ ret
     let mut mem = [0xFFFF_FFFFu32; 32];
     unsafe {
         let (mut s, mut b) = (0u64, 0u64);
-        assert_eq!(sm5jit_shader_from_asm(src.as_ptr().cast(), src.len(), 0, &mut s), status::OK);
+        assert_eq!(
+            sm5jit_shader_from_asm(src.as_ptr().cast(), src.len(), 0, &mut s),
+            status::OK
+        );
         assert_eq!(sm5jit_bindings_create(&mut b), status::OK);
         let view = CBufferView {
             struct_size: 32,
@@ -215,7 +252,10 @@ ret
             first_element: 0,
             num_elements: 32,
         };
-        assert_eq!(sm5jit_bind_uav_buffer(b, 0, mem.as_mut_ptr().cast(), 128, &view), status::OK);
+        assert_eq!(
+            sm5jit_bind_uav_buffer(b, 0, mem.as_mut_ptr().cast(), 128, &view),
+            status::OK
+        );
         assert_eq!(sm5jit_set_uav_counter(b, 0, 4), status::OK);
         assert_eq!(sm5jit_dispatch(s, b, 2, 1, 1, std::ptr::null()), status::OK);
         let mut counter = 0;
@@ -225,7 +265,11 @@ ret
         assert_eq!(sm5jit_shader_free(s), status::OK);
     }
     for (i, &v) in mem.iter().enumerate() {
-        let want = if (4..20).contains(&i) { i as u32 } else { u32::MAX };
+        let want = if (4..20).contains(&i) {
+            i as u32
+        } else {
+            u32::MAX
+        };
         assert_eq!(v, want, "element {i}");
     }
 }
@@ -239,7 +283,10 @@ fn one_shader_dispatches_from_many_threads() {
             let shader = &shader;
             scope.spawn(move || {
                 let input: Vec<u8> = (0..256u32).flat_map(|v| (v + k).to_le_bytes()).collect();
-                let cb: Vec<u8> = [k, 256, 0, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
+                let cb: Vec<u8> = [k, 256, 0, 0]
+                    .iter()
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect();
                 let mut out = vec![0u8; 1024];
                 let mut b = Bindings::new();
                 b.srv(Slot::new(0), &input, View::structured(4, 0, 256))
@@ -280,9 +327,11 @@ fn showcase_image_matches_the_interpreter_and_known_points() {
     // Deep inside the main cardioid and the period-2 bulb: never escapes.
     assert_eq!(at(-0.2, 0.0), iters);
     assert_eq!(at(-1.0, 0.05), iters);
-    // |c|^2 > 4: escapes after the first step.
+    // First pixel (row 0 is y = -1.2), c = (-2.183, -1.183): |c|^2 > 4 after one step.
     assert_eq!(a[0], 1);
-    assert_eq!(a[(w * h - 1) as usize], 1);
+    // Last pixel, c = (0.783, 1.183): |c|^2 = 2.01, then
+    // z = c^2 + c = (-0.003, 3.037) escapes: two steps.
+    assert_eq!(a[(w * h - 1) as usize], 2);
     // c = 0.5: z goes 0.5, 0.75, 1.0625, 1.6289, 3.1533 (|z|^2 > 4) -> 5.
     assert_eq!(at(0.5, 0.0), 5);
     let inside = a.iter().filter(|&&c| c == iters).count();
