@@ -5,6 +5,7 @@ mod bench;
 mod cli;
 mod corpus;
 mod decode;
+mod embed;
 mod fault;
 mod fuzz;
 mod interp;

@@ -11,9 +11,41 @@
 //! ```
 //!
 //! Each instruction's scalar meaning lives once, in [`sem`].
+//!
+//! # Embedding
+//!
+//! The stable surface is at the crate root: [`Shader`] (load from DXBC or
+//! assembly, compile once with an [`EngineKind`], dispatch from any
+//! thread), [`Bindings`] with [`View`]s over caller-owned memory by
+//! [`Slot`], [`DispatchConfig`] and the one [`Error`] type. C programs use
+//! the same through [`capi`] and `include/sm5jit.h`. See
+//! `docs/embedding.md`.
+//!
+//! ```rust
+//! use sm5jit::{Bindings, EngineKind, Shader, Slot, View};
+//!
+//! let shader = Shader::from_asm(
+//!     "cs_5_0
+//!      dcl_uav_typed_buffer (uint,uint,uint,uint) u1
+//!      dcl_input vThreadID.x
+//!      dcl_thread_group 16, 1, 1
+//!      store_uav_typed u1.xyzw, vThreadID.xxxx, vThreadID.xxxx
+//!      ret",
+//!     EngineKind::default(), // the JIT
+//! )?;
+//! let mut texels = vec![0u8; 16 * 4];
+//! let mut b = Bindings::new();
+//! b.uav(Slot::new(1), &mut texels, View::typed(sm5jit::Format::R32Uint, 0, 16));
+//! shader.dispatch(&mut b, [1, 1, 1])?;
+//! drop(b);
+//! assert_eq!(&texels[60..64], &15u32.to_le_bytes());
+//! # Ok::<(), sm5jit::Error>(())
+//! ```
 
+pub mod api;
 pub mod asm;
 pub mod bench;
+pub mod capi;
 pub mod case;
 pub mod cli;
 pub mod dxbc;
@@ -24,7 +56,19 @@ pub mod ir;
 pub mod jit;
 pub mod runtime;
 pub mod sem;
+pub mod util;
 pub mod validate;
 
+pub use api::{DispatchConfig, EngineKind, Shader};
 pub use error::Error;
 pub use ir::Program;
+pub use runtime::Bindings;
+pub use runtime::{
+    AddressMode, BufferKind, BufferView, ComparisonFunc, DispatchStats, Filter, FilterMode, Format,
+    RuntimeError, SamplerDesc, Slot, TextureDim, TextureView, View,
+};
+
+/// Runs the Rust walk-through of `docs/embedding.md` as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/embedding.md")]
+pub struct EmbeddingGuide;

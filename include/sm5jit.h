@@ -1,0 +1,262 @@
+/*
+ * sm5jit.h - C interface of sm5jit: run Direct3D 11 Shader Model 4/5
+ * compute shaders (DXBC bytecode or SM4/SM5 assembly) on the CPU.
+ *
+ * Link against libsm5jit.so (cdylib) or libsm5jit.a (staticlib; also link
+ * -lpthread -ldl -lm). C99. See docs/embedding.md for a walk-through.
+ *
+ * Conventions
+ * - Every function that can fail returns an sm5jit_status: SM5JIT_OK (0)
+ *   or an SM5JIT_ERROR_* code. On failure sm5jit_last_error() gives a
+ *   message for the calling thread. Output parameters are written only on
+ *   success.
+ * - Shaders and bindings are 64-bit handles, never pointers. A handle is
+ *   checked on every call: 0, a handle of the other kind, and a handle
+ *   whose object was freed (use after free, double free) all return
+ *   SM5JIT_ERROR_INVALID_HANDLE; freed handles are never reused.
+ * - Structs passed in start with `struct_size`, which must be
+ *   sizeof(the struct) (SM5JIT_ERROR_BAD_SIZE otherwise). Use the
+ *   SM5JIT_*_INIT macros to fill defaults.
+ * - No Rust panic crosses this interface: an internal error becomes
+ *   SM5JIT_ERROR_PANIC.
+ *
+ * Ownership and threading
+ * - The caller owns all buffer memory. Binding stores the pointer and
+ *   size; the memory must stay valid (and, for UAVs, writable) until it is
+ *   rebound, unbound, or the bindings object is freed. A UAV's memory must
+ *   not overlap any other memory bound to the same bindings object
+ *   (SM5JIT_ERROR_INVALID_ARGUMENT at dispatch).
+ * - What cannot be checked: a non-NULL pointer must really point at as
+ *   many bytes as its size says.
+ * - A shader is immutable once created: any number of threads may
+ *   dispatch the same shader at the same time, each with its own bindings
+ *   object. Calls on one bindings object are serialized (a dispatch holds
+ *   it locked until it returns). Freeing a shader while another thread
+ *   dispatches it is safe: the running dispatch finishes first.
+ */
+#ifndef SM5JIT_H
+#define SM5JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes ------------------------------------------------------ */
+
+typedef int sm5jit_status;
+
+#define SM5JIT_OK 0
+#define SM5JIT_ERROR_NULL_POINTER 1     /* a required pointer was NULL */
+#define SM5JIT_ERROR_BAD_SIZE 2         /* struct_size wrong, or a view needs more bytes than given */
+#define SM5JIT_ERROR_INVALID_HANDLE 3   /* 0, wrong kind, or freed */
+#define SM5JIT_ERROR_INVALID_ARGUMENT 4 /* unknown enum value, format, overlapping UAV, ... */
+#define SM5JIT_ERROR_DECODE 5           /* the DXBC container or its tokens are malformed */
+#define SM5JIT_ERROR_ASM 6              /* assembly text: message starts with LINE:COL */
+#define SM5JIT_ERROR_VALIDATION 7       /* the program breaks a shader-model rule */
+#define SM5JIT_ERROR_JIT 8              /* the JIT cannot compile this program (try the interpreter) */
+#define SM5JIT_ERROR_RUNTIME 9          /* missing/mismatched binding, bad dispatch size, budget exhausted */
+#define SM5JIT_ERROR_PANIC 10           /* internal error; please report it */
+
+/* ---- handles ----------------------------------------------------------- */
+
+typedef uint64_t sm5jit_shader;   /* 0 is never a valid handle */
+typedef uint64_t sm5jit_bindings; /* 0 is never a valid handle */
+
+/* ---- engines ----------------------------------------------------------- */
+
+#define SM5JIT_ENGINE_JIT 0         /* Cranelift native code, multi-threaded (default) */
+#define SM5JIT_ENGINE_INTERPRETER 1 /* the reference interpreter, calling thread only */
+
+/* ---- library and errors ------------------------------------------------ */
+
+/* The library version, e.g. "0.1.0" (static storage). */
+const char *sm5jit_version(void);
+
+/* The message of the last failed call on this thread, "" if none. The
+ * pointer stays valid until the next failing call on the same thread. */
+const char *sm5jit_last_error(void);
+
+/* "SM5JIT_OK", "SM5JIT_ERROR_NULL_POINTER", ... (static storage). */
+const char *sm5jit_status_name(sm5jit_status status);
+
+/* ---- shaders ----------------------------------------------------------- */
+
+/* Decodes a DXBC container (checksum verified), validates the program and
+ * compiles it for `engine`. `bytes` must hold `size` bytes. */
+sm5jit_status sm5jit_shader_from_dxbc(const void *bytes, size_t size, int engine,
+                                      sm5jit_shader *out_shader);
+
+/* Parses SM4/SM5 assembly (fxc's dialect, UTF-8, `len` bytes, no
+ * terminator needed), validates and compiles it for `engine`. */
+sm5jit_status sm5jit_shader_from_asm(const char *text, size_t len, int engine,
+                                     sm5jit_shader *out_shader);
+
+/* Frees a shader; its handle becomes invalid. Freeing twice returns
+ * SM5JIT_ERROR_INVALID_HANDLE. */
+sm5jit_status sm5jit_shader_free(sm5jit_shader shader);
+
+/* Writes the threads per group (dcl_thread_group) to out_size[0..2]. */
+sm5jit_status sm5jit_shader_thread_group_size(sm5jit_shader shader, uint32_t *out_size);
+
+/* ---- views ------------------------------------------------------------- */
+
+#define SM5JIT_BUFFER_RAW 0        /* byte-address: elements are 32-bit words */
+#define SM5JIT_BUFFER_STRUCTURED 1 /* elements of `stride` bytes (multiple of 4) */
+#define SM5JIT_BUFFER_TYPED 2      /* elements are texels of `format` */
+
+/* Common DXGI_FORMAT numbers (any format sm5jit reads is accepted by number). */
+#define SM5JIT_FORMAT_R32G32B32A32_FLOAT 2
+#define SM5JIT_FORMAT_R32G32B32A32_UINT 3
+#define SM5JIT_FORMAT_R8G8B8A8_UNORM 28
+#define SM5JIT_FORMAT_R32_FLOAT 41
+#define SM5JIT_FORMAT_R32_UINT 42
+#define SM5JIT_FORMAT_R32_SINT 43
+
+/* A window onto a buffer: elements first_element .. first_element +
+ * num_elements. The window must lie inside the bound memory. */
+typedef struct sm5jit_buffer_view {
+    uint32_t struct_size; /* sizeof(sm5jit_buffer_view) */
+    uint32_t kind;        /* SM5JIT_BUFFER_* */
+    uint32_t stride;      /* structured only */
+    uint32_t format;      /* typed only: DXGI_FORMAT number */
+    uint64_t first_element;
+    uint64_t num_elements;
+} sm5jit_buffer_view;
+
+#define SM5JIT_BUFFER_VIEW_INIT {sizeof(sm5jit_buffer_view), SM5JIT_BUFFER_RAW, 0, 0, 0, 0}
+
+#define SM5JIT_TEXTURE_1D 0
+#define SM5JIT_TEXTURE_1D_ARRAY 1
+#define SM5JIT_TEXTURE_2D 2
+#define SM5JIT_TEXTURE_2D_ARRAY 3
+#define SM5JIT_TEXTURE_3D 4
+#define SM5JIT_TEXTURE_CUBE 5       /* faces +X -X +Y -Y +Z -Z as array slices */
+#define SM5JIT_TEXTURE_CUBE_ARRAY 6
+#define SM5JIT_TEXTURE_2DMS 7
+#define SM5JIT_TEXTURE_2DMS_ARRAY 8
+
+/* A texture: mip 0 at byte 0, texel (x, y, z) at z * slice_pitch +
+ * y * row_pitch + x * texel bytes; further mips follow tightly packed. */
+typedef struct sm5jit_texture_view {
+    uint32_t struct_size; /* sizeof(sm5jit_texture_view) */
+    uint32_t dim;         /* SM5JIT_TEXTURE_* */
+    uint32_t format;      /* DXGI_FORMAT number */
+    uint32_t samples;     /* multisampled dims only */
+    uint32_t width;
+    uint32_t height;
+    uint32_t depth_or_array; /* depth (3D), array size or faces; 1 otherwise */
+    uint32_t mip_levels;
+    uint64_t row_pitch;
+    uint64_t slice_pitch;
+} sm5jit_texture_view;
+
+/* Sampler state; values as in D3D11_SAMPLER_DESC. */
+#define SM5JIT_FILTER_POINT 0
+#define SM5JIT_FILTER_LINEAR 1
+#define SM5JIT_ADDRESS_WRAP 1
+#define SM5JIT_ADDRESS_MIRROR 2
+#define SM5JIT_ADDRESS_CLAMP 3
+#define SM5JIT_ADDRESS_BORDER 4
+#define SM5JIT_ADDRESS_MIRROR_ONCE 5
+#define SM5JIT_COMPARISON_NEVER 1
+#define SM5JIT_COMPARISON_ALWAYS 8
+
+typedef struct sm5jit_sampler_desc {
+    uint32_t struct_size; /* sizeof(sm5jit_sampler_desc) */
+    uint32_t min_filter;  /* SM5JIT_FILTER_* */
+    uint32_t mag_filter;
+    uint32_t mip_filter;
+    uint32_t anisotropic; /* non-zero: anisotropic (filtered as linear) */
+    uint32_t address_u;   /* SM5JIT_ADDRESS_* */
+    uint32_t address_v;
+    uint32_t address_w;
+    uint32_t comparison;  /* D3D11_COMPARISON_FUNC: 1 never .. 8 always */
+    uint32_t max_anisotropy;
+    float border_color[4];
+    float mip_lod_bias;
+    float min_lod;
+    float max_lod;
+} sm5jit_sampler_desc;
+
+/* ---- bindings ---------------------------------------------------------- */
+
+/* Register files for sm5jit_unbind. Slots are in register space 0. */
+#define SM5JIT_SLOT_UAV 0
+#define SM5JIT_SLOT_SRV 1
+#define SM5JIT_SLOT_CB 2
+#define SM5JIT_SLOT_SAMPLER 3
+
+sm5jit_status sm5jit_bindings_create(sm5jit_bindings *out_bindings);
+
+/* Frees the bindings object, never the memory bound to it. */
+sm5jit_status sm5jit_bindings_free(sm5jit_bindings bindings);
+
+/* u#slot = `size` bytes at `data` seen through `view`. Replaces any
+ * binding at the slot (and its counter). */
+sm5jit_status sm5jit_bind_uav_buffer(sm5jit_bindings bindings, uint32_t slot, void *data,
+                                     size_t size, const sm5jit_buffer_view *view);
+sm5jit_status sm5jit_bind_uav_texture(sm5jit_bindings bindings, uint32_t slot, void *data,
+                                      size_t size, const sm5jit_texture_view *view);
+
+/* t#slot, read-only. */
+sm5jit_status sm5jit_bind_srv_buffer(sm5jit_bindings bindings, uint32_t slot, const void *data,
+                                     size_t size, const sm5jit_buffer_view *view);
+sm5jit_status sm5jit_bind_srv_texture(sm5jit_bindings bindings, uint32_t slot, const void *data,
+                                      size_t size, const sm5jit_texture_view *view);
+
+/* cb#slot: `size` bytes (reads past the end return 0). */
+sm5jit_status sm5jit_bind_cb(sm5jit_bindings bindings, uint32_t slot, const void *data,
+                             size_t size);
+
+/* s#slot: the state is copied. Unbound samplers are the D3D11 default. */
+sm5jit_status sm5jit_bind_sampler(sm5jit_bindings bindings, uint32_t slot,
+                                  const sm5jit_sampler_desc *desc);
+
+/* The hidden counter of the UAV at u#slot (for append/consume and
+ * imm_atomic_alloc/consume): set its start value, read it after a dispatch. */
+sm5jit_status sm5jit_set_uav_counter(sm5jit_bindings bindings, uint32_t slot, uint32_t value);
+sm5jit_status sm5jit_get_uav_counter(sm5jit_bindings bindings, uint32_t slot,
+                                     uint32_t *out_value);
+
+/* Removes one binding; `kind` is SM5JIT_SLOT_*. */
+sm5jit_status sm5jit_unbind(sm5jit_bindings bindings, int kind, uint32_t slot);
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+typedef struct sm5jit_dispatch_options {
+    uint32_t struct_size; /* sizeof(sm5jit_dispatch_options) */
+    uint32_t threads;     /* JIT worker threads; 0 = one per core, 1 = calling thread */
+    uint64_t budget;      /* instructions per thread group; 0 = default */
+} sm5jit_dispatch_options;
+
+#define SM5JIT_DISPATCH_OPTIONS_INIT {sizeof(sm5jit_dispatch_options), 0, 0}
+
+/* Runs x * y * z thread groups of a compute shader. `opts` may be NULL.
+ * Bindings are checked against the shader's declarations first; UAV
+ * writes made before a failing group (e.g. budget exhausted) stay. */
+sm5jit_status sm5jit_dispatch(sm5jit_shader shader, sm5jit_bindings bindings, uint32_t x,
+                              uint32_t y, uint32_t z, const sm5jit_dispatch_options *opts);
+
+/* Reads x, y, z (3 x uint32_t, little-endian) at byte `offset` of `args`
+ * (4-aligned, 12 bytes inside args_size) and dispatches. cs_4_x shaders
+ * run no groups (as D3D11 does). */
+sm5jit_status sm5jit_dispatch_indirect(sm5jit_shader shader, sm5jit_bindings bindings,
+                                       const void *args, size_t args_size, uint64_t offset,
+                                       const sm5jit_dispatch_options *opts);
+
+/* ---- invocation batches (vertex and pixel programs): reserved ----------
+ * Batch entry points for vertex and pixel programs (N invocations with
+ * arrays of v# inputs and o# outputs, pixels as 2x2 quads with per-pixel
+ * discard) will be declared here and use the same shader and bindings
+ * handles. Today a vertex or pixel program can be created with
+ * SM5JIT_ENGINE_INTERPRETER, and sm5jit_dispatch rejects it with
+ * SM5JIT_ERROR_RUNTIME. */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SM5JIT_H */

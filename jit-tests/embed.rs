@@ -1,0 +1,346 @@
+//! The embedding surface: the public Rust API from other threads, the C
+//! header and example built with the machine's gcc against the library
+//! this test run built, and the showcase example's image.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sm5jit::{Bindings, DispatchConfig, EngineKind, Shader, Slot, View};
+
+#[allow(dead_code)]
+#[path = "../examples/showcase.rs"]
+mod showcase;
+
+/// `target/<profile>`: the test binary lives in its `deps/`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let deps = exe.parent().expect("deps dir");
+    deps.parent().expect("profile dir").to_path_buf()
+}
+
+/// The static library built with this test binary: cargo writes it to
+/// `deps/` when the library is built for tests and copies it up to
+/// `target/<profile>/` only on `cargo build`, so take the newer one.
+fn static_lib() -> PathBuf {
+    let dir = profile_dir();
+    let candidates = [dir.join("deps/libsm5jit.a"), dir.join("libsm5jit.a")];
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    candidates
+        .iter()
+        .filter_map(|p| Some((modified(p)?, p.clone())))
+        .max()
+        .map(|(_, p)| p)
+        .unwrap_or_else(|| panic!("libsm5jit.a was not built in {}", dir.display()))
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn gcc(args: &[&str]) -> std::process::Output {
+    Command::new("gcc")
+        .args(args)
+        .output()
+        .expect("gcc must be installed to test the C interface (apt-get install gcc)")
+}
+
+#[test]
+fn header_compiles_alone_with_warnings_as_errors() {
+    let out = gcc(&[
+        "-std=c99",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-fsyntax-only",
+        "-x",
+        "c",
+        repo().join("include/sm5jit.h").to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The program `examples/c/compute.c` compiles from text; the test hands
+/// the C program the same program as DXBC.
+const C_EXAMPLE_ASM: &str = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_resource_structured t0, 4
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_thread_group 64, 1, 1
+uge r0.x, vThreadID.x, cb0[0].y
+if_nz r0.x
+  ret
+endif
+ld_structured r0.x, vThreadID.x, l(0), t0.xxxx
+imad r0.x, r0.x, l(3), cb0[0].x
+ishl r1.x, vThreadID.x, l(2)
+store_raw u0.x, r1.x, r0.x
+ret
+";
+
+#[test]
+fn c_example_builds_links_and_checks_its_results() {
+    let lib = static_lib();
+    let dir = std::env::temp_dir().join(format!("sm5jit-capi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("compute");
+    let out = gcc(&[
+        "-std=c99",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-I",
+        repo().join("include").to_str().unwrap(),
+        repo().join("examples/c/compute.c").to_str().unwrap(),
+        lib.to_str().unwrap(),
+        "-lpthread",
+        "-ldl",
+        "-lm",
+        "-o",
+        exe.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let program = sm5jit::asm::parse_program(C_EXAMPLE_ASM).unwrap();
+    let dxbc = sm5jit::dxbc::write_dxbc(&program, None, None).unwrap();
+    let dxbc_path = dir.join("compute.dxbc");
+    std::fs::write(&dxbc_path, dxbc).unwrap();
+    let run = Command::new(&exe).arg(&dxbc_path).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // Expected values from the shader's formula, out[i] = in[i] * 3 + 11.
+    let value = |i: u64| (i * 7 % 1013) * 3 + 11;
+    let sum: u64 = (0..1000).map(value).sum();
+    for engine in ["jit", "jit-indirect", "interpreter", "dxbc"] {
+        for line in [
+            format!("sum {engine} {sum}"),
+            format!("probe {engine} 0 {}", value(0)),
+            format!("probe {engine} 999 {}", value(999)),
+        ] {
+            assert!(
+                stdout.lines().any(|l| l == line),
+                "missing {line:?} in\n{stdout}"
+            );
+        }
+    }
+    let misuse = [
+        ("null_text", "NULL_POINTER"),
+        ("null_out", "NULL_POINTER"),
+        ("bad_engine", "INVALID_ARGUMENT"),
+        ("bad_asm", "ASM"),
+        ("bad_dxbc", "DECODE"),
+        ("struct_size", "BAD_SIZE"),
+        ("window_too_big", "BAD_SIZE"),
+        ("null_view", "NULL_POINTER"),
+        ("missing_binding", "RUNTIME"),
+        ("overlap", "INVALID_ARGUMENT"),
+        ("indirect_out_of_range", "RUNTIME"),
+        ("zero_handle", "INVALID_HANDLE"),
+        ("wrong_kind", "INVALID_HANDLE"),
+        ("use_after_free", "INVALID_HANDLE"),
+        ("double_free", "INVALID_HANDLE"),
+        ("stale_after_reuse", "INVALID_HANDLE"),
+        ("bindings_double_free", "INVALID_HANDLE"),
+        ("bind_after_free", "INVALID_HANDLE"),
+    ];
+    for (name, status) in misuse {
+        let line = format!("misuse {name} SM5JIT_ERROR_{status}");
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
+    assert!(stdout.lines().any(|l| l == "ok (0 failures)"), "{stdout}");
+}
+
+/// Misuse through the extern functions from Rust, without a C compiler.
+#[test]
+fn c_abi_misuse_from_rust_returns_errors() {
+    use sm5jit::capi::convert::CBufferView;
+    use sm5jit::capi::*;
+    use std::ffi::CStr;
+    let last = || {
+        unsafe { CStr::from_ptr(sm5jit_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut s = 0u64;
+    let src = C_EXAMPLE_ASM.as_bytes();
+    unsafe {
+        assert_eq!(
+            sm5jit_shader_from_asm(src.as_ptr().cast(), src.len(), 0, &mut s),
+            status::OK
+        );
+        let mut b = 0u64;
+        assert_eq!(sm5jit_bindings_create(&mut b), status::OK);
+        let mut mem = [0u32; 8];
+        let view = CBufferView {
+            struct_size: 32,
+            kind: 0,
+            stride: 0,
+            format: 0,
+            first_element: 6,
+            num_elements: 4,
+        };
+        assert_eq!(
+            sm5jit_bind_uav_buffer(b, 0, mem.as_mut_ptr().cast(), 32, &view),
+            status::BAD_SIZE
+        );
+        assert!(
+            last().contains("needs 40 bytes but size is 32"),
+            "{}",
+            last()
+        );
+        assert_eq!(
+            sm5jit_get_uav_counter(b, 0, std::ptr::null_mut()),
+            status::NULL_POINTER
+        );
+        assert_eq!(sm5jit_shader_free(s), status::OK);
+        assert_eq!(sm5jit_shader_free(s), status::INVALID_HANDLE);
+        assert!(last().contains("stale"), "{}", last());
+        assert_eq!(
+            sm5jit_dispatch(s, b, 1, 1, 1, std::ptr::null()),
+            status::INVALID_HANDLE
+        );
+        assert_eq!(sm5jit_bindings_free(b), status::OK);
+        assert_eq!(sm5jit_bindings_free(b), status::INVALID_HANDLE);
+        assert_eq!(sm5jit_bindings_free(u64::MAX), status::INVALID_HANDLE);
+    }
+}
+
+/// A counter UAV through the C ABI: start value in, final value out.
+#[test]
+fn c_abi_uav_counters_round_trip() {
+    use sm5jit::capi::convert::CBufferView;
+    use sm5jit::capi::*;
+    let src = "cs_5_0
+dcl_uav_structured u0, 4
+dcl_temps 1
+dcl_thread_group 8, 1, 1
+imm_atomic_alloc r0.x, u0
+store_structured u0.x, r0.x, l(0), r0.x
+ret
+";
+    let mut mem = [0xFFFF_FFFFu32; 32];
+    unsafe {
+        let (mut s, mut b) = (0u64, 0u64);
+        assert_eq!(
+            sm5jit_shader_from_asm(src.as_ptr().cast(), src.len(), 0, &mut s),
+            status::OK
+        );
+        assert_eq!(sm5jit_bindings_create(&mut b), status::OK);
+        let view = CBufferView {
+            struct_size: 32,
+            kind: 1,
+            stride: 4,
+            format: 0,
+            first_element: 0,
+            num_elements: 32,
+        };
+        assert_eq!(
+            sm5jit_bind_uav_buffer(b, 0, mem.as_mut_ptr().cast(), 128, &view),
+            status::OK
+        );
+        assert_eq!(sm5jit_set_uav_counter(b, 0, 4), status::OK);
+        assert_eq!(sm5jit_dispatch(s, b, 2, 1, 1, std::ptr::null()), status::OK);
+        let mut counter = 0;
+        assert_eq!(sm5jit_get_uav_counter(b, 0, &mut counter), status::OK);
+        assert_eq!(counter, 20);
+        assert_eq!(sm5jit_bindings_free(b), status::OK);
+        assert_eq!(sm5jit_shader_free(s), status::OK);
+    }
+    for (i, &v) in mem.iter().enumerate() {
+        let want = if (4..20).contains(&i) {
+            i as u32
+        } else {
+            u32::MAX
+        };
+        assert_eq!(v, want, "element {i}");
+    }
+}
+
+/// One compiled shader dispatched from several threads at once.
+#[test]
+fn one_shader_dispatches_from_many_threads() {
+    let shader = Shader::from_asm(C_EXAMPLE_ASM, EngineKind::Jit).unwrap();
+    std::thread::scope(|scope| {
+        for k in 0..4u32 {
+            let shader = &shader;
+            scope.spawn(move || {
+                let input: Vec<u8> = (0..256u32).flat_map(|v| (v + k).to_le_bytes()).collect();
+                let cb: Vec<u8> = [k, 256, 0, 0]
+                    .iter()
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect();
+                let mut out = vec![0u8; 1024];
+                let mut b = Bindings::new();
+                b.srv(Slot::new(0), &input, View::structured(4, 0, 256))
+                    .uav(Slot::new(0), &mut out, View::raw(0, 256))
+                    .cb(Slot::new(0), &cb);
+                let config = DispatchConfig {
+                    threads: 1,
+                    ..DispatchConfig::default()
+                };
+                shader.dispatch_with(&mut b, [4, 1, 1], &config).unwrap();
+                drop(b);
+                for i in 0..256u32 {
+                    let got = u32::from_le_bytes(out[4 * i as usize..][..4].try_into().unwrap());
+                    assert_eq!(got, (i + k) * 3 + k, "thread {k} element {i}");
+                }
+            });
+        }
+    });
+}
+
+/// The showcase example's image: both engines agree on every pixel, and
+/// pixels with a known fate have it.
+#[test]
+fn showcase_image_matches_the_interpreter_and_known_points() {
+    let (w, h, iters) = (90u32, 72u32, 64u32);
+    let jit = Shader::from_asm(showcase::SHADER, EngineKind::Jit).unwrap();
+    let interp = Shader::from_asm(showcase::SHADER, EngineKind::Interpreter).unwrap();
+    let a = showcase::render(&jit, w, h, iters).unwrap();
+    let b = showcase::render(&interp, w, h, iters).unwrap();
+    assert_eq!(a, b, "JIT and interpreter images differ");
+    // The pixel whose centre is nearest c = (x, y).
+    let at = |x: f32, y: f32| {
+        let (x0, y0, x1, y1) = showcase::WINDOW;
+        let px = ((x - x0) / (x1 - x0) * w as f32) as usize;
+        let py = ((y - y0) / (y1 - y0) * h as f32) as usize;
+        a[py * w as usize + px]
+    };
+    // Deep inside the main cardioid and the period-2 bulb: never escapes.
+    assert_eq!(at(-0.2, 0.0), iters);
+    assert_eq!(at(-1.0, 0.05), iters);
+    // First pixel (row 0 is y = -1.2), c = (-2.183, -1.183): |c|^2 > 4 after one step.
+    assert_eq!(a[0], 1);
+    // Last pixel, c = (0.783, 1.183): |c|^2 = 2.01, then
+    // z = c^2 + c = (-0.003, 3.037) escapes: two steps.
+    assert_eq!(a[(w * h - 1) as usize], 2);
+    // c = 0.5: z goes 0.5, 0.75, 1.0625, 1.6289, 3.1533 (|z|^2 > 4) -> 5.
+    assert_eq!(at(0.5, 0.0), 5);
+    let inside = a.iter().filter(|&&c| c == iters).count();
+    assert!((500..2500).contains(&inside), "{inside} pixels inside");
+    // The PNG holds exactly the coloured pixels.
+    let rgb = showcase::colorize(&a, iters);
+    assert_eq!(rgb.len(), (w * h * 3) as usize);
+    assert_eq!(&rgb[..3], showcase::colorize(&[1], iters).as_slice());
+    let png = sm5jit::util::png::encode(w, h, sm5jit::util::png::ColorType::Rgb, &rgb).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), w);
+}

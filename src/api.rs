@@ -1,0 +1,458 @@
+//! The embedding API: load a shader once, compile it once, dispatch it
+//! any number of times over memory the caller owns.
+//!
+//! In: DXBC bytes ([`Shader::from_dxbc`]), assembly text
+//! ([`Shader::from_asm`]) or an [`ir::Program`](crate::ir::Program), an
+//! [`EngineKind`], and per dispatch the caller's [`Bindings`] plus the
+//! group counts (direct or read from an argument buffer). Out: the bound
+//! UAV memory and hidden counters changed as the shader says,
+//! [`DispatchStats`], or one typed [`Error`].
+//!
+//! Invariants: a [`Shader`] is validated and compiled when it is built and
+//! never changes afterwards, so it is `Send + Sync` and any number of
+//! threads may dispatch it at the same time, each with its own
+//! [`Bindings`]; every view is checked against its memory before any
+//! shader code runs, and the engines bounds-check every access against the
+//! view window, so a shader never touches memory outside what was bound.
+//! Nothing here exposes Cranelift types.
+//!
+//! Compute programs only for now. Vertex and pixel *invocation batches*
+//! (arrays of v# inputs and o# outputs, 2x2 pixel quads) get their own
+//! entry points on [`Shader`] in the section marked "Invocation batches"
+//! below.
+//!
+//! ```rust
+//! use sm5jit::{Bindings, EngineKind, Shader, Slot, View};
+//!
+//! // out[i] = in[i] * 2 + cb0[0].x, one thread per element.
+//! let shader = Shader::from_asm(
+//!     "cs_5_0
+//!      dcl_constantbuffer CB0[1], immediateIndexed
+//!      dcl_resource_raw t0
+//!      dcl_uav_raw u0
+//!      dcl_input vThreadID.x
+//!      dcl_temps 1
+//!      dcl_thread_group 64, 1, 1
+//!      ishl r0.x, vThreadID.x, l(2)
+//!      ld_raw r0.y, r0.x, t0.xxxx
+//!      imad r0.y, r0.y, l(2), cb0[0].x
+//!      store_raw u0.x, r0.x, r0.y
+//!      ret",
+//!     EngineKind::Jit,
+//! )?;
+//! let input: Vec<u8> = (0..128u32).flat_map(|v| v.to_le_bytes()).collect();
+//! let cb: Vec<u8> = [5u32, 0, 0, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
+//! let mut output = vec![0u8; 128 * 4];
+//!
+//! let mut b = Bindings::new();
+//! b.srv(Slot::new(0), &input, View::raw(0, 128))
+//!     .uav(Slot::new(0), &mut output, View::raw(0, 128))
+//!     .cb(Slot::new(0), &cb);
+//! let stats = shader.dispatch(&mut b, [2, 1, 1])?;
+//! drop(b); // the bindings borrow `output` until they are dropped
+//!
+//! assert_eq!(stats.groups, 2);
+//! let word = |i: usize| u32::from_le_bytes(output[4 * i..4 * i + 4].try_into().unwrap());
+//! assert_eq!(word(0), 5);
+//! assert_eq!(word(127), 127 * 2 + 5);
+//! # Ok::<(), sm5jit::Error>(())
+//! ```
+
+use crate::dxbc::{read_dxbc, ReadOptions};
+use crate::error::Error;
+use crate::interp::Interpreter;
+use crate::ir::{Program, ProgramKind, Version};
+use crate::jit::JitShader;
+use crate::runtime::{
+    BufferKind, BufferView, DispatchOptions, DispatchStats, Format, RuntimeError, TextureView,
+    View, DEFAULT_BUDGET,
+};
+
+use crate::runtime::Bindings;
+
+/// Which engine runs a [`Shader`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum EngineKind {
+    /// Native SIMD code compiled with Cranelift; groups run on worker
+    /// threads. The default. Programs it cannot lower yet (sampling and
+    /// gather, SM5.1 dynamically indexed resource ranges) fail to build with
+    /// [`Error::Jit`] naming the instruction; use
+    /// [`EngineKind::Interpreter`] for those.
+    #[default]
+    Jit,
+    /// The reference interpreter: runs everything the crate supports, one
+    /// group after another on the calling thread.
+    Interpreter,
+}
+
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EngineKind::Jit => "jit",
+            EngineKind::Interpreter => "interpreter",
+        })
+    }
+}
+
+/// How one dispatch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DispatchConfig {
+    /// Worker threads for the JIT; 0 means one per available core, 1 runs
+    /// every group on the calling thread. The interpreter always runs on
+    /// the calling thread.
+    pub threads: usize,
+    /// Instructions one thread group may execute before the dispatch stops
+    /// with [`RuntimeError::BudgetExhausted`] (so a runaway loop ends).
+    pub budget: u64,
+}
+
+impl Default for DispatchConfig {
+    fn default() -> Self {
+        DispatchConfig {
+            threads: 0,
+            budget: DEFAULT_BUDGET,
+        }
+    }
+}
+
+impl DispatchConfig {
+    fn worker_threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
+/// The compiled form behind a [`Shader`].
+#[derive(Clone, Debug)]
+enum Compiled {
+    Jit(JitShader),
+    Interp(std::sync::Arc<Interpreter>),
+}
+
+/// A validated, compiled shader. Cheap to clone (clones share the compiled
+/// code), `Send + Sync`: dispatch it from any number of threads at once,
+/// each with its own [`Bindings`].
+///
+/// ```rust
+/// use sm5jit::{EngineKind, Shader};
+///
+/// let shader = Shader::from_asm(
+///     "cs_5_0\ndcl_thread_group 8, 4, 1\nret\n",
+///     EngineKind::Interpreter,
+/// )?;
+/// assert_eq!(shader.thread_group_size(), [8, 4, 1]);
+/// assert_eq!(shader.version().to_string(), "cs_5_0");
+/// assert_eq!(shader.engine(), EngineKind::Interpreter);
+///
+/// // Errors are typed: a bad mnemonic is an assembly error with its line.
+/// let err = Shader::from_asm("cs_5_0\nfrobnicate r0.x\n", EngineKind::Jit).unwrap_err();
+/// assert!(matches!(&err, sm5jit::Error::Asm(e) if e.line == 2), "{err}");
+/// # Ok::<(), sm5jit::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Shader {
+    compiled: Compiled,
+    engine: EngineKind,
+    version: Version,
+    group_size: [u32; 3],
+}
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Shader>();
+};
+
+impl Shader {
+    /// Decodes a DXBC container (checksum verified), validates and
+    /// compiles its program with `engine`.
+    pub fn from_dxbc(bytes: &[u8], engine: EngineKind) -> Result<Shader, Error> {
+        let shader = read_dxbc(bytes, &ReadOptions::default())?;
+        Shader::new(&shader.program, engine)
+    }
+
+    /// Parses SM4/SM5 assembly text (fxc's dialect), validates and
+    /// compiles it with `engine`.
+    pub fn from_asm(text: &str, engine: EngineKind) -> Result<Shader, Error> {
+        let program = crate::asm::parse_program(text)?;
+        Shader::new(&program, engine)
+    }
+
+    /// Validates and compiles an already decoded program.
+    pub fn new(program: &Program, engine: EngineKind) -> Result<Shader, Error> {
+        crate::validate::validate(program)?;
+        let (compiled, group_size) = match engine {
+            EngineKind::Jit => {
+                let s = JitShader::compile(program)?;
+                let size = s.prepared().group_size;
+                (Compiled::Jit(s), size)
+            }
+            EngineKind::Interpreter => {
+                let i = Interpreter::new(program)?;
+                let size = i.prepared().group_size;
+                (Compiled::Interp(std::sync::Arc::new(i)), size)
+            }
+        };
+        Ok(Shader {
+            compiled,
+            engine,
+            version: program.version,
+            group_size,
+        })
+    }
+
+    /// The engine this shader was compiled for.
+    pub fn engine(&self) -> EngineKind {
+        self.engine
+    }
+
+    /// The shader model (`cs_5_0`, ...).
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// Threads per group (`dcl_thread_group`); `[1, 1, 1]` for programs
+    /// that are not compute shaders.
+    pub fn thread_group_size(&self) -> [u32; 3] {
+        self.group_size
+    }
+
+    /// Runs `groups` thread groups with [`DispatchConfig::default`] (all
+    /// cores, the default instruction budget).
+    pub fn dispatch(&self, b: &mut Bindings, groups: [u32; 3]) -> Result<DispatchStats, Error> {
+        self.dispatch_with(b, groups, &DispatchConfig::default())
+    }
+
+    /// Runs `groups` thread groups. Bindings are checked first (every
+    /// declared slot bound with a matching kind, every view inside its
+    /// memory); a failing group stops the dispatch with its error, and
+    /// UAV writes made before it stay.
+    pub fn dispatch_with(
+        &self,
+        b: &mut Bindings,
+        groups: [u32; 3],
+        config: &DispatchConfig,
+    ) -> Result<DispatchStats, Error> {
+        self.check_compute()?;
+        b.check_fits()?;
+        let o = DispatchOptions {
+            budget: config.budget,
+        };
+        let stats = match &self.compiled {
+            Compiled::Jit(s) => s.dispatch_threads(b, groups, &o, config.worker_threads())?,
+            Compiled::Interp(i) => i.dispatch(b, groups, &o)?,
+        };
+        Ok(stats)
+    }
+
+    /// Reads the group counts (three little-endian u32) from `args` at
+    /// byte `offset` and dispatches, like `DispatchIndirect`. The offset
+    /// must be 4-aligned and the 12 bytes inside `args`; a `cs_4_x` shader
+    /// runs no groups (the D3D11 runtime drops indirect dispatches for
+    /// them) after its bindings are checked.
+    ///
+    /// ```rust
+    /// use sm5jit::{Bindings, DispatchConfig, EngineKind, Shader, Slot, View};
+    ///
+    /// let shader = Shader::from_asm(
+    ///     "cs_5_0
+    ///      dcl_uav_raw u0
+    ///      dcl_thread_group 1, 1, 1
+    ///      atomic_iadd u0, l(0), l(1)
+    ///      ret",
+    ///     EngineKind::Jit,
+    /// )?;
+    /// let args: Vec<u8> = [0u32, 3, 2, 1].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// let mut count = [0u8; 4];
+    /// let mut b = Bindings::new();
+    /// b.uav(Slot::new(0), &mut count, View::raw(0, 1));
+    /// let config = DispatchConfig { threads: 2, ..DispatchConfig::default() };
+    /// shader.dispatch_indirect(&mut b, &args, 4, &config)?; // 3 x 2 x 1 groups
+    /// drop(b);
+    /// assert_eq!(u32::from_le_bytes(count), 6);
+    ///
+    /// // Arguments that do not fit are an error, not a read past the end.
+    /// let mut b = Bindings::new();
+    /// b.uav(Slot::new(0), &mut count, View::raw(0, 1));
+    /// assert!(shader.dispatch_indirect(&mut b, &args, 8, &config).is_err());
+    /// # Ok::<(), sm5jit::Error>(())
+    /// ```
+    pub fn dispatch_indirect(
+        &self,
+        b: &mut Bindings,
+        args: &[u8],
+        offset: u64,
+        config: &DispatchConfig,
+    ) -> Result<DispatchStats, Error> {
+        let groups = indirect_groups(args, offset)?;
+        if self.version.is_cs4() {
+            return self.dispatch_with(b, [0, 0, 0], config);
+        }
+        self.dispatch_with(b, groups, config)
+    }
+
+    fn check_compute(&self) -> Result<(), Error> {
+        if self.version.kind == ProgramKind::Compute {
+            return Ok(());
+        }
+        Err(Error::Runtime(RuntimeError::InvalidProgram {
+            inst_index: None,
+            reason: format!("dispatch needs a compute program, not {}", self.version),
+        }))
+    }
+
+    // -----------------------------------------------------------------
+    // Invocation batches (vertex and pixel programs): reserved.
+    //
+    // Batch entry points (N vertex invocations with arrays of v# inputs
+    // and o# outputs from ISGN/OSGN; pixel invocations as 2x2 quads with
+    // per-pixel discard) belong here, next to `dispatch`, taking the same
+    // `Bindings` and `DispatchConfig`. Until they exist, a vertex or pixel
+    // program builds with `EngineKind::Interpreter` and `dispatch` rejects
+    // it with `RuntimeError::InvalidProgram`.
+    // -----------------------------------------------------------------
+}
+
+/// The three group counts of an indirect dispatch at `offset` in `args`.
+fn indirect_groups(args: &[u8], offset: u64) -> Result<[u32; 3], RuntimeError> {
+    let bad = || RuntimeError::BadIndirectArgs {
+        offset,
+        len: args.len() as u64,
+    };
+    if offset % 4 != 0 {
+        return Err(bad());
+    }
+    let mut groups = [0u32; 3];
+    for (i, g) in groups.iter_mut().enumerate() {
+        let at = offset.checked_add(4 * i as u64).ok_or_else(bad)?;
+        *g = crate::runtime::memory::read_u32(args, at).ok_or_else(bad)?;
+    }
+    Ok(groups)
+}
+
+/// Shorthands for the common views.
+impl View {
+    /// A byte-address buffer window: 32-bit words `first_word ..
+    /// first_word + words`.
+    pub fn raw(first_word: u64, words: u64) -> View {
+        View::Buffer(BufferView {
+            kind: BufferKind::Raw,
+            first_element: first_word,
+            num_elements: words,
+        })
+    }
+
+    /// A structured buffer window of `elements` structures of `stride`
+    /// bytes, starting at structure `first`.
+    pub fn structured(stride: u32, first: u64, elements: u64) -> View {
+        View::Buffer(BufferView {
+            kind: BufferKind::Structured { stride },
+            first_element: first,
+            num_elements: elements,
+        })
+    }
+
+    /// A typed buffer window of `elements` texels of `format`, starting at
+    /// texel `first`.
+    pub fn typed(format: Format, first: u64, elements: u64) -> View {
+        View::Buffer(BufferView {
+            kind: BufferKind::Typed(format),
+            first_element: first,
+            num_elements: elements,
+        })
+    }
+
+    /// A texture view.
+    pub fn texture(view: TextureView) -> View {
+        View::Texture(view)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::Slot;
+
+    const DOUBLE: &str = "cs_5_0
+dcl_uav_structured u0, 4
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 4, 1, 1
+ld_structured r0.x, vThreadID.x, l(0), u0.xxxx
+iadd r0.x, r0.x, r0.x
+store_structured u0.x, vThreadID.x, l(0), r0.x
+ret
+";
+
+    fn run(engine: EngineKind, first: u64) -> Vec<u32> {
+        let s = Shader::from_asm(DOUBLE, engine).expect("build");
+        let mut mem: Vec<u8> = (0..12u32).flat_map(|v| v.to_le_bytes()).collect();
+        let mut b = Bindings::new();
+        b.uav(Slot::new(0), &mut mem, View::structured(4, first, 8));
+        s.dispatch(&mut b, [2, 1, 1]).expect("dispatch");
+        drop(b);
+        mem.chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn engines_agree_and_respect_the_window() {
+        let jit = run(EngineKind::Jit, 2);
+        assert_eq!(jit, run(EngineKind::Interpreter, 2));
+        let want: Vec<u32> = (0..12)
+            .map(|v| if (2..10).contains(&v) { 2 * v } else { v })
+            .collect();
+        assert_eq!(jit, want);
+    }
+
+    #[test]
+    fn a_view_past_its_memory_is_refused_before_running() {
+        let s = Shader::from_asm(DOUBLE, EngineKind::Jit).unwrap();
+        let mut mem = vec![0u8; 16];
+        let mut b = Bindings::new();
+        b.uav(Slot::new(0), &mut mem, View::structured(4, 2, 4));
+        let e = s.dispatch(&mut b, [1, 1, 1]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Runtime(RuntimeError::ViewOutOfRange { needed: 24, .. })
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn missing_binding_and_non_compute_are_errors() {
+        let s = Shader::from_asm(DOUBLE, EngineKind::Interpreter).unwrap();
+        let e = s.dispatch(&mut Bindings::new(), [1, 1, 1]).unwrap_err();
+        assert!(
+            matches!(e, Error::Runtime(RuntimeError::MissingBinding { .. })),
+            "{e}"
+        );
+        let ps = Shader::from_asm(
+            "ps_5_0\ndcl_output o0.xyzw\nmov o0, l(1,1,1,1)\nret\n",
+            EngineKind::Interpreter,
+        )
+        .unwrap();
+        let e = ps.dispatch(&mut Bindings::new(), [1, 1, 1]).unwrap_err();
+        assert!(e.to_string().contains("compute"), "{e}");
+        assert!(Shader::from_asm(
+            "ps_5_0\ndcl_output o0.xyzw\nmov o0, l(1,1,1,1)\nret\n",
+            EngineKind::Jit
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn indirect_arguments_are_bounds_checked() {
+        assert_eq!(
+            indirect_groups(&[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0], 0),
+            Ok([1, 2, 3])
+        );
+        assert!(indirect_groups(&[0; 12], 2).is_err());
+        assert!(indirect_groups(&[0; 12], 4).is_err());
+        assert!(indirect_groups(&[0; 12], u64::MAX - 3).is_err());
+    }
+}
