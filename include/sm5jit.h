@@ -228,7 +228,7 @@ sm5jit_status sm5jit_unbind(sm5jit_bindings bindings, int kind, uint32_t slot);
 
 typedef struct sm5jit_dispatch_options {
     uint32_t struct_size; /* sizeof(sm5jit_dispatch_options) */
-    uint32_t threads;     /* JIT worker threads; 0 = one per core, 1 = calling thread */
+    uint32_t threads;     /* JIT workers: 0 = one per core, 1 = calling thread, at most 4 per core */
     uint64_t budget;      /* instructions per thread group; 0 = default */
 } sm5jit_dispatch_options;
 

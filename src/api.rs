@@ -98,8 +98,9 @@ impl std::fmt::Display for EngineKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DispatchConfig {
     /// Worker threads for the JIT; 0 means one per available core, 1 runs
-    /// every group on the calling thread. The interpreter always runs on
-    /// the calling thread.
+    /// every group on the calling thread; larger requests are capped at
+    /// four per core (and never exceed the number of groups). The
+    /// interpreter always runs on the calling thread.
     pub threads: usize,
     /// Instructions one thread group may execute before the dispatch stops
     /// with [`RuntimeError::BudgetExhausted`] (so a runaway loop ends).
@@ -117,9 +118,10 @@ impl Default for DispatchConfig {
 
 impl DispatchConfig {
     fn worker_threads(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
+            0 => cores,
+            n => n.min(4 * cores),
         }
     }
 }
@@ -443,6 +445,22 @@ ret
             EngineKind::Jit
         )
         .is_err());
+    }
+
+    #[test]
+    fn worker_threads_are_capped() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let huge = DispatchConfig {
+            threads: usize::MAX,
+            ..DispatchConfig::default()
+        };
+        assert_eq!(huge.worker_threads(), 4 * cores);
+        assert_eq!(DispatchConfig::default().worker_threads(), cores);
+        let one = DispatchConfig {
+            threads: 1,
+            ..DispatchConfig::default()
+        };
+        assert_eq!(one.worker_threads(), 1);
     }
 
     #[test]
