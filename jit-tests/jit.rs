@@ -786,11 +786,13 @@ ret
 }
 
 #[test]
-fn pixel_programs_are_refused_by_the_compute_jit() {
+fn pixel_programs_compile_but_do_not_dispatch() {
     let program = parse("ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1, 2, 3, 4)\nret\n");
+    let jit = JitShader::compile(&program).expect("pixel programs compile");
+    let mut b = Bindings::new();
     assert!(matches!(
-        JitShader::compile(&program),
-        Err(JitError::NotCompute(v)) if v == "ps_5_0"
+        jit.dispatch(&mut b, [1, 1, 1], &DispatchOptions::default()),
+        Err(RuntimeError::InvalidProgram { reason, .. }) if reason.contains("ps_5_0")
     ));
 }
 

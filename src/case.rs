@@ -342,7 +342,7 @@ fn engine_stop(engine: &dyn Engine, e: EngineError, context: &str) -> Stop {
     }
 }
 
-fn build_resources(specs: &[spec::ResourceSpec]) -> Result<Vec<Resource>, CaseError> {
+pub fn build_resources(specs: &[spec::ResourceSpec]) -> Result<Vec<Resource>, CaseError> {
     specs.iter().map(Resource::from_spec).collect()
 }
 

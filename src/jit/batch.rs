@@ -149,10 +149,7 @@ impl JitShader {
                     for (k, &r) in p.outputs.iter().enumerate() {
                         let r = r as usize;
                         let v = std::array::from_fn(|comp| {
-                            a.outputs
-                                .get((r * 4 + comp) * W + l)
-                                .copied()
-                                .unwrap_or(0)
+                            a.outputs.get((r * 4 + comp) * W + l).copied().unwrap_or(0)
                         });
                         result.values[inv * n + k] = v;
                     }

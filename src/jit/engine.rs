@@ -97,7 +97,8 @@ impl Engine for JitEngine {
         } else {
             QUAD
         };
-        let mut inputs = BatchInputs::new(count, registers, &data[..count * registers as usize * 4]);
+        let mut inputs =
+            BatchInputs::new(count, registers, &data[..count * registers as usize * 4]);
         if count == QUAD {
             inputs = inputs.with_helpers(&helpers);
         }

@@ -19,8 +19,8 @@ use cranelift_codegen::ir::{types, AtomicRmwOp, BlockArg, InstBuilder, Value};
 use cranelift_module::Module;
 
 use super::context::{
-    N, OFF_IO, OFF_RES, OFF_SINK, OFF_UAV_LANES, OFF_TGSM, OFF_TYPED, OFF_XREGS, OFF_ZERO, RES_BASE, RES_BUFINFO,
-    RES_COUNTER, RES_DWORDS, RES_SIZE, W,
+    N, OFF_IO, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_UAV_LANES, OFF_XREGS, OFF_ZERO,
+    RES_BASE, RES_BUFINFO, RES_COUNTER, RES_DWORDS, RES_SIZE, W,
 };
 use super::fault::{self, Fault};
 use super::lower::{trusted, Lower, Ty, V};

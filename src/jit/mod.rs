@@ -1,5 +1,7 @@
-//! The Cranelift JIT: compiles a validated compute [`Program`] to native
-//! SIMD code and dispatches it over thread groups.
+//! The Cranelift JIT: compiles a validated compute, vertex or pixel
+//! [`Program`] to native SIMD code; dispatches compute programs over
+//! thread groups and runs vertex/pixel programs over invocation batches
+//! (`batch`, [`crate::runtime::batch`]).
 //!
 //! In: a [`Program`] (checked with [`crate::validate::validate`] and
 //! prepared like the interpreter does). Out: a [`JitShader`] holding one
@@ -15,13 +17,16 @@
 //! (operands and ALU), `flow` (execution masks, barriers), `memory`
 //! (bounds-checked access), `double` (64-bit floats), `typed` (typed
 //! buffers and textures through the runtime's formats), `libcalls` (shims
-//! into `sem`), `runner` (groups, batches, worker threads), `engine` (the
-//! case-runner engine).
+//! into `sem`), `stage` (v#, o#, discard, quad derivatives), `runner`
+//! (groups, batches, worker threads), `batch` (vertex/pixel invocation
+//! batches), `engine` (the case-runner engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): SM5.1 resource
-//! ranges, sampling and gather,
-//! `discard` and pixel/vertex invocations, 64-bit relative indices.
+//! ranges, sampling and gather, relative v#/o# indices and the special
+//! pixel registers (vCoverage, oDepth, ...), 64-bit relative indices;
+//! hull, domain and geometry programs are refused (`NotCompute`).
 
+mod batch;
 pub mod context;
 mod double;
 pub mod engine;
@@ -36,7 +41,6 @@ mod runner;
 mod sample;
 mod stage;
 pub mod typed;
-mod batch;
 
 use std::collections::{BTreeMap, HashMap};
 use std::mem::ManuallyDrop;

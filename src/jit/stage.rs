@@ -96,9 +96,7 @@ impl Lower<'_, '_> {
             for c in 0..4 {
                 let vals = self.use_vars(self.stage.outputs[r][c]);
                 for (j, v) in vals.iter().enumerate() {
-                    self.b
-                        .ins()
-                        .store(trusted(), *v, base, io_offset(r, c, j));
+                    self.b.ins().store(trusted(), *v, base, io_offset(r, c, j));
                 }
             }
         }

@@ -136,7 +136,13 @@ impl BatchResult {
         }
         let n = self.registers.len();
         let vals = self.values.get(inv * n..(inv + 1) * n)?;
-        Some(self.registers.iter().copied().zip(vals.iter().copied()).collect())
+        Some(
+            self.registers
+                .iter()
+                .copied()
+                .zip(vals.iter().copied())
+                .collect(),
+        )
     }
 }
 
@@ -152,7 +158,9 @@ pub enum BatchError {
     TooFewRegisters { declared: u32, given: u32 },
     #[error("{given} input registers per invocation is more than {MAX_INPUT_REGISTERS}")]
     TooManyRegisters { given: u32 },
-    #[error("{count} invocations of {registers} registers need {expected} input DWORDs, got {got}")]
+    #[error(
+        "{count} invocations of {registers} registers need {expected} input DWORDs, got {got}"
+    )]
     InputLength {
         count: usize,
         registers: u32,
@@ -188,7 +196,11 @@ pub fn declared_inputs(program: &Program) -> u32 {
             | Decl::InputSiv { op, .. }
             | Decl::InputPs { op, .. }
             | Decl::InputPsSgv { op, .. }
-            | Decl::InputPsSiv { op, .. } if op.ty == OperandType::Input => op.imm_index(0),
+            | Decl::InputPsSiv { op, .. }
+                if op.ty == OperandType::Input =>
+            {
+                op.imm_index(0)
+            }
             _ => None,
         })
         .map(|r| r.saturating_add(1))
@@ -270,7 +282,11 @@ mod tests {
         );
         assert!(matches!(
             check(&p, &BatchInputs::new(4, 2, &data[..31])),
-            Err(BatchError::InputLength { expected: 32, got: 31, .. })
+            Err(BatchError::InputLength {
+                expected: 32,
+                got: 31,
+                ..
+            })
         ));
         assert_eq!(
             check(&p, &BatchInputs::new(2, 2, &data[..16])),

@@ -90,10 +90,7 @@ mod tests {
         );
         let tiny = 0x0000_0001; // denormal: flushed to +0 before subtracting
         assert_eq!(deriv(Deriv::CoarseX, [0, tiny, 0, 0])[0], 0);
-        assert_eq!(
-            Deriv::from_opcode(Opcode::DerivRtx),
-            Some(Deriv::CoarseX)
-        );
+        assert_eq!(Deriv::from_opcode(Opcode::DerivRtx), Some(Deriv::CoarseX));
         assert_eq!(Deriv::from_opcode(Opcode::Add), None);
     }
 }

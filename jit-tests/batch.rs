@@ -1,0 +1,497 @@
+//! Vertex and pixel invocation batches (`runtime::batch`) on both engines:
+//! every batch runs on the interpreter and on the JIT, the two results
+//! (outputs, lane fates, UAV bytes) must be identical, and the values are
+//! checked against hand-worked numbers: a vs_5_0 transform, coarse and
+//! fine derivatives on known quads, derivatives in divergent flow,
+//! discard, partial quads with helper lanes, and the typed errors.
+
+use crate::util::{parse, raw, to_bytes, to_words};
+use sm5jit::interp::Interpreter;
+use sm5jit::jit::{JitError, JitShader};
+use sm5jit::runtime::batch::{BatchError, BatchInputs, BatchResult, LaneResult};
+use sm5jit::runtime::{Bindings, DispatchOptions, RuntimeError, Slot};
+
+fn f(x: f32) -> u32 {
+    x.to_bits()
+}
+
+fn fv(v: [f32; 4]) -> [u32; 4] {
+    v.map(f32::to_bits)
+}
+
+/// Memory bound to a batch: constant buffers and raw UAVs by slot.
+#[derive(Clone, Default)]
+struct Mem {
+    cbs: Vec<(u32, Vec<u8>)>,
+    uavs: Vec<(u32, Vec<u8>)>,
+}
+
+impl Mem {
+    fn cb(mut self, slot: u32, words: &[u32]) -> Mem {
+        self.cbs.push((slot, to_bytes(words)));
+        self
+    }
+
+    fn uav(mut self, slot: u32, words: usize) -> Mem {
+        self.uavs.push((slot, vec![0; 4 * words]));
+        self
+    }
+
+    fn run(
+        &mut self,
+        f: impl FnOnce(&mut Bindings) -> Result<BatchResult, RuntimeError>,
+    ) -> Result<BatchResult, RuntimeError> {
+        let mut b = Bindings::new();
+        for (s, d) in &self.cbs {
+            b.cb(Slot::new(*s), d);
+        }
+        for (s, d) in self.uavs.iter_mut() {
+            let n = d.len() as u64 / 4;
+            b.uav(Slot::new(*s), d, raw(n));
+        }
+        f(&mut b)
+    }
+
+    fn uav_words(&self, k: usize) -> Vec<u32> {
+        to_words(&self.uavs[k].1)
+    }
+}
+
+/// Runs `text` over `inputs` on both engines; asserts identical results
+/// and memory; returns the result and the memory afterwards.
+fn both(text: &str, inputs: &BatchInputs, mem: &Mem) -> (BatchResult, Mem) {
+    let program = parse(text);
+    let o = DispatchOptions::default();
+    let interp = Interpreter::new(&program).expect("prepare");
+    let jit = JitShader::compile(&program).unwrap_or_else(|e| panic!("compile: {e}\n{text}"));
+    let mut mi = mem.clone();
+    let ri = mi
+        .run(|b| interp.run_batch(b, inputs, &o))
+        .unwrap_or_else(|e| panic!("interpreter: {e}\n{text}"));
+    let mut mj = mem.clone();
+    let rj = mj
+        .run(|b| jit.run_batch(b, inputs, &o))
+        .unwrap_or_else(|e| panic!("jit: {e}\n{text}"));
+    assert_eq!(ri.lanes, rj.lanes, "lane results\n{text}");
+    for inv in 0..ri.count() {
+        assert_eq!(ri.outputs(inv), rj.outputs(inv), "invocation {inv}\n{text}");
+    }
+    for k in 0..mi.uavs.len() {
+        assert_eq!(mi.uav_words(k), mj.uav_words(k), "u{k} bytes\n{text}");
+    }
+    (ri, mi)
+}
+
+/// Input data for `count` invocations of one register from `f(inv)`.
+fn one_reg(count: usize, f: impl Fn(usize) -> [u32; 4]) -> Vec<u32> {
+    (0..count).flat_map(f).collect()
+}
+
+#[test]
+fn vertex_transform_by_a_matrix() {
+    let text = "vs_5_0
+dcl_constantbuffer cb0[4], immediateIndexed
+dcl_input v0.xyzw
+dcl_input v1.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+dp4 o0.x, v0.xyzw, cb0[0].xyzw
+dp4 o0.y, v0.xyzw, cb0[1].xyzw
+dp4 o0.z, v0.xyzw, cb0[2].xyzw
+dp4 o0.w, v0.xyzw, cb0[3].xyzw
+mov o1.xyzw, v1.xyzw
+ret
+";
+    // Rows: x' = 2x + 1, y' = y - 1, z' = z, w' = w.
+    let m = [
+        2.0, 0.0, 0.0, 1.0, //
+        0.0, 1.0, 0.0, -1.0, //
+        0.0, 0.0, 1.0, 0.0, //
+        0.0, 0.0, 0.0, 1.0,
+    ];
+    let mem = Mem::default().cb(0, &m.map(f32::to_bits));
+    // 11 vertices: more than one JIT batch of 8, the last one partial.
+    let n = 11;
+    let data: Vec<u32> = (0..n)
+        .flat_map(|i| {
+            let i = i as f32;
+            let mut v = fv([i, 2.0 * i, 0.5, 1.0]).to_vec();
+            v.extend(fv([i / 10.0, 1.0, 0.0, 1.0]));
+            v
+        })
+        .collect();
+    let (r, _) = both(text, &BatchInputs::new(n, 2, &data), &mem);
+    assert_eq!(r.registers, vec![0, 1]);
+    for i in 0..n {
+        let x = i as f32;
+        assert_eq!(
+            r.output(i, 0),
+            Some(fv([2.0 * x + 1.0, 2.0 * x - 1.0, 0.5, 1.0])),
+            "vertex {i}"
+        );
+        assert_eq!(r.output(i, 1), Some(fv([x / 10.0, 1.0, 0.0, 1.0])));
+        assert_eq!(r.lanes[i], LaneResult::Written);
+    }
+}
+
+const DERIVS: &str = "ps_5_0
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+deriv_rtx_coarse o0.x, v0.x
+deriv_rty_coarse o0.y, v0.x
+deriv_rtx_fine o0.z, v0.x
+deriv_rty_fine o0.w, v0.x
+deriv_rtx o1.x, v0.y
+deriv_rty o1.y, -v0.y
+deriv_rtx_fine_sat o1.z, v0.y
+mov o1.w, l(0)
+ret
+";
+
+#[test]
+fn coarse_and_fine_derivatives_on_known_quads() {
+    // Quad q: v0.x = (1, 3, 10, 20) * (q + 1); v0.y = (0, 0.25, 5, 5).
+    let quads = 3;
+    let data = one_reg(4 * quads, |i| {
+        let s = (i / 4 + 1) as f32;
+        let x = [1.0, 3.0, 10.0, 20.0][i % 4] * s;
+        let y = [0.0, 0.25, 5.0, 5.0][i % 4];
+        fv([x, y, 0.0, 0.0])
+    });
+    let (r, _) = both(
+        DERIVS,
+        &BatchInputs::new(4 * quads, 1, &data),
+        &Mem::default(),
+    );
+    for q in 0..quads {
+        let s = (q + 1) as f32;
+        // coarse x: TR - TL = 2s; coarse y: BL - TL = 9s (every lane).
+        // fine x: rows (2s, 2s, 10s, 10s); fine y: columns (9s, 17s, 9s, 17s).
+        let want0 = [
+            [2.0 * s, 9.0 * s, 2.0 * s, 9.0 * s],
+            [2.0 * s, 9.0 * s, 2.0 * s, 17.0 * s],
+            [2.0 * s, 9.0 * s, 10.0 * s, 9.0 * s],
+            [2.0 * s, 9.0 * s, 10.0 * s, 17.0 * s],
+        ];
+        // v0.y: coarse x 0.25, coarse y of -v0.y is -5, fine x saturated:
+        // top row 0.25, bottom row 0.
+        let want1 = [
+            [0.25, -5.0, 0.25, 0.0],
+            [0.25, -5.0, 0.25, 0.0],
+            [0.25, -5.0, 0.0, 0.0],
+            [0.25, -5.0, 0.0, 0.0],
+        ];
+        for k in 0..4 {
+            assert_eq!(
+                r.output(4 * q + k, 0),
+                Some(fv(want0[k])),
+                "quad {q} lane {k}"
+            );
+            assert_eq!(
+                r.output(4 * q + k, 1),
+                Some(fv(want1[k])),
+                "quad {q} lane {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn derivatives_in_divergent_flow_read_the_neighbours_registers() {
+    // Lanes 0 and 1 take the branch and double r0.x; lanes 2 and 3 keep
+    // theirs, which the fine y derivative reads.
+    let text = "ps_5_0
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_temps 2
+mov r0.x, v0.x
+mov o0.xyzw, l(0, 0, 0, 0)
+ne r1.x, v0.y, l(0.0)
+if_nz r1.x
+  mul r0.x, r0.x, l(2.0)
+  deriv_rty_fine o0.x, r0.x
+  deriv_rtx_fine o0.y, r0.x
+else
+  deriv_rty_fine o0.z, r0.x
+endif
+deriv_rtx_coarse o0.w, r0.x
+ret
+";
+    let data = one_reg(4, |i| {
+        let x = [1.0, 3.0, 10.0, 20.0][i];
+        let y = [1.0, 1.0, 0.0, 0.0][i];
+        fv([x, y, 0.0, 0.0])
+    });
+    let (r, _) = both(text, &BatchInputs::new(4, 1, &data), &Mem::default());
+    // r0.x = (2, 6, 10, 20) after the branch.
+    assert_eq!(r.output(0, 0), Some(fv([8.0, 4.0, 0.0, 4.0])));
+    assert_eq!(r.output(1, 0), Some(fv([14.0, 4.0, 0.0, 4.0])));
+    assert_eq!(r.output(2, 0), Some(fv([0.0, 0.0, 8.0, 4.0])));
+    assert_eq!(r.output(3, 0), Some(fv([0.0, 0.0, 14.0, 4.0])));
+}
+
+#[test]
+fn derivatives_in_loops_with_different_trip_counts_agree() {
+    // Lane k of each quad loops v0.z times; the sum of fine derivatives
+    // depends on which lanes are still in the loop at each iteration.
+    let text = "ps_5_0
+dcl_input_ps linear v0.xyz
+dcl_output o0.xyzw
+dcl_temps 4
+mov r0.xyzw, l(0, 0, 0, 0)
+mov r1.x, v0.x
+loop
+  uge r2.x, r0.y, v0.z
+  breakc_nz r2.x
+  add r1.x, r1.x, v0.y
+  deriv_rtx_fine r3.x, r1.x
+  deriv_rty_coarse r3.y, r1.x
+  add r0.x, r0.x, r3.x
+  add r0.z, r0.z, r3.y
+  iadd r0.y, r0.y, l(1)
+endloop
+mov o0.xyzw, r0.xyzw
+ret
+";
+    let data = one_reg(8, |i| {
+        let trips = [3u32, 1, 0, 2, 2, 2, 2, 2][i];
+        [f(i as f32), f((i * i) as f32), trips, 0]
+    });
+    let (r, _) = both(text, &BatchInputs::new(8, 1, &data), &Mem::default());
+    // Quad 1 runs in lock step (2 trips each): r1.x = i + t*i^2.
+    // fine x, top row after trip t: (5 + 25t) - (4 + 16t) = 1 + 9t → 10 + 19 = 29.
+    assert_eq!(r.output(4, 0).map(|v| v[0]), Some(f(29.0)));
+    assert_eq!(r.output(4, 0).map(|v| v[1]), Some(2));
+    // Quad 0, lane 0: trips 3. Trip 1: lanes 0,1,3 active: r1 = (0, 2, 2, 12);
+    // fine x = 2 - 0 = 2. Trip 2: lanes 0,3: r1 = (0, 2, 2, 21) → 2.
+    // Trip 3: lane 0: → 2. Sum 6.
+    assert_eq!(r.output(0, 0).map(|v| v[0]), Some(f(6.0)));
+}
+
+#[test]
+fn discard_kills_the_pixel_and_its_later_writes() {
+    // Pixels with v0.x < 0.5 are discarded after their first store.
+    let text = "ps_5_0
+dcl_uav_raw u0
+dcl_uav_raw u1
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_temps 2
+ftou r0.x, v0.y
+ishl r0.y, r0.x, l(2)
+store_raw u0.x, r0.y, l(7)
+lt r1.x, v0.x, l(0.5)
+discard_nz r1.x
+store_raw u1.x, r0.y, l(9)
+mov o0.xyzw, v0.xyxx
+ret
+";
+    let xs = [1.0, 0.0, 0.75, 0.25, 0.0, 0.0, 0.0, 0.0];
+    let data = one_reg(8, |i| fv([xs[i], i as f32, 0.0, 0.0]));
+    let mem = Mem::default().uav(0, 8).uav(1, 8);
+    let (r, mem) = both(text, &BatchInputs::new(8, 1, &data), &mem);
+    let kept = [true, false, true, false, false, false, false, false];
+    for i in 0..8 {
+        if kept[i] {
+            assert_eq!(r.lanes[i], LaneResult::Written);
+            assert_eq!(r.output(i, 0), Some(fv([xs[i], i as f32, xs[i], xs[i]])));
+        } else {
+            assert_eq!(r.lanes[i], LaneResult::Discarded, "lane {i}");
+            assert_eq!(r.outputs(i), None);
+        }
+    }
+    assert_eq!(mem.uav_words(0), vec![7; 8], "stores before the discard");
+    assert_eq!(
+        mem.uav_words(1),
+        kept.map(|k| if k { 9 } else { 0 }).to_vec(),
+        "stores after it"
+    );
+}
+
+#[test]
+fn discard_inside_a_subroutine_and_a_loop_stays_discarded() {
+    let text = "ps_5_0
+dcl_input_ps linear v0.x
+dcl_output o0.xyzw
+dcl_temps 1
+mov r0.x, l(0)
+loop
+  iadd r0.x, r0.x, l(1)
+  call l1
+  uge r0.y, r0.x, l(3)
+  breakc_nz r0.y
+endloop
+mov o0.xyzw, r0.xxxx
+ret
+label l1
+ftou r0.z, v0.x
+ieq r0.w, r0.x, r0.z
+discard_nz r0.w
+ret
+";
+    // Lane k is discarded in iteration k (k = 1, 2); lanes 0 and 3 never.
+    let data = one_reg(4, |i| fv([[0.0, 1.0, 2.0, 7.0][i], 0.0, 0.0, 0.0]));
+    let (r, _) = both(text, &BatchInputs::new(4, 1, &data), &Mem::default());
+    assert_eq!(
+        r.lanes,
+        vec![
+            LaneResult::Written,
+            LaneResult::Discarded,
+            LaneResult::Discarded,
+            LaneResult::Written
+        ]
+    );
+    assert_eq!(r.output(0, 0), Some([3; 4]));
+    assert_eq!(r.output(3, 0), Some([3; 4]));
+}
+
+#[test]
+fn partial_quads_compute_helpers_but_report_and_write_nothing_for_them() {
+    let text = "ps_5_0
+dcl_uav_raw u0
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_temps 2
+ftou r0.x, v0.y
+ishl r0.y, r0.x, l(2)
+store_raw u0.x, r0.y, l(5)
+imm_atomic_iadd r1.x, u0, l(32), l(1)
+deriv_rtx_fine o0.x, v0.x
+deriv_rty_fine o0.y, v0.x
+mov o0.z, r1.x
+mov o0.w, l(0)
+ret
+";
+    // Quad 0: only the top-left and bottom-right pixels are covered.
+    let data = one_reg(8, |i| {
+        fv([[1.0, 3.0, 10.0, 20.0][i % 4], i as f32, 0.0, 0.0])
+    });
+    let helpers = [false, true, true, false, false, false, false, false];
+    let inputs = BatchInputs::new(8, 1, &data).with_helpers(&helpers);
+    let mem = Mem::default().uav(0, 9);
+    let (r, mem) = both(text, &inputs, &mem);
+    assert_eq!(r.lanes[1], LaneResult::Helper);
+    assert_eq!(r.lanes[2], LaneResult::Helper);
+    assert_eq!(r.outputs(1), None);
+    // The covered pixels' derivatives read the helpers' values.
+    assert_eq!(r.output(0, 0).map(|v| [v[0], v[1]]), Some([f(2.0), f(9.0)]));
+    assert_eq!(
+        r.output(3, 0).map(|v| [v[0], v[1]]),
+        Some([f(10.0), f(17.0)])
+    );
+    let u = mem.uav_words(0);
+    assert_eq!(&u[..8], &[5, 0, 0, 5, 5, 5, 5, 5], "helpers store nothing");
+    assert_eq!(u[8], 6, "six real pixels added to the counter word");
+    // The atomics' old values are distinct and below 6 for real pixels.
+    let mut olds: Vec<u32> = [0, 3, 4, 5, 6, 7]
+        .iter()
+        .map(|&i| r.output(i, 0).unwrap()[2])
+        .collect();
+    olds.sort();
+    assert_eq!(olds, vec![0, 1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn bad_batches_are_typed_errors_on_both_engines() {
+    let program = parse(DERIVS);
+    let interp = Interpreter::new(&program).expect("prepare");
+    let jit = JitShader::compile(&program).expect("compile");
+    let o = DispatchOptions::default();
+    let data = [0u32; 32];
+    let cases: Vec<(BatchInputs, BatchError)> = vec![
+        (
+            BatchInputs::new(6, 1, &data[..24]),
+            BatchError::NotQuads { count: 6 },
+        ),
+        (
+            BatchInputs::new(4, 0, &[]),
+            BatchError::TooFewRegisters {
+                declared: 1,
+                given: 0,
+            },
+        ),
+        (
+            BatchInputs::new(4, 1, &data[..15]),
+            BatchError::InputLength {
+                count: 4,
+                registers: 1,
+                expected: 16,
+                got: 15,
+            },
+        ),
+        (
+            BatchInputs::new(4, 1, &data[..16]).with_helpers(&[true; 8]),
+            BatchError::HelperLength { count: 4, got: 8 },
+        ),
+    ];
+    for (inputs, want) in cases {
+        let mut b = Bindings::new();
+        let e = interp.run_batch(&mut b, &inputs, &o).unwrap_err();
+        assert_eq!(e, RuntimeError::Batch(want.clone()));
+        let e = jit.run_batch(&mut b, &inputs, &o).unwrap_err();
+        assert_eq!(e, RuntimeError::Batch(want));
+    }
+    // A compute program is not a batch program.
+    let cs = parse("cs_5_0\ndcl_thread_group 1, 1, 1\nret\n");
+    let inputs = BatchInputs::new(4, 0, &[]);
+    let mut b = Bindings::new();
+    let ci = Interpreter::new(&cs).unwrap();
+    let cj = JitShader::compile(&cs).unwrap();
+    for e in [
+        ci.run_batch(&mut b, &inputs, &o).unwrap_err(),
+        cj.run_batch(&mut b, &inputs, &o).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, RuntimeError::Batch(BatchError::NotVertexOrPixel(v)) if v.starts_with("cs_5_0")),
+            "{e}"
+        );
+    }
+    // Helpers in a vertex batch.
+    let vs = parse("vs_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1, 2, 3, 4)\nret\n");
+    let vj = JitShader::compile(&vs).unwrap();
+    let e = vj
+        .run_batch(
+            &mut b,
+            &BatchInputs::new(1, 0, &[]).with_helpers(&[true]),
+            &o,
+        )
+        .unwrap_err();
+    assert_eq!(e, RuntimeError::Batch(BatchError::HelpersInVertexBatch));
+    // A geometry program does not compile on the JIT.
+    let gs = parse("gs_4_0\nret\n");
+    assert!(
+        matches!(JitShader::compile(&gs), Err(JitError::NotCompute(v)) if v.starts_with("gs_4_0"))
+    );
+}
+
+#[test]
+fn missing_bindings_and_runaway_loops_are_errors() {
+    let text = "ps_5_0
+dcl_uav_raw u0
+dcl_output o0.xyzw
+loop
+  store_raw u0.x, l(0), l(1)
+endloop
+ret
+";
+    let program = parse(text);
+    let interp = Interpreter::new(&program).unwrap();
+    let jit = JitShader::compile(&program).unwrap();
+    let o = DispatchOptions { budget: 10_000 };
+    let inputs = BatchInputs::new(4, 0, &[]);
+    let mut b = Bindings::new();
+    for e in [
+        interp.run_batch(&mut b, &inputs, &o).unwrap_err(),
+        jit.run_batch(&mut b, &inputs, &o).unwrap_err(),
+    ] {
+        assert!(matches!(e, RuntimeError::MissingBinding { .. }), "{e}");
+    }
+    let mut mem = Mem::default().uav(0, 1);
+    for e in [
+        mem.run(|b| interp.run_batch(b, &inputs, &o)).unwrap_err(),
+        mem.run(|b| jit.run_batch(b, &inputs, &o)).unwrap_err(),
+    ] {
+        assert!(matches!(e, RuntimeError::BudgetExhausted { .. }), "{e}");
+    }
+}
