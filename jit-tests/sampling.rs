@@ -1,18 +1,71 @@
-//! Texture sampling in the reference interpreter, with expected values
-//! worked out by hand from the D3D11 rules (`docs/semantics.md`,
+//! Texture sampling on both engines (each test runs once on the
+//! interpreter and once on the JIT, `sampling::interp::*` and
+//! `sampling::jit::*`), with expected values worked out by hand from the D3D11 rules (`docs/semantics.md`,
 //! "Sampling"): point and linear filtering with 8-bit fixed-point weights,
 //! address modes and border colour, mip selection, gather order,
 //! comparisons, sRGB and BC decoding, cube faces, texture loads and
 //! queries, and the real-world shaders that sample.
 
+use std::cell::Cell;
 use std::path::PathBuf;
 
 use sm5jit::interp::Interpreter;
 use sm5jit::ir::{Program, ResourceDim};
+use sm5jit::jit::JitShader;
 use sm5jit::runtime::{
     AddressMode, Bindings, BufferKind, BufferView, ComparisonFunc, DispatchOptions, Filter,
     FilterMode, Format, RuntimeError, SamplerDesc, Slot, TextureDim, TextureView, View,
 };
+
+/// The engine the hand-derived tests run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engine {
+    Interp,
+    Jit,
+}
+
+thread_local! {
+    static ENGINE: Cell<Engine> = const { Cell::new(Engine::Interp) };
+}
+
+/// One `#[test]` per engine for each listed case.
+macro_rules! on_both_engines {
+    ($($name:ident),* $(,)?) => {
+        mod interp {
+            $(#[test]
+            fn $name() {
+                super::ENGINE.set(super::Engine::Interp);
+                super::$name();
+            })*
+        }
+        mod jit {
+            $(#[test]
+            fn $name() {
+                super::ENGINE.set(super::Engine::Jit);
+                super::$name();
+            })*
+        }
+    };
+}
+
+on_both_engines!(
+    point_sampling_picks_the_texel_containing_the_coordinate,
+    linear_weights_are_quantised_to_8_fractional_bits,
+    bilinear_in_two_dimensions,
+    every_address_mode_and_the_border_colour,
+    sample_l_selects_and_blends_mips,
+    sample_d_takes_the_lod_from_the_gradients,
+    gather_returns_the_footprint_counter_clockwise_from_bottom_left,
+    comparison_sampling_and_gather,
+    srgb_texels_are_decoded_to_linear,
+    bc1_bc3_and_bc7_blocks,
+    bc6h_single_region_block,
+    ld_out_of_range_reads_zero_with_format_defaults,
+    cube_faces_and_cube_arrays,
+    arrays_round_the_slice_and_3d_filters_in_depth,
+    resinfo_sampleinfo_and_multisample_loads,
+    implicit_lod_is_rejected_in_compute,
+);
 
 fn parse(text: &str) -> Program {
     sm5jit::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
@@ -52,7 +105,7 @@ fn try_run(
     let text = format!(
         "cs_5_0\ndcl_uav_raw u0\n{decls}\ndcl_temps 4\ndcl_thread_group 1, 1, 1\n{body}\nret\n"
     );
-    let interp = Interpreter::new(&parse(&text))?;
+    let program = parse(&text);
     let mut out = vec![0u8; 256];
     {
         let mut b = Bindings::new();
@@ -71,7 +124,13 @@ fn try_run(
         for (slot, s) in samplers {
             b.sampler(Slot::new(*slot), *s);
         }
-        interp.dispatch(&mut b, [1, 1, 1], &DispatchOptions::default())?;
+        let o = DispatchOptions::default();
+        match ENGINE.get() {
+            Engine::Interp => Interpreter::new(&program)?.dispatch(&mut b, [1, 1, 1], &o)?,
+            Engine::Jit => JitShader::compile(&program)
+                .unwrap_or_else(|e| panic!("{e}\n{text}"))
+                .dispatch(&mut b, [1, 1, 1], &o)?,
+        };
     }
     Ok(out
         .chunks_exact(4)
@@ -94,7 +153,6 @@ fn point(address: AddressMode) -> SamplerDesc {
 const T2D: &str =
     "dcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0";
 
-#[test]
 fn point_sampling_picks_the_texel_containing_the_coordinate() {
     // 2x2: row 0 = 0, 1; row 1 = 2, 3. (0.25, 0.75) lies in texel (0, 1).
     let t = tex(
@@ -116,7 +174,6 @@ fn point_sampling_picks_the_texel_containing_the_coordinate() {
     assert_eq!(out[4], f(1.0));
 }
 
-#[test]
 fn linear_weights_are_quantised_to_8_fractional_bits() {
     // 4x1 = 0, 256, 512, 768. u = 0.45: u*4 - 0.5 = 1.3, which is 332.8/256
     // and rounds to 333/256: texels 1 and 2 with weights 179/256 and 77/256,
@@ -141,7 +198,6 @@ fn linear_weights_are_quantised_to_8_fractional_bits() {
     assert_eq!(f32::from_bits(out[1]), 384.0);
 }
 
-#[test]
 fn bilinear_in_two_dimensions() {
     // 2x2 = 0, 1 / 2, 3; the centre (0.5, 0.5) weighs all four by 1/4 = 1.5.
     // (0.375, 0.5): x = 0.25 → weights 3/4, 1/4 on columns, 1/2 on rows:
@@ -162,7 +218,6 @@ fn bilinear_in_two_dimensions() {
     assert_eq!(as_f(&out[0..2]), vec![1.5, 1.25]);
 }
 
-#[test]
 fn every_address_mode_and_the_border_colour() {
     // 4x1 = 10, 20, 30, 40. u = -0.375 is texel -1.5 → index -2; u = 1.375
     // is texel 5.5 → index 5 (point sampling).
@@ -214,7 +269,6 @@ fn mipped() -> Tex {
     tex(0, floats_bytes(&v), view)
 }
 
-#[test]
 fn sample_l_selects_and_blends_mips() {
     let point_mip = SamplerDesc {
         filter: Filter {
@@ -264,7 +318,6 @@ fn sample_l_selects_and_blends_mips() {
     assert_eq!(as_f(&out[4..7]), vec![2.5, 2.0, 1.0]);
 }
 
-#[test]
 fn sample_d_takes_the_lod_from_the_gradients() {
     // 4x4 mip 0: |ddx| = 0.5 texture widths = 2 texels → LOD 1; 1.0 → 4
     // texels → LOD 2; 0.25 on both axes → 1 texel → LOD 0.
@@ -280,7 +333,6 @@ fn sample_d_takes_the_lod_from_the_gradients() {
     assert_eq!(as_f(&out[0..3]), vec![2.0, 4.0, 1.0]);
 }
 
-#[test]
 fn gather_returns_the_footprint_counter_clockwise_from_bottom_left() {
     // 2x2 R32G32_UINT, texel (x, y) = (k, 10k) with k = 1, 2 / 3, 4.
     // At the centre the footprint is u0 = 0, u1 = 1, v0 = 0, v1 = 1:
@@ -316,7 +368,6 @@ fn gather_returns_the_footprint_counter_clockwise_from_bottom_left() {
     assert_eq!(&out[20..24], &[4, 4, 2, 2]);
 }
 
-#[test]
 fn comparison_sampling_and_gather() {
     // 2x1 = 0.25, 0.75 (D32_FLOAT).
     let t = || {
@@ -354,7 +405,6 @@ fn comparison_sampling_and_gather() {
     assert_eq!(as_f(&out[4..8]), vec![0.0, 1.0, 1.0, 0.0]);
 }
 
-#[test]
 fn srgb_texels_are_decoded_to_linear() {
     // (0, 10, 188, 128): 10/255 = 0.0392 ≤ 0.04045 → /12.92 = 0.0030353;
     // 188/255 = 0.737255 → ((0.737255 + 0.055)/1.055)^2.4 = 0.75095^2.4
@@ -378,7 +428,6 @@ fn srgb_texels_are_decoded_to_linear() {
     assert_eq!(v[3], 128.0 / 255.0);
 }
 
-#[test]
 fn bc1_bc3_and_bc7_blocks() {
     // BC1: c0 = 0xF800 (red) > c1 = 0x001F (blue), every index 2:
     // (2 * red + blue) / 3 = (2/3, 0, 1/3, 1).
@@ -431,7 +480,6 @@ fn bc1_bc3_and_bc7_blocks() {
     assert_eq!(&v[20..24], &[135.0 / 255.0; 4]);
 }
 
-#[test]
 fn bc6h_single_region_block() {
     // Mode 0x03 (5 mode bits 00011): one region, 10-bit endpoints, no
     // deltas. Endpoint 0 = (0, 0, 0), endpoint 1 = (1023, 1023, 1023);
@@ -471,7 +519,6 @@ fn bc6h_single_region_block() {
     );
 }
 
-#[test]
 fn ld_out_of_range_reads_zero_with_format_defaults() {
     let rgba = tex(
         0,
@@ -510,7 +557,6 @@ fn ld_out_of_range_reads_zero_with_format_defaults() {
     );
 }
 
-#[test]
 fn cube_faces_and_cube_arrays() {
     // Two cubes of 1x1 faces; slice s holds the value s.
     let vals: Vec<f32> = (0..12).map(|s| s as f32).collect();
@@ -543,7 +589,6 @@ fn cube_faces_and_cube_arrays() {
     );
 }
 
-#[test]
 fn arrays_round_the_slice_and_3d_filters_in_depth() {
     // 1D array of 3 one-texel slices = 0, 1, 2: slice 1.5 rounds to 2, 0.5 to 0.
     let arr = TextureView::packed(TextureDim::Tex1DArray, Format::R32Float, [1, 1, 3], 1);
@@ -567,7 +612,6 @@ fn arrays_round_the_slice_and_3d_filters_in_depth() {
     assert_eq!(as_f(&out[0..4]), vec![2.0, 0.0, 0.0, 6.0]);
 }
 
-#[test]
 fn resinfo_sampleinfo_and_multisample_loads() {
     let cube = TextureView::packed(TextureDim::TexCubeArray, Format::R32Float, [8, 8, 12], 4);
     let ms = TextureView::packed(
@@ -598,8 +642,7 @@ fn resinfo_sampleinfo_and_multisample_loads() {
     assert_eq!(&out[4..8], &[4, 31, 0, 1]);
 }
 
-#[test]
-fn implicit_lod_is_rejected_in_compute_and_uses_the_bias_in_a_pixel() {
+fn implicit_lod_is_rejected_in_compute() {
     let err = try_run(
         T2D,
         "sample r0.xyzw, l(0.5, 0.5, 0, 0), t0.xyzw, s0\nstore_raw u0.xyzw, l(0), r0.xyzw",
@@ -617,6 +660,10 @@ fn implicit_lod_is_rejected_in_compute_and_uses_the_bias_in_a_pixel() {
         ),
         "{err:?}"
     );
+}
+
+#[test]
+fn implicit_lod_uses_the_bias_in_a_pixel() {
     let text = "ps_5_0
         dcl_sampler s0, mode_default
         dcl_resource_texture2d (float,float,float,float) t0
@@ -764,4 +811,110 @@ fn realworld_sampling_shaders_run_a_group() {
 
 fn sm5jit_corpus() -> PathBuf {
     crate::corpus_dir()
+}
+
+/// `sm5jit run SHADER --synthetic` with `args` added.
+fn run_cli(shader: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sm5jit"))
+        .arg("run")
+        .arg(shader)
+        .args(["--synthetic", "--budget", "100000000"])
+        .args(args)
+        .output()
+        .expect("sm5jit runs")
+}
+
+/// Shaders whose output depends on the order threads run in: append
+/// positions come from `imm_atomic_iadd` on a counter, which D3D leaves to
+/// the scheduler, and the interpreter runs one thread at a time while the
+/// JIT runs 8 lanes per instruction. For these the UAVs that do not hold
+/// appended data must still be identical.
+const THREAD_ORDER_DEPENDENT: [(&str, &str, &[&str]); 1] =
+    [("bgfx_cs_terrain_lod", "u1", &["u2", "u4"])];
+
+/// Every real-world shader compiles in the JIT, and `--engine both` finds
+/// identical bytes in every UAV (two shaders at a time).
+#[test]
+fn realworld_shaders_agree_on_both_engines() {
+    let root = sm5jit_corpus().join("realworld");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("shader.dxbc").is_file())
+        .collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 36, "real-world shaders");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let work = || loop {
+        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(dir) = dirs.get(k) else { return };
+        if let Some(problem) = check_realworld(dir) {
+            failures.lock().unwrap().push(problem);
+        }
+    };
+    std::thread::scope(|s| {
+        s.spawn(work);
+        s.spawn(work);
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `None` when the engines agree on `dir`'s shader, else what differs.
+fn check_realworld(dir: &std::path::Path) -> Option<String> {
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let shader = dir.join("shader.dxbc");
+    let racy = THREAD_ORDER_DEPENDENT.iter().find(|(n, _, _)| *n == name);
+    let Some((_, appended, exact)) = racy else {
+        let out = run_cli(&shader, &["--engine", "both"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        if out.status.success() && text.contains("identical bytes in every UAV") {
+            return None;
+        }
+        return Some(format!(
+            "{name}: {}{}",
+            text.lines().last().unwrap_or(""),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    };
+    let dumps: Vec<Vec<(String, String)>> = ["interp", "jit"]
+        .iter()
+        .map(|e| {
+            let mut args = vec!["--engine", e, "--dump", appended];
+            for u in *exact {
+                args.extend(["--dump", u]);
+            }
+            let out = run_cli(&shader, &args);
+            assert!(out.status.success(), "{name} on {e}: {out:?}");
+            split_dumps(&String::from_utf8_lossy(&out.stdout))
+        })
+        .collect();
+    let of = |d: &[(String, String)], u: &str| {
+        d.iter().find(|(n, _)| n == u).map(|(_, body)| body.clone())
+    };
+    let differ: Vec<&str> = exact
+        .iter()
+        .copied()
+        .filter(|u| of(&dumps[0], u).is_none() || of(&dumps[0], u) != of(&dumps[1], u))
+        .collect();
+    (!differ.is_empty()).then(|| format!("{name}: {differ:?} differ between the engines"))
+}
+
+/// The `--dump` sections of `run`'s output: (UAV, its lines).
+fn split_dumps(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some((u, rest)) = line.split_once(": ") {
+            if u.starts_with('u') && rest.ends_with("bytes") {
+                out.push((u.to_string(), String::new()));
+                continue;
+            }
+        }
+        if let Some((_, body)) = out.last_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    out
 }

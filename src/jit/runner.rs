@@ -71,7 +71,11 @@ pub(super) fn build_table(
         let mut d = ResDesc::EMPTY;
         match *e {
             Entry::Empty => {}
-            Entry::Header { count, first, empty } => {
+            Entry::Header {
+                count,
+                first,
+                empty,
+            } => {
                 d.dwords = count;
                 d.bufinfo = first;
                 d._pad = empty;

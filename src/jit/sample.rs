@@ -179,7 +179,11 @@ impl Lower<'_, '_> {
                 continue;
             }
             let v = rows[usize::from(swz[c] & 3)];
-            out[c] = Some(if sat { self.map1(v, |s, x| s.sat(x)) } else { v });
+            out[c] = Some(if sat {
+                self.map1(v, |s, x| s.sat(x))
+            } else {
+                v
+            });
         }
         self.write(dst, &out)
     }
@@ -466,7 +470,13 @@ fn load_lanes(slot: Option<TypedView>, inst: &Instruction, io: &mut [u32]) {
     let lanes: Vec<usize> = active_lanes(io).collect();
     for l in lanes {
         let sample = ms.then(|| row(io, ROW_LOD, l));
-        let v = shared::load(&tex, dim, rows4(io, ROW_COORD, l), inst.texel_offsets(), sample);
+        let v = shared::load(
+            &tex,
+            dim,
+            rows4(io, ROW_COORD, l),
+            inst.texel_offsets(),
+            sample,
+        );
         put_out(io, l, v);
     }
 }

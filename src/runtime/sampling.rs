@@ -24,7 +24,9 @@ pub const FULLY_MAPPED: u32 = 0xFFFF_FFFF;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LodSource {
     /// From derivatives (0 in a single invocation), plus an optional bias operand.
-    Implicit { bias: Option<usize> },
+    Implicit {
+        bias: Option<usize>,
+    },
     Explicit(usize),
     Gradients(usize, usize),
     Zero,
