@@ -84,6 +84,7 @@ fn every_generator_opcode_and_operand_form_shows_up() {
         "imm_neg_zero_int_min",
         "imm_denormal",
         "imm64",
+        "same_operand_twice",
         // Control flow.
         "cond_divergent",
         "if_else",

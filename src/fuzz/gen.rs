@@ -63,7 +63,7 @@ pub struct Generated {
 }
 
 /// Counts of the structural forms a program contains that its opcodes and
-/// operands alone do not show: `cond_divergent` (a condition that differs
+/// operands alone do not show: `same_operand_twice`, `cond_divergent` (a condition that differs
 /// between threads of a group), `if_else`, `nested_3` (a block nested
 /// three deep), `loop_fixed_trips` / `loop_divergent_trips`,
 /// `switch_fallthrough`, `switch_default`, `ret_nested`, `barrier_top`
@@ -491,9 +491,20 @@ impl Gen {
         };
         let is_cmp = matches!(op, Opcode::Eq | Opcode::Ge | Opcode::Lt | Opcode::Ne);
         let sat = if is_cmp { "" } else { self.sat() };
-        let srcs: Vec<String> = (0..n).map(|_| self.src(true)).collect();
+        let srcs = self.srcs(n, true);
         let d = self.dst(m);
         self.line(&format!("{}{sat} {d}, {}", op.mnemonic(), srcs.join(", ")));
+    }
+
+    /// `n` sources; a two-source op sometimes gets the same operand twice,
+    /// so compares and min/max meet equal inputs (`lt` against `le`).
+    fn srcs(&mut self, n: u32, float: bool) -> Vec<String> {
+        let mut srcs: Vec<String> = (0..n).map(|_| self.src(float)).collect();
+        if n == 2 && self.rng.chance(1, 4) {
+            self.note("same_operand_twice");
+            srcs[1] = srcs[0].clone();
+        }
+        srcs
     }
 
     fn sincos(&mut self) {
@@ -518,7 +529,7 @@ impl Gen {
             8 => (self.rng.pick(&INT_TERNARY), 3),
             _ => (Opcode::Bfi, 4),
         };
-        let srcs: Vec<String> = (0..n).map(|_| self.src(false)).collect();
+        let srcs = self.srcs(n, false);
         let d = self.dst(m);
         self.line(&format!("{} {d}, {}", op.mnemonic(), srcs.join(", ")));
     }
@@ -891,9 +902,7 @@ impl Gen {
                 self.loop_block()
             }
             5 if nest => self.switch_block(),
-            6 if self.in_loop() && self.innermost_exit() != Some(Ctx::Uniform) => {
-                self.loop_exit()
-            }
+            6 if self.in_loop() && self.innermost_exit() != Some(Ctx::Uniform) => self.loop_exit(),
             7 if self.has_sub && !self.in_sub => {
                 if self.rng.chance(1, 2) {
                     self.line("call l1");

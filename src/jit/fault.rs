@@ -5,14 +5,14 @@
 //! In: a [`Fault`] selected with [`inject`] on the thread that compiles.
 //! Out: [`active`], asked at each injection point while lowering.
 //! Invariants: without the feature, [`active`] is a `const fn` returning
-//! `false`, so every injection point folds away and nothing can select a
-//! fault; with it, a fault is active only on the thread that holds the
+//! `false` and there is no `inject`, so every injection point folds away
+//! and nothing can select a fault; with it, a fault is active only on the thread that holds the
 //! [`Injected`] guard and only for shaders compiled while it is held. No
 //! fault weakens memory safety: bounds only ever get smaller and a store
 //! that ignores the execution mask still goes through the bounds check.
 
-/// The miscompilations the JIT knows how to make.
-#[cfg(feature = "fault-injection")]
+/// The miscompilations the JIT knows how to make. Without the feature
+/// the names exist but nothing can make one active.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fault {
     /// `ilt` lowered as a signed `<=`.
@@ -32,7 +32,6 @@ pub enum Fault {
     UshrAsIshr,
 }
 
-#[cfg(feature = "fault-injection")]
 impl Fault {
     /// Every fault, in a fixed order.
     pub const ALL: [Fault; 7] = [
@@ -89,25 +88,11 @@ mod on {
 #[cfg(feature = "fault-injection")]
 pub use on::{active, inject, Injected};
 
-/// Without the feature: the same names, so injection points compile, but
-/// nothing outside the JIT can name them and [`active`] ignores them.
-#[cfg(not(feature = "fault-injection"))]
-#[derive(Clone, Copy)]
-pub(crate) enum Fault {
-    IltAsIle,
-    LtNanTrue,
-    StoreIgnoresExec,
-    LoadBoundOneShort,
-    SatNoLowerClamp,
-    SwizzleXySwapped,
-    UshrAsIshr,
-}
-
 /// Always `false` without the feature; the compiler removes every
 /// injection point.
 #[cfg(not(feature = "fault-injection"))]
 #[inline(always)]
-pub(crate) const fn active(_fault: Fault) -> bool {
+pub const fn active(_fault: Fault) -> bool {
     false
 }
 
