@@ -82,9 +82,9 @@ fn ten_thousand_compile_and_drop_cycles_keep_rss_flat() {
     assert!((190..=240).contains(&n), "{n} instructions");
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     let start = std::time::Instant::now();
-    cycles(&program, 100, workers);
+    cycles(&program, 1_000, workers);
     let warm = rss_kib();
-    cycles(&program, 100, workers);
+    cycles(&program, 9_000, workers);
     let end = rss_kib();
     let growth = end.saturating_sub(warm);
     eprintln!(
