@@ -323,6 +323,9 @@ impl Lower<'_, '_> {
         stride: Option<u32>,
         j: usize,
     ) -> Option<(Value, Value)> {
+        if !fast_path_enabled() {
+            return None;
+        }
         let step = self.lane_steps();
         match (stride, off) {
             (None, _) => {
@@ -969,6 +972,13 @@ impl Lower<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Whether the contiguous fast path is compiled in: on unless the
+/// environment sets `SM5JIT_NO_FAST_PATH=1` (for measuring its effect).
+fn fast_path_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("SM5JIT_NO_FAST_PATH").map_or(true, |v| v != "1"))
 }
 
 fn rmw_op(op: AtomicOp) -> AtomicRmwOp {
