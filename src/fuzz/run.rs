@@ -339,21 +339,21 @@ pub fn operand_forms(p: &Program, forms: &mut BTreeMap<&'static str, u64>) {
 /// One engine of a comparison; the fuzzer's interpreter is kept by value
 /// so its instruction count can be read afterwards.
 enum Side {
-    Counting(CountingInterp),
+    Counting(Box<CountingInterp>),
     Other(Box<dyn Engine>),
 }
 
 impl Side {
     fn new(name: &str) -> Result<Side, String> {
         Ok(match name {
-            "interp" => Side::Counting(CountingInterp::default()),
+            "interp" => Side::Counting(Box::default()),
             other => Side::Other(make_engine(other)?),
         })
     }
 
     fn engine(&mut self) -> &mut dyn Engine {
         match self {
-            Side::Counting(c) => c,
+            Side::Counting(c) => c.as_mut(),
             Side::Other(e) => e.as_mut(),
         }
     }
