@@ -32,7 +32,7 @@ pub enum EngineChoice {
 }
 
 /// The engine used when `--engine` is not given.
-pub const DEFAULT_ENGINE: EngineChoice = EngineChoice::Interp;
+pub const DEFAULT_ENGINE: EngineChoice = EngineChoice::Jit;
 
 /// Runs Direct3D 11 Shader Model 4/5 shaders (DXBC or assembly) on the CPU.
 #[derive(Debug, Parser)]
