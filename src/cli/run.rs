@@ -159,6 +159,12 @@ fn run_engine(
     })
 }
 
+/// The budget of a `--synthetic` run without `--budget`: real shaders
+/// (bgfx's atmospheric scattering, n-body) run up to ~30 million
+/// instructions per group on synthetic inputs, past the runtime's default;
+/// a runaway loop still stops, in seconds on the interpreter.
+pub const SYNTHETIC_BUDGET: u64 = 1 << 26;
+
 /// Groups `run` dispatches: `--groups`, else 2,1,1 with `--synthetic`, else 1,1,1.
 fn effective_groups(a: &RunArgs) -> [u32; 3] {
     a.groups
@@ -241,7 +247,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let resources = bindings(a, synthetic)?;
     check_dumps(a, &resources)?;
     let opts = EngineOptions {
-        budget: a.budget,
+        budget: a.budget.or(a.synthetic.then_some(SYNTHETIC_BUDGET)),
         threads: a.threads,
     };
     let mut runs = Vec::new();
@@ -526,7 +532,7 @@ fn showcase(a: &RunArgs) -> Result<ExitCode, CliError> {
     )?;
     let groups = [SHOW_W.div_ceil(8), SHOW_H.div_ceil(8), 1];
     let opts = EngineOptions {
-        budget: a.budget,
+        budget: a.budget.or(a.synthetic.then_some(SYNTHETIC_BUDGET)),
         threads: a.threads,
     };
     let mut runs = Vec::new();
