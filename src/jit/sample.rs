@@ -27,7 +27,7 @@ use crate::ir::{Instruction, Opcode, OperandType, ProgramKind, ResourceDim};
 use crate::runtime::sampling::{
     self as shared, feedback_base, form, LodSource, SampleArgs, FULLY_MAPPED,
 };
-use crate::runtime::{SamplerDesc, TextureData, View};
+use crate::runtime::{TextureData, View};
 use crate::sem::sample::gather_offset;
 
 /// The shim's symbol.
@@ -490,7 +490,7 @@ fn sample_lanes(
         let at = |k: usize, r: usize| (n_idx > k).then(|| u64::from(row(io, r, l)));
         let s = shared::sampler_slot(&p.program.decls, sm51, at(0, ROW_S0), at(1, ROW_S1))
             .and_then(|s| env.samplers.get(&s).copied())
-            .unwrap_or_else(SamplerDesc::default);
+            .unwrap_or_default();
         let offset = match f.offset {
             Some(_) => {
                 let o = rows4(io, ROW_OFFSET, l);
