@@ -64,7 +64,6 @@ on_both_engines!(
     cube_faces_and_cube_arrays,
     arrays_round_the_slice_and_3d_filters_in_depth,
     resinfo_sampleinfo_and_multisample_loads,
-    implicit_lod_is_rejected_in_compute,
 );
 
 fn parse(text: &str) -> Program {
@@ -642,6 +641,10 @@ fn resinfo_sampleinfo_and_multisample_loads() {
     assert_eq!(&out[4..8], &[4, 31, 0, 1]);
 }
 
+/// The interpreter runs unvalidated programs and stops where a thread
+/// reaches the op; the JIT validates first, and the validator refuses
+/// implicit-LOD ops in compute programs.
+#[test]
 fn implicit_lod_is_rejected_in_compute() {
     let err = try_run(
         T2D,
@@ -659,6 +662,34 @@ fn implicit_lod_is_rejected_in_compute() {
             }
         ),
         "{err:?}"
+    );
+}
+
+#[test]
+fn implicit_lod_in_a_branch_no_thread_takes_does_nothing() {
+    let out = run(
+        T2D,
+        "mov r1.x, l(0)
+         if_nz r1.x
+           sample r0.xyzw, l(0.5, 0.5, 0, 0), t0.xyzw, s0
+         endif
+         mov r0.x, l(7)
+         store_raw u0.x, l(0), r0.x",
+        &[mipped()],
+        &[],
+    );
+    assert_eq!(out[0], 7);
+}
+
+#[test]
+fn implicit_lod_in_compute_does_not_compile_in_the_jit() {
+    let text = format!(
+        "cs_5_0\ndcl_uav_raw u0\n{T2D}\ndcl_temps 1\ndcl_thread_group 1, 1, 1\nsample r0.xyzw, l(0.5, 0.5, 0, 0), t0.xyzw, s0\nret\n"
+    );
+    let e = JitShader::compile(&parse(&text)).unwrap_err();
+    assert!(
+        matches!(e, sm5jit::jit::JitError::Validation(_)) && e.to_string().contains("sample"),
+        "{e}"
     );
 }
 

@@ -4,9 +4,9 @@
 //! clamps), and the resinfo dimensions of every texture dimension.
 //!
 //! In: a sample-class instruction (or a texture `ld`). Out: its destination
-//! (and feedback status). Invariant: this module only routes operands; the
-//! texel, filter and LOD rules are [`crate::runtime::texture`] and
-//! [`crate::sem::sample`] functions the JIT can call per lane. An unbound
+//! (and feedback status). Invariant: this module only routes operands;
+//! every sampling op and texture load is [`crate::runtime::sampling`],
+//! the same function the JIT's texture shim calls per lane. An unbound
 //! t# reads zeros; an unbound s# is the D3D11 default sampler. Implicit-LOD
 //! ops (`sample`, `sample_b`, `sample_c`, `lod`) have no derivatives in a
 //! compute shader and are rejected there; in a single pixel invocation the

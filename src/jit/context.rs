@@ -24,9 +24,6 @@ pub const STATUS_DONE: u32 = 0;
 pub const STATUS_BARRIER: u32 = 1;
 /// Status: the loop budget ran out (a runaway loop).
 pub const STATUS_BUDGET: u32 = 2;
-/// Status: an implicit-LOD sampling op ran where there are no
-/// derivatives; `io[0]` holds its instruction index.
-pub const STATUS_NO_DERIVATIVES: u32 = 3;
 
 /// One bound memory window (a t#/u# raw or structured buffer or a cb#).
 ///

@@ -14,16 +14,12 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::context::{
-    BatchContext, ResDesc, STATUS_BARRIER, STATUS_BUDGET, STATUS_DONE, STATUS_NO_DERIVATIVES, W,
-};
+use super::context::{BatchContext, ResDesc, STATUS_BARRIER, STATUS_BUDGET, STATUS_DONE, W};
 use super::ranges::Entry;
 use super::typed::{TypedEnv, TypedView};
 use super::{BatchFn, JitShader};
 use crate::interp::prepare::{ResDecl, ResKind};
 use crate::interp::MAX_GROUPS_PER_DIM;
-use crate::ir::Opcode;
-use crate::runtime::sampling::no_derivatives;
 use crate::runtime::{
     BindingKind, Bindings, BufferKind, DispatchOptions, DispatchStats, RuntimeError, Slot, View,
 };
@@ -343,11 +339,6 @@ impl JitShader {
                 match status {
                     STATUS_DONE => bt.done = true,
                     STATUS_BARRIER => waiting = true,
-                    STATUS_NO_DERIVATIVES => {
-                        let i = bt.ctx.io[0] as usize;
-                        let op = inner.prepared.program.insts.get(i).map(|x| x.opcode);
-                        return Err(no_derivatives(i, op.unwrap_or(Opcode::Sample)));
-                    }
                     STATUS_BUDGET => {
                         return Err(RuntimeError::BudgetExhausted {
                             group: id,

@@ -11,15 +11,14 @@
 //! ([`crate::runtime::sampling`]), with the texture of the resource-table
 //! entry and the sampler bound in the dispatch's [`TypedEnv`].
 //! Invariants: the shim reads texels only through the runtime's checked
-//! fetch over the slot's bound slice; an implicit-LOD op in a compute
-//! shader stops the batch with [`STATUS_NO_DERIVATIVES`] as soon as one
-//! active lane reaches it, which the runner turns into the interpreter's
-//! error.
+//! fetch over the slot's bound slice; an implicit-LOD op (`sample`,
+//! `sample_b`, `sample_c`, `lod`) in a compute program never reaches code
+//! generation (the validator refuses the program).
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, StackSlotData, StackSlotKind, Value};
 use cranelift_module::{Linkage, Module};
 
-use super::context::{N, OFF_IO, OFF_TYPED, STATUS_NO_DERIVATIVES, W};
+use super::context::{N, OFF_TYPED, W};
 use super::lower::{trusted, Lower, Ty, V};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
@@ -28,7 +27,7 @@ use crate::ir::{Instruction, Opcode, OperandType, ProgramKind, ResourceDim};
 use crate::runtime::sampling::{
     self as shared, feedback_base, form, LodSource, SampleArgs, FULLY_MAPPED,
 };
-use crate::runtime::{SamplerDesc, TextureData, View};
+use crate::runtime::{TextureData, View};
 use crate::sem::sample::gather_offset;
 
 /// The shim's symbol.
@@ -194,24 +193,6 @@ impl Lower<'_, '_> {
         self.put_row(io, ROW_EXEC, exec);
     }
 
-    /// Stops the batch with [`STATUS_NO_DERIVATIVES`] when any lane is active.
-    fn no_derivatives_exit(&mut self) {
-        let exec = self.use_vars(self.exec);
-        let any = self.any(exec);
-        let stop = self.b.create_block();
-        let go = self.b.create_block();
-        self.b.ins().brif(any, stop, &[], go, &[]);
-        self.b.switch_to_block(stop);
-        let at = self.b.ins().iconst(types::I32, self.at as i64);
-        self.b.ins().store(trusted(), at, self.ctx, OFF_IO);
-        let st = self
-            .b
-            .ins()
-            .iconst(types::I32, i64::from(STATUS_NO_DERIVATIVES));
-        self.b.ins().return_(&[st]);
-        self.b.switch_to_block(go);
-    }
-
     /// The sample class: sample*, gather4*, lod and their `_s` forms.
     pub fn sample(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let (base, clamped) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
@@ -221,9 +202,11 @@ impl Lower<'_, '_> {
         if matches!(f.lod, LodSource::Implicit { .. })
             && self.p.version().kind == ProgramKind::Compute
         {
-            // No lane can run it; with none active it does nothing.
-            self.no_derivatives_exit();
-            return Ok(());
+            // The validator refuses these programs before lowering.
+            return Err(JitError::Runtime(shared::no_derivatives(
+                self.at,
+                inst.opcode,
+            )));
         }
         let res = self.operand(inst, k(f.res))?;
         let entry = self.entry_value(res)?;
@@ -507,7 +490,7 @@ fn sample_lanes(
         let at = |k: usize, r: usize| (n_idx > k).then(|| u64::from(row(io, r, l)));
         let s = shared::sampler_slot(&p.program.decls, sm51, at(0, ROW_S0), at(1, ROW_S1))
             .and_then(|s| env.samplers.get(&s).copied())
-            .unwrap_or_else(SamplerDesc::default);
+            .unwrap_or_default();
         let offset = match f.offset {
             Some(_) => {
                 let o = rows4(io, ROW_OFFSET, l);
