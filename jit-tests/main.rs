@@ -1,6 +1,7 @@
 //! Integration tests: one binary, one module per area.
 
 mod asm_roundtrip;
+mod bc7;
 mod bench;
 mod cli;
 mod corpus;
