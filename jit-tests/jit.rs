@@ -967,6 +967,73 @@ ret
     assert_eq!(out[0][0], (0..16).sum::<u32>());
 }
 
+#[test]
+fn out_of_range_loads_read_zero_in_every_component_the_format_has() {
+    // FS §22.4.6: an out-of-range `ld` returns 0 in the components the
+    // format has and the defaults (0, 0, 0, 1) only in those it lacks, so
+    // RGBA8 reads (0, 0, 0, 0) and R32_FLOAT reads (0, 0, 0, 1.0). The
+    // texture is read at (1, 1) in range and at (2, 0), (0, 5) and mip 1
+    // out of range; the typed buffer at element 3 (past its 2).
+    let text = "cs_4_0
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_resource_buffer (float,float,float,float) t1
+dcl_resource_texture2d (float,float,float,float) t2
+dcl_uav_structured u0, 16
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_thread_group 5, 1, 1
+ult r0.x, vThreadIDInGroupFlattened.x, l(4)
+if_nz r0.x
+  ieq r1.xyzw, vThreadIDInGroupFlattened.xxxx, l(0, 1, 2, 3)
+  movc r0.xy, r1.xxxx, l(1, 1, 0, 0), l(2, 0, 0, 0)
+  movc r0.xy, r1.zzzz, l(0, 5, 0, 0), r0.xyxx
+  movc r0.xy, r1.wwww, l(0, 0, 0, 0), r0.xyxx
+  and r0.z, r1.w, l(1)
+  mov r0.w, r0.z
+  mov r0.z, l(0)
+  ld r0.xyzw, r0.xyzw, t0.xyzw
+else
+  ld r0.xyzw, l(3, 0, 0, 0), t1.xyzw
+  ld r1.xyzw, l(7, 0, 0, 0), t2.xyzw
+  store_structured u0.xyzw, l(5), l(0), r1.xyzw
+endif
+store_structured u0.xyzw, vThreadIDInGroupFlattened.x, l(0), r0.xyzw
+ret
+";
+    let texture = View::Texture(sm5jit::runtime::TextureView::tex2d(
+        Format::R8G8B8A8Unorm,
+        2,
+        2,
+    ));
+    let r32 = View::Texture(sm5jit::runtime::TextureView::tex2d(Format::R32Float, 2, 2));
+    let texels = [0x8040_20FF, 0x8040_20FF, 0x8040_20FF, 0xFF00_FF00];
+    let out = diff(
+        text,
+        [1, 1, 1],
+        &[
+            srv(0, texture, &texels),
+            srv(1, typed(Format::R8G8B8A8Unorm, 0, 2), &[0xFFFF_FFFF; 2]),
+            srv(2, r32, &[0x3F00_0000; 4]),
+            uav(0, structured(16, 0, 6), &[0xDEAD_BEEF; 24]),
+        ],
+    );
+    let one = 1.0f32.to_bits();
+    assert_eq!(&out[0][0..4], &[0, one, 0, one], "(1, 1) in range");
+    for (k, what) in [
+        (1, "x past the width"),
+        (2, "y past the height"),
+        (3, "mip 1 of 1"),
+    ] {
+        assert_eq!(&out[0][4 * k..4 * k + 4], &[0; 4], "{what}");
+    }
+    assert_eq!(
+        &out[0][16..20],
+        &[0; 4],
+        "typed buffer element past the view"
+    );
+    assert_eq!(&out[0][20..24], &[0, 0, 0, one], "R32_FLOAT lacks G, B, A");
+}
+
 /// A deterministic word stream (xorshift) for synthetic inputs.
 fn words(seed: u32, n: usize, f: impl Fn(u32) -> u32) -> Vec<u32> {
     let mut x = seed | 1;

@@ -2,6 +2,7 @@
 
 mod asm_roundtrip;
 mod batch;
+mod bc7;
 mod bench;
 mod cli;
 mod corpus;

@@ -350,7 +350,8 @@ impl Format {
     }
 
     /// Decodes a texel (`bytes.len() >= self.bytes()`) into four shader DWORDs.
-    /// Short input reads as the out-of-bounds value (zeros + defaults).
+    /// Short input reads as the out-of-bounds value, [`Format::zero_texel`]
+    /// (0 in every component the format has, defaults in the rest).
     /// sRGB formats are decoded to linear (`srgb_to_linear`); BC formats
     /// are decoded per block by `runtime::bc` and read as defaults here.
     pub fn load(self, bytes: &[u8]) -> [u32; 4] {
@@ -359,7 +360,7 @@ impl Format {
             return out;
         }
         let Some(texel) = read_texel(bytes, self.bytes()) else {
-            return out;
+            return self.zero_texel();
         };
         if self == Format::R9G9B9E5Sharedexp {
             return rgb9e5_to_f32(texel as u32);
