@@ -81,6 +81,56 @@ impl Reducer<'_> {
         }
     }
 
+    /// Removes an `if`/`loop` with its `else`/`endif`/`endloop` (and the
+    /// loop's own `break`s and `continue`s), keeping the body: the way out
+    /// of nesting that dropping runs of instructions cannot take.
+    fn unwrap_blocks(&mut self) -> bool {
+        use crate::ir::Opcode::*;
+        let mut progress = false;
+        let mut i = 0;
+        while i < self.best.program.insts.len() {
+            let insts = &self.best.program.insts;
+            if !matches!(insts[i].opcode, If | Loop) {
+                i += 1;
+                continue;
+            }
+            // Matching markers at depth 0 relative to `i`, and (for a
+            // loop) exits whose innermost loop or switch is this one.
+            let mut drop = vec![i];
+            let mut stack: Vec<crate::ir::Opcode> = Vec::new();
+            for (k, inst) in insts.iter().enumerate().skip(i + 1) {
+                match inst.opcode {
+                    If | Loop | Switch => stack.push(inst.opcode),
+                    EndIf | EndLoop | EndSwitch if stack.is_empty() => {
+                        drop.push(k);
+                        break;
+                    }
+                    EndIf | EndLoop | EndSwitch => {
+                        stack.pop();
+                    }
+                    Else if stack.is_empty() => drop.push(k),
+                    Break | Breakc | Continue | Continuec
+                        if insts[i].opcode == Loop
+                            && !stack.iter().any(|o| matches!(o, Loop | Switch)) =>
+                    {
+                        drop.push(k)
+                    }
+                    _ => {}
+                }
+            }
+            let mut cand = self.best.clone();
+            for k in drop.iter().rev() {
+                cand.program.insts.remove(*k);
+            }
+            if self.try_keep(cand) {
+                progress = true;
+            } else {
+                i += 1;
+            }
+        }
+        progress
+    }
+
     /// Plain operands: no modifiers, identity swizzles, immediate indices, `_sat` off.
     fn simplify_operands(&mut self) -> bool {
         let mut progress = false;
@@ -212,6 +262,7 @@ pub fn reduce(
     };
     loop {
         let mut progress = r.drop_instructions();
+        progress |= r.unwrap_blocks();
         progress |= r.simplify_operands();
         progress |= r.shrink_inputs();
         if !progress || r.tries >= r.max_tries {
