@@ -79,7 +79,7 @@ impl std::fmt::Display for Engine {
 /// One pass's compiled shader.
 enum Pass {
     Jit(JitShader),
-    Interp(Interpreter),
+    Interp(Box<Interpreter>),
 }
 
 impl Pass {
@@ -121,10 +121,10 @@ impl Encoder {
                     JitShader::compile(&shader.program)
                         .map_err(|e| format!("{}: {e}", path.display()))?,
                 ),
-                Engine::Interp => Pass::Interp(
+                Engine::Interp => Pass::Interp(Box::new(
                     Interpreter::new(&shader.program)
                         .map_err(|e| format!("{}: {e}", path.display()))?,
-                ),
+                )),
             };
             passes.push(pass);
         }

@@ -124,6 +124,13 @@ fn run_wave(cx: &mut Ctx, loops: &[Option<usize>], wave: &mut [Lane]) -> Result<
             }
         }
         let Some(f) = first else { return Ok(()) };
+        if wave.iter().filter(|l| l.running()).count() == 1 {
+            // Alone: nothing to keep in step with.
+            while wave[f].running() {
+                step_lane(cx, loops, &mut wave[f])?;
+            }
+            continue;
+        }
         for k in 0..wave.len() {
             due[k] = k == f || (wave[k].running() && wave[k].position().eq(wave[f].position()));
         }
@@ -138,7 +145,9 @@ fn step_lane(cx: &mut Ctx, loops: &[Option<usize>], lane: &mut Lane) -> Result<(
     let (pc, calls) = (lane.t.pc, lane.t.calls.len());
     step(cx, &mut lane.t)?;
     let t = &lane.t;
-    if t.status == Status::Done {
+    // Only flow instructions enter or leave loops and calls.
+    let flow = cx.p.program.insts.get(pc).map(|i| i.opcode.class());
+    if t.status == Status::Done || flow != Some(OpClass::Flow) {
         return Ok(());
     }
     let frames = &mut lane.frames;
