@@ -11,7 +11,6 @@
 //! `target/bc7`).
 
 mod pipeline;
-mod png;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -19,6 +18,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use pipeline::{Encoder, Engine, Image};
+use sm5jit::util::png::{self, ColorType};
 
 struct Args {
     out: PathBuf,
@@ -68,7 +68,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn write_png(path: &std::path::Path, image: &Image) -> Result<(), Box<dyn Error>> {
-    let bytes = png::encode_rgba(image.width, image.height, &image.rgba);
+    let bytes = png::encode(image.width, image.height, ColorType::Rgba, &image.rgba)?;
     std::fs::write(path, bytes).map_err(|e| format!("writing {}: {e}", path.display()).into())
 }
 
