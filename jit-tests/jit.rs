@@ -726,22 +726,59 @@ fn corpus_conformance_cases_on_the_jit() {
 #[test]
 fn unsupported_instructions_fail_compilation_with_their_index() {
     let program = parse(
-        "cs_5_0
-dcl_uav_raw u0
+        "ps_5_0
+dcl_output oDepth
 dcl_temps 1
-dcl_thread_group 1, 1, 1
-mov r0.x, l(0)
-abort
+mov r0.x, l(0.5)
+mov oDepth, r0.x
 ret
 ",
     );
     match JitShader::compile(&program) {
-        Err(JitError::Unsupported { inst_index, opcode }) => {
-            assert_eq!(inst_index, 1);
-            assert_eq!(opcode, "abort");
-        }
+        Err(JitError::Unsupported { inst_index, .. }) => assert_eq!(inst_index, 1),
         other => panic!("expected Unsupported, got {other:?}"),
     }
+}
+
+/// `abort` reached by an active lane stops the dispatch with the
+/// interpreter's error naming the instruction; one in a branch no lane
+/// takes does nothing, and `debug_break` is a no-op.
+#[test]
+fn abort_and_debug_break_behave_as_in_the_interpreter() {
+    let text = |cond: &str| {
+        format!(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 8, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+store_raw u0.x, r0.x, l(7)
+debug_break
+uge r0.x, vThreadID.x, l({cond})
+if_nz r0.x
+  abort
+endif
+ret
+"
+        )
+    };
+    // Thread 5 and up abort.
+    let aborting = parse(&text("5"));
+    let jit = JitShader::compile(&aborting).expect("abort compiles");
+    let interp = Interpreter::new(&aborting).unwrap();
+    let o = DispatchOptions::default();
+    let mut a = vec![uav(0, raw(8), &[0; 8])];
+    let want = with_bound(&mut a, |b| interp.dispatch(b, [1, 1, 1], &o).map(|_| ()));
+    let mut j = vec![uav(0, raw(8), &[0; 8])];
+    let got = with_bound(&mut j, |b| {
+        jit.dispatch_threads(b, [1, 1, 1], &o, 1).map(|_| ())
+    });
+    let (want, got) = (want.unwrap_err(), got.unwrap_err());
+    assert_eq!(want, got);
+    assert!(got.to_string().contains("abort"), "{got}");
+    // No thread reaches the abort: both run to the end, identical bytes.
+    diff(&text("100"), [1, 1, 1], &[uav(0, raw(8), &[0; 8])]);
 }
 
 /// SM5.1 ranges indexed per lane: each thread reads T0[tid & 3] (t0, t1

@@ -74,8 +74,8 @@ use crate::runtime::Bindings;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum EngineKind {
     /// Native SIMD code compiled with Cranelift; groups run on worker
-    /// threads. The default. The few programs it cannot lower yet (`abort`,
-    /// relative v#/o# indices, special pixel registers such as oDepth)
+    /// threads. The default. The few programs it cannot lower yet (relative
+    /// v#/o# indices, special pixel registers such as oDepth)
     /// fail to build with [`Error::Jit`] naming the instruction; use
     /// [`EngineKind::Interpreter`] for those.
     #[default]

@@ -131,12 +131,7 @@ impl JitShader {
                         inst_index: 0,
                     })
                 }
-                other => {
-                    return Err(RuntimeError::InvalidProgram {
-                        inst_index: None,
-                        reason: format!("compiled shader returned status {other} in a batch"),
-                    })
-                }
+                other => return Err(super::context::status_error(other)),
             }
             let n = p.outputs.len();
             for l in 0..W.min(inputs.count - first) {

@@ -24,6 +24,25 @@ pub const STATUS_DONE: u32 = 0;
 pub const STATUS_BARRIER: u32 = 1;
 /// Status: the loop budget ran out (a runaway loop).
 pub const STATUS_BUDGET: u32 = 2;
+/// Status `STATUS_ABORT + i`: an active lane executed the `abort` at
+/// instruction `i`.
+pub const STATUS_ABORT: u32 = 0x100;
+
+/// The runtime error of a batch status that is neither done, barrier nor
+/// budget: an `abort` (the interpreter's error for it) or a status the
+/// compiled code never produces.
+pub fn status_error(status: u32) -> crate::runtime::RuntimeError {
+    match status.checked_sub(STATUS_ABORT) {
+        Some(i) => crate::runtime::RuntimeError::Unsupported {
+            inst_index: i as usize,
+            what: "abort (the shader aborted)".into(),
+        },
+        None => crate::runtime::RuntimeError::InvalidProgram {
+            inst_index: None,
+            reason: format!("compiled shader returned status {status}"),
+        },
+    }
+}
 
 /// One bound memory window (a t#/u# raw or structured buffer or a cb#).
 ///

@@ -1031,10 +1031,32 @@ impl<'a, 'f> Lower<'a, 'f> {
             OpClass::Atomic => self.atomic(inst),
             OpClass::Flow | OpClass::Sync => self.flow(i, inst),
             OpClass::Graphics => self.stage_inst(inst),
-            OpClass::Misc if matches!(inst.opcode, Opcode::Nop) => Ok(()),
+            OpClass::Misc if matches!(inst.opcode, Opcode::Nop | Opcode::DebugBreak) => Ok(()),
+            OpClass::Misc if inst.opcode == Opcode::Abort => {
+                self.abort(i);
+                Ok(())
+            }
             OpClass::Decl | OpClass::CustomData => Ok(()),
             _ => Err(self.unsupported(inst.opcode)),
         }
+    }
+}
+
+impl Lower<'_, '_> {
+    /// `abort`: when any lane is active, the batch returns
+    /// `STATUS_ABORT + i` and the runner reports the interpreter's error.
+    fn abort(&mut self, i: usize) {
+        let exec = self.use_vars(self.exec);
+        let any = self.any(exec);
+        let (stop, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(any, stop, &[], go, &[]);
+        self.b.seal_block(stop);
+        self.b.seal_block(go);
+        self.b.switch_to_block(stop);
+        let code = super::context::STATUS_ABORT.saturating_add(i as u32);
+        let st = self.b.ins().iconst(types::I32, i64::from(code));
+        self.b.ins().return_(&[st]);
+        self.b.switch_to_block(go);
     }
 }
 

@@ -345,12 +345,7 @@ impl JitShader {
                             inst_index: 0,
                         })
                     }
-                    other => {
-                        return Err(RuntimeError::InvalidProgram {
-                            inst_index: None,
-                            reason: format!("compiled shader returned status {other}"),
-                        })
-                    }
+                    other => return Err(super::context::status_error(other)),
                 }
             }
             if !waiting {
