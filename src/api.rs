@@ -72,10 +72,9 @@ use crate::runtime::Bindings;
 /// Which engine runs a [`Shader`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum EngineKind {
-    /// Native SIMD code compiled with Cranelift; groups run on worker
-    /// threads. The default. Programs it cannot lower yet (sampling and
-    /// gather, SM5.1 dynamically indexed resource ranges) fail to build with
-    /// [`Error::Jit`] naming the instruction; use
+    /// Native SIMD code compiled with Cranelift; compute groups run on
+    /// worker threads. The default. Programs it cannot lower fail to build
+    /// with [`Error::Jit`] naming the instruction; use
     /// [`EngineKind::Interpreter`] for those.
     #[default]
     Jit,
@@ -513,18 +512,23 @@ ret
             matches!(e, Error::Runtime(RuntimeError::MissingBinding { .. })),
             "{e}"
         );
-        let ps = Shader::from_asm(
-            "ps_5_0\ndcl_output o0.xyzw\nmov o0, l(1,1,1,1)\nret\n",
-            EngineKind::Interpreter,
-        )
-        .unwrap();
-        let e = ps.dispatch(&mut Bindings::new(), [1, 1, 1]).unwrap_err();
-        assert!(e.to_string().contains("compute"), "{e}");
-        assert!(Shader::from_asm(
-            "ps_5_0\ndcl_output o0.xyzw\nmov o0, l(1,1,1,1)\nret\n",
-            EngineKind::Jit
-        )
-        .is_err());
+        for engine in [EngineKind::Interpreter, EngineKind::Jit] {
+            let ps = Shader::from_asm(
+                "ps_5_0\ndcl_output o0.xyzw\nmov o0, l(1,1,1,1)\nret\n",
+                engine,
+            )
+            .unwrap();
+            let e = ps.dispatch(&mut Bindings::new(), [1, 1, 1]).unwrap_err();
+            assert!(e.to_string().contains("compute"), "{e}");
+            assert_eq!(ps.output_registers(), [0]);
+            let r = ps
+                .run_batch(&mut Bindings::new(), &BatchInputs::new(4, 0, &[]))
+                .unwrap();
+            assert_eq!(r.output(3, 0), Some([1; 4])); // l(1,..) without a point is an integer
+                                                      // A compute shader is not a batch program.
+            let e = s.run_batch(&mut Bindings::new(), &BatchInputs::new(4, 0, &[]));
+            assert!(e.unwrap_err().to_string().contains("vertex or pixel"));
+        }
     }
 
     #[test]
