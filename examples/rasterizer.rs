@@ -77,17 +77,16 @@ pub fn to_screen(clip: [f32; 2], width: u32, height: u32) -> [f32; 2] {
     ]
 }
 
+/// A shaded vertex: screen position and colour.
+type Shaded = ([f32; 2], [f32; 4]);
+
 fn bits(v: &[f32]) -> impl Iterator<Item = u32> + '_ {
     v.iter().map(|f| f.to_bits())
 }
 
 /// Runs every vertex through `vs`; returns per vertex the screen position
 /// and the colour output.
-fn shade_vertices(
-    vs: &Shader,
-    width: u32,
-    height: u32,
-) -> Result<Vec<([f32; 2], [f32; 4])>, Error> {
+fn shade_vertices(vs: &Shader, width: u32, height: u32) -> Result<Vec<Shaded>, Error> {
     let data: Vec<u32> = TRIANGLES
         .iter()
         .flatten()
@@ -134,7 +133,7 @@ pub fn barycentric(t: [[f32; 2]; 3], p: [f32; 2]) -> Option<[f32; 3]> {
 /// Rasterizes one triangle into `image` with `ps`.
 fn draw_triangle(
     ps: &Shader,
-    verts: &[([f32; 2], [f32; 4])],
+    verts: &[Shaded],
     image: &mut [u8],
     width: u32,
     height: u32,
