@@ -1,6 +1,7 @@
 /*
  * sm5jit.h - C interface of sm5jit: run Direct3D 11 Shader Model 4/5
- * compute shaders (DXBC bytecode or SM4/SM5 assembly) on the CPU.
+ * compute shaders (and vertex/pixel shaders as invocation batches) on the
+ * CPU, from DXBC bytecode or SM4/SM5 assembly.
  *
  * Link against libsm5jit.so (cdylib) or libsm5jit.a (staticlib; also link
  * -lpthread -ldl -lm). C99. See docs/embedding.md for a walk-through.
@@ -247,13 +248,54 @@ sm5jit_status sm5jit_dispatch_indirect(sm5jit_shader shader, sm5jit_bindings bin
                                        const void *args, size_t args_size, uint64_t offset,
                                        const sm5jit_dispatch_options *opts);
 
-/* ---- invocation batches (vertex and pixel programs): reserved ----------
- * Batch entry points for vertex and pixel programs (N invocations with
- * arrays of v# inputs and o# outputs, pixels as 2x2 quads with per-pixel
- * discard) will be declared here and use the same shader and bindings
- * handles. Today a vertex or pixel program can be created with
- * SM5JIT_ENGINE_INTERPRETER, and sm5jit_dispatch rejects it with
- * SM5JIT_ERROR_RUNTIME. */
+/* ---- invocation batches (vertex and pixel programs) --------------------
+ * A vertex or pixel shader (built with either engine) runs as a batch of
+ * `count` invocations on the calling thread, over the same bindings.
+ *
+ * inputs: count * input_registers * 4 uint32_t, invocation-major:
+ *   inputs[(i * input_registers + r) * 4 + c] is component c of v<r> of
+ *   invocation i (float values as their bits). input_registers must cover
+ *   every v# the shader declares (at most 32); the caller interpolates.
+ * outputs: count * n * 4 uint32_t where n is the number of o# registers
+ *   the shader declares (sm5jit_shader_output_registers):
+ *   outputs[(i * n + k) * 4 + c] is component c of the k-th declared
+ *   output of invocation i; zeros for lanes that wrote nothing.
+ *   outputs_len (in uint32_t) smaller than that: SM5JIT_ERROR_BAD_SIZE.
+ * Bad inputs (too few registers, count not a multiple of 4 for pixels,
+ * too many invocations) and binding problems: SM5JIT_ERROR_RUNTIME. A
+ * shader of the wrong kind (compute, or vertex given to the pixel entry
+ * point): SM5JIT_ERROR_INVALID_ARGUMENT. inputs and helpers must not
+ * overlap a bound UAV. Output buffers are written only on success. */
+
+/* Writes the declared o# register numbers (declaration order) to
+ * out_registers[0..*out_count] and their number to *out_count;
+ * out_registers may be NULL to query the count. Compute shaders: 0. */
+sm5jit_status sm5jit_shader_output_registers(sm5jit_shader shader, uint32_t *out_registers,
+                                             size_t capacity, size_t *out_count);
+
+/* Runs `count` vertex-shader invocations. `opts` may be NULL; only its
+ * budget (instructions per invocation) applies. */
+sm5jit_status sm5jit_run_vertex_batch(sm5jit_shader shader, sm5jit_bindings bindings,
+                                      const uint32_t *inputs, size_t count,
+                                      uint32_t input_registers, uint32_t *outputs,
+                                      size_t outputs_len, const sm5jit_dispatch_options *opts);
+
+/* What became of one pixel invocation (out_lanes[i]). */
+#define SM5JIT_LANE_WRITTEN 0   /* ran to the end; its outputs are reported */
+#define SM5JIT_LANE_DISCARDED 1 /* executed discard: outputs are zero */
+#define SM5JIT_LANE_HELPER 2    /* helper lane: ran for derivatives only */
+
+/* Runs count / 4 pixel quads (count a multiple of 4): invocations
+ * 4q..4q+3 are quad q's top-left, top-right, bottom-left, bottom-right
+ * pixels, so ddx/ddy work. helpers (count bytes, may be NULL = none):
+ * non-zero marks a helper lane of a partial quad. out_lanes (count
+ * bytes, may be NULL) receives SM5JIT_LANE_* per invocation. `opts` may
+ * be NULL; only its budget (instructions per quad) applies. */
+sm5jit_status sm5jit_run_pixel_quads(sm5jit_shader shader, sm5jit_bindings bindings,
+                                     const uint32_t *inputs, size_t count,
+                                     uint32_t input_registers, const uint8_t *helpers,
+                                     uint32_t *outputs, size_t outputs_len, uint8_t *out_lanes,
+                                     const sm5jit_dispatch_options *opts);
 
 #ifdef __cplusplus
 }

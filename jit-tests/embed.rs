@@ -11,6 +11,10 @@ use sm5jit::{Bindings, DispatchConfig, EngineKind, Shader, Slot, View};
 #[path = "../examples/showcase.rs"]
 mod showcase;
 
+#[allow(dead_code)]
+#[path = "../examples/rasterizer.rs"]
+mod rasterizer;
+
 /// `target/<profile>`: the test binary lives in its `deps/`.
 fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
@@ -437,4 +441,107 @@ ret
         assert_eq!(sm5jit_shader_free(s), status::OK);
     }
     assert_eq!(out.to_vec(), texels);
+}
+
+/// `examples/c/batch.c` runs pixel quads (outputs, derivatives, discard,
+/// helper lanes) and the misuse cases on both engines and checks them.
+#[test]
+fn c_batch_example_builds_links_and_checks_its_results() {
+    let lib = static_lib();
+    let dir = std::env::temp_dir().join(format!("sm5jit-capi-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("batch");
+    let out = gcc(&[
+        "-std=c99",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-I",
+        repo().join("include").to_str().unwrap(),
+        repo().join("examples/c/batch.c").to_str().unwrap(),
+        lib.to_str().unwrap(),
+        "-lpthread",
+        "-ldl",
+        "-lm",
+        "-o",
+        exe.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(stdout, "ok jit\nok interpreter\n");
+}
+
+/// The rasterizer example: both engines draw the same image; the corners
+/// are background; a pixel near each triangle's centroid has the colour
+/// interpolated at its centre, computed here in f64 from the vertex data.
+/// Tolerance: the shader's f32 interpolation inputs differ from the f64
+/// value by far less than 1/255, so after rounding to 8 bits the pixel is
+/// at most one step away.
+#[test]
+fn rasterizer_image_matches_the_interpreter_and_probes() {
+    let (w, h) = (96u32, 64u32);
+    let (vs, ps) = rasterizer::shaders(EngineKind::Jit).unwrap();
+    let (ivs, ips) = rasterizer::shaders(EngineKind::Interpreter).unwrap();
+    let img = rasterizer::render(&vs, &ps, w, h).unwrap();
+    assert_eq!(img, rasterizer::render(&ivs, &ips, w, h).unwrap());
+    let pixel = |x: u32, y: u32| {
+        let at = (y * w + x) as usize * 4;
+        [img[at], img[at + 1], img[at + 2], img[at + 3]]
+    };
+    for (x, y) in [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1)] {
+        assert_eq!(pixel(x, y), rasterizer::BACKGROUND, "corner {x},{y}");
+    }
+    let t = rasterizer::TRANSFORM.map(f64::from);
+    let screen = |p: [f32; 2]| {
+        let cx = f64::from(p[0]) * t[0] + t[2];
+        let cy = f64::from(p[1]) * t[1] + t[3];
+        [
+            (cx + 1.0) * 0.5 * f64::from(w),
+            (1.0 - cy) * 0.5 * f64::from(h),
+        ]
+    };
+    let edge = |a: [f64; 2], b: [f64; 2], p: [f64; 2]| {
+        (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+    };
+    let mut covered = 0;
+    for (n, tri) in rasterizer::TRIANGLES.iter().enumerate() {
+        let s = tri.map(|v| screen(v.0));
+        let cx = (s[0][0] + s[1][0] + s[2][0]) / 3.0;
+        let cy = (s[0][1] + s[1][1] + s[2][1]) / 3.0;
+        let (px, py) = (cx.floor() as u32, cy.floor() as u32);
+        let p = [f64::from(px) + 0.5, f64::from(py) + 0.5];
+        let area = edge(s[0], s[1], s[2]);
+        let wts = [
+            edge(s[1], s[2], p) / area,
+            edge(s[2], s[0], p) / area,
+            edge(s[0], s[1], p) / area,
+        ];
+        assert!(wts.iter().all(|&v| v > 0.05), "probe inside triangle {n}");
+        // No triangle covers another one's centroid.
+        let want: Vec<f64> = (0..3)
+            .map(|k| (0..3).map(|v| wts[v] * f64::from(tri[v].1[k])).sum::<f64>() * 255.0)
+            .collect();
+        let got = pixel(px, py);
+        for k in 0..3 {
+            assert!(
+                (f64::from(got[k]) - want[k]).abs() <= 1.0,
+                "triangle {n} at {px},{py}: {got:?} vs {want:?}"
+            );
+        }
+        assert_eq!(got[3], 255);
+        covered += 1;
+    }
+    assert_eq!(covered, 3);
 }

@@ -16,10 +16,9 @@
 //! view window, so a shader never touches memory outside what was bound.
 //! Nothing here exposes Cranelift types.
 //!
-//! Compute programs only for now. Vertex and pixel *invocation batches*
-//! (arrays of v# inputs and o# outputs, 2x2 pixel quads) get their own
-//! entry points on [`Shader`] in the section marked "Invocation batches"
-//! below.
+//! Compute programs run with [`Shader::dispatch`]; vertex and pixel
+//! programs run as *invocation batches* with [`Shader::run_batch`] (arrays
+//! of v# inputs and o# outputs, pixels as 2x2 quads).
 //!
 //! ```rust
 //! use sm5jit::{Bindings, EngineKind, Shader, Slot, View};
@@ -64,8 +63,8 @@ use crate::interp::Interpreter;
 use crate::ir::{Program, ProgramKind, Version};
 use crate::jit::JitShader;
 use crate::runtime::{
-    BufferKind, BufferView, DispatchOptions, DispatchStats, Format, RuntimeError, TextureView,
-    View, DEFAULT_BUDGET,
+    BatchInputs, BatchResult, BufferKind, BufferView, DispatchOptions, DispatchStats, Format,
+    RuntimeError, TextureView, View, DEFAULT_BUDGET,
 };
 
 use crate::runtime::Bindings;
@@ -73,10 +72,9 @@ use crate::runtime::Bindings;
 /// Which engine runs a [`Shader`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum EngineKind {
-    /// Native SIMD code compiled with Cranelift; groups run on worker
-    /// threads. The default. The few programs it cannot lower yet (relative
-    /// v#/o# indices, special pixel registers such as oDepth)
-    /// fail to build with [`Error::Jit`] naming the instruction; use
+    /// Native SIMD code compiled with Cranelift; compute groups run on
+    /// worker threads. The default. Programs it cannot lower fail to build
+    /// with [`Error::Jit`] naming the instruction; use
     /// [`EngineKind::Interpreter`] for those.
     #[default]
     Jit,
@@ -305,15 +303,96 @@ impl Shader {
     }
 
     // -----------------------------------------------------------------
-    // Invocation batches (vertex and pixel programs): reserved.
-    //
-    // Batch entry points (N vertex invocations with arrays of v# inputs
-    // and o# outputs from ISGN/OSGN; pixel invocations as 2x2 quads with
-    // per-pixel discard) belong here, next to `dispatch`, taking the same
-    // `Bindings` and `DispatchConfig`. Until they exist, a vertex or pixel
-    // program builds with `EngineKind::Interpreter` and `dispatch` rejects
-    // it with `RuntimeError::InvalidProgram`.
+    // Invocation batches (vertex and pixel programs)
     // -----------------------------------------------------------------
+
+    /// The `o#` registers a vertex or pixel program declares, in
+    /// declaration order: the registers a [`BatchResult`] reports for each
+    /// invocation. Empty for compute programs.
+    pub fn output_registers(&self) -> &[u32] {
+        match &self.compiled {
+            Compiled::Jit(s) => &s.prepared().outputs,
+            Compiled::Interp(i) => &i.prepared().outputs,
+        }
+    }
+
+    /// Runs a batch of vertex or pixel invocations with
+    /// [`DispatchConfig::default`]; see [`Shader::run_batch_with`].
+    pub fn run_batch(&self, b: &mut Bindings, inputs: &BatchInputs) -> Result<BatchResult, Error> {
+        self.run_batch_with(b, inputs, &DispatchConfig::default())
+    }
+
+    /// Runs `inputs.count` invocations of a vertex or pixel program: each
+    /// reads its v# registers from `inputs` and reports its declared o#
+    /// registers in the [`BatchResult`]. Pixel invocations come as 2x2
+    /// quads (invocations `4q..4q+4`: top-left, top-right, bottom-left,
+    /// bottom-right), so derivatives work; lanes flagged as helpers run
+    /// for derivatives only and lanes that `discard` report
+    /// [`LaneResult::Discarded`](crate::LaneResult::Discarded). The inputs
+    /// are checked against the program (kind, register count, data
+    /// length, quads) and the bindings against its declarations before
+    /// anything runs. Batches run on the calling thread; only
+    /// `config.budget` (instructions per invocation, or per quad) applies.
+    ///
+    /// ```rust
+    /// use sm5jit::{BatchInputs, Bindings, EngineKind, Shader, Slot};
+    ///
+    /// // o0 = (v0.xy * 2 + (1, -1), v0.zw), o1 = v1: a tiny transform.
+    /// let vs = Shader::from_asm(
+    ///     "vs_5_0
+    ///      dcl_constantbuffer CB0[1], immediateIndexed
+    ///      dcl_input v0.xyzw
+    ///      dcl_input v1.xyzw
+    ///      dcl_output_siv o0.xyzw, position
+    ///      dcl_output o1.xyzw
+    ///      mad o0.xy, v0.xyxx, cb0[0].xxxx, cb0[0].yzyy
+    ///      mov o0.zw, v0.zzzw
+    ///      mov o1.xyzw, v1.xyzw
+    ///      ret",
+    ///     EngineKind::Jit,
+    /// )?;
+    /// let cb: Vec<u8> = [2.0f32, 1.0, -1.0, 0.0]
+    ///     .iter()
+    ///     .flat_map(|v| v.to_bits().to_le_bytes())
+    ///     .collect();
+    /// // Two vertices, two registers each (position, colour), as bits.
+    /// let data: Vec<u32> = [
+    ///     [0.0f32, 0.0, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0],
+    ///     [0.5, -0.25, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0],
+    /// ]
+    /// .iter()
+    /// .flatten()
+    /// .map(|v| v.to_bits())
+    /// .collect();
+    /// let mut b = Bindings::new();
+    /// b.cb(Slot::new(0), &cb);
+    /// let out = vs.run_batch(&mut b, &BatchInputs::new(2, 2, &data))?;
+    ///
+    /// let pos = |i| out.output(i, 0).unwrap().map(f32::from_bits);
+    /// assert_eq!(pos(0), [1.0, -1.0, 0.5, 1.0]);
+    /// assert_eq!(pos(1), [2.0, -1.5, 0.5, 1.0]);
+    /// assert_eq!(out.output(1, 1).unwrap().map(f32::from_bits), [0.0, 1.0, 0.0, 1.0]);
+    ///
+    /// // Inputs that do not match the program are a typed error.
+    /// assert!(vs.run_batch(&mut b, &BatchInputs::new(2, 1, &data[..8])).is_err());
+    /// # Ok::<(), sm5jit::Error>(())
+    /// ```
+    pub fn run_batch_with(
+        &self,
+        b: &mut Bindings,
+        inputs: &BatchInputs,
+        config: &DispatchConfig,
+    ) -> Result<BatchResult, Error> {
+        b.check_fits()?;
+        let o = DispatchOptions {
+            budget: config.budget,
+        };
+        let result = match &self.compiled {
+            Compiled::Jit(s) => s.run_batch(b, inputs, &o)?,
+            Compiled::Interp(i) => i.run_batch(b, inputs, &o)?,
+        };
+        Ok(result)
+    }
 }
 
 /// The three group counts of an indirect dispatch at `offset` in `args`.
@@ -433,22 +512,24 @@ ret
             matches!(e, Error::Runtime(RuntimeError::MissingBinding { .. })),
             "{e}"
         );
-        let ps = Shader::from_asm(
-            "ps_5_0\ndcl_output o0.xyzw\nmov o0, l(1,1,1,1)\nret\n",
-            EngineKind::Interpreter,
-        )
-        .unwrap();
-        let e = ps.dispatch(&mut Bindings::new(), [1, 1, 1]).unwrap_err();
-        assert!(e.to_string().contains("compute"), "{e}");
-        // The JIT compiles pixel programs (for invocation batches), but a
-        // compute dispatch of one is refused the same way.
-        let ps = Shader::from_asm(
-            "ps_5_0\ndcl_output o0.xyzw\nmov o0, l(1,1,1,1)\nret\n",
-            EngineKind::Jit,
-        )
-        .unwrap();
-        let e = ps.dispatch(&mut Bindings::new(), [1, 1, 1]).unwrap_err();
-        assert!(e.to_string().contains("compute"), "{e}");
+        for engine in [EngineKind::Interpreter, EngineKind::Jit] {
+            let ps = Shader::from_asm(
+                "ps_5_0\ndcl_output o0.xyzw\nmov o0, l(1,1,1,1)\nret\n",
+                engine,
+            )
+            .unwrap();
+            let e = ps.dispatch(&mut Bindings::new(), [1, 1, 1]).unwrap_err();
+            assert!(e.to_string().contains("compute"), "{e}");
+            assert_eq!(ps.output_registers(), [0]);
+            let r = ps
+                .run_batch(&mut Bindings::new(), &BatchInputs::new(4, 0, &[]))
+                .unwrap();
+            // `l(1, ...)` without a point is the integer 1.
+            assert_eq!(r.output(3, 0), Some([1; 4]));
+            // A compute shader is not a batch program.
+            let e = s.run_batch(&mut Bindings::new(), &BatchInputs::new(4, 0, &[]));
+            assert!(e.unwrap_err().to_string().contains("vertex or pixel"));
+        }
     }
 
     #[test]

@@ -64,8 +64,9 @@ pub use error::Error;
 pub use ir::Program;
 pub use runtime::Bindings;
 pub use runtime::{
-    AddressMode, BufferKind, BufferView, ComparisonFunc, DispatchStats, Filter, FilterMode, Format,
-    RuntimeError, SamplerDesc, Slot, TextureDim, TextureView, View,
+    AddressMode, BatchInputs, BatchResult, BufferKind, BufferView, ComparisonFunc, DispatchStats,
+    Filter, FilterMode, Format, LaneResult, RuntimeError, SamplerDesc, Slot, TextureDim,
+    TextureView, View,
 };
 
 /// Runs the Rust walk-through of `docs/embedding.md` as a doctest.

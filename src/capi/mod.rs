@@ -28,8 +28,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::api::{DispatchConfig, EngineKind, Shader};
 use crate::error::Error;
+use crate::ir::ProgramKind;
 use crate::jit::JitError;
-use crate::runtime::{Bindings, SamplerDesc, Slot, View, DEFAULT_BUDGET};
+use crate::runtime::{BatchInputs, Bindings, LaneResult, SamplerDesc, Slot, View, DEFAULT_BUDGET};
 use convert::{CBufferView, CDispatchOptions, CSamplerDesc, CTextureView};
 use handles::{lock, HandleError, HandleKind, Table};
 
@@ -237,6 +238,15 @@ impl CBindings {
             }
         }
         Ok(())
+    }
+
+    /// Whether `span` shares a byte with the memory of a bound UAV.
+    fn overlaps_uav(&self, span: Span) -> bool {
+        let (a0, a1) = span.range();
+        self.uavs.values().any(|u| {
+            let (u0, u1) = u.0.range();
+            u.0.len != 0 && span.len != 0 && a0 < u1 && u0 < a1
+        })
     }
 
     /// Runs `f` over runtime bindings made from the spans, then copies the
@@ -779,11 +789,7 @@ pub unsafe extern "C" fn sm5jit_dispatch_indirect(
         // SAFETY: the caller passes `args_size` readable bytes.
         let a = unsafe { span.bytes() };
         with_bindings(bindings, |cb| {
-            if cb.uavs.values().any(|u| {
-                let (u0, u1) = u.0.range();
-                let (a0, a1) = span.range();
-                u.0.len != 0 && a0 < u1 && u0 < a1
-            }) {
+            if cb.overlaps_uav(span) {
                 return fail(status::INVALID_ARGUMENT, "args overlaps a bound UAV");
             }
             cb.run(|b| s.dispatch_indirect(b, a, offset, &c))
@@ -792,9 +798,233 @@ pub unsafe extern "C" fn sm5jit_dispatch_indirect(
     })
 }
 
-// Invocation batches (vertex and pixel programs): reserved. Their entry
-// points (`sm5jit_run_vertex_batch`, `sm5jit_run_pixel_quads`) go here and
-// in the marked section of `include/sm5jit.h`, over the same handles.
+// ---------------------------------------------------------------------------
+// Entry points: invocation batches (vertex and pixel programs)
+// ---------------------------------------------------------------------------
+
+/// Lane states written by [`sm5jit_run_pixel_quads`] (`SM5JIT_LANE_*`).
+pub mod lane {
+    pub const WRITTEN: u8 = 0;
+    pub const DISCARDED: u8 = 1;
+    pub const HELPER: u8 = 2;
+}
+
+/// Writes the shader's declared `o#` registers (declaration order) to
+/// `out_registers[0..count]` and their number to `out_count`.
+/// `out_registers` may be NULL to ask for the count only.
+///
+/// # Safety
+/// `out_registers`, when not NULL, must point at `capacity` writable
+/// `uint32_t`; `out_count` at one.
+#[no_mangle]
+pub unsafe extern "C" fn sm5jit_shader_output_registers(
+    shader: u64,
+    out_registers: *mut u32,
+    capacity: usize,
+    out_count: *mut usize,
+) -> c_int {
+    guard(|| {
+        let n = out(out_count, "out_count")?;
+        let s = self::shader(shader)?;
+        let regs = s.output_registers();
+        if !out_registers.is_null() {
+            if capacity < regs.len() {
+                return fail(
+                    status::BAD_SIZE,
+                    format!(
+                        "out_registers holds {capacity} but the shader declares {} outputs",
+                        regs.len()
+                    ),
+                );
+            }
+            // SAFETY: non-null, `capacity >= regs.len()` elements (header contract).
+            unsafe { std::ptr::copy_nonoverlapping(regs.as_ptr(), out_registers, regs.len()) };
+        }
+        // SAFETY: non-null.
+        unsafe { n.write(regs.len()) };
+        Ok(())
+    })
+}
+
+/// The `uint32_t` count of `count * per * 4`, or an error naming `what`.
+fn dwords(count: usize, per: usize, what: &str) -> Result<usize, Failure> {
+    count
+        .checked_mul(per)
+        .and_then(|n| n.checked_mul(4))
+        .filter(|&n| n <= isize::MAX as usize / 4)
+        .ok_or_else(|| Failure {
+            status: status::BAD_SIZE,
+            message: format!("{what}: {count} invocations x {per} registers is too large"),
+        })
+}
+
+/// One batch call from C: the checked pointers and sizes.
+struct CBatch {
+    shader: u64,
+    bindings: u64,
+    inputs: *const u32,
+    count: usize,
+    input_registers: u32,
+    helpers: *const u8,
+    outputs: *mut u32,
+    outputs_len: usize,
+    lanes: *mut u8,
+    opts: *const CDispatchOptions,
+}
+
+/// Checks and runs one batch for `entry` (needing a program of `kind`),
+/// then copies outputs (and lane states) to the caller's buffers.
+fn run_c_batch(entry: &str, kind: ProgramKind, c: &CBatch) -> Result<(), Failure> {
+    let config = config(c.opts)?;
+    let s = self::shader(c.shader)?;
+    if s.version().kind != kind {
+        return Err(invalid(format!(
+            "{entry} runs {} programs; this shader is {}",
+            if kind == ProgramKind::Pixel {
+                "pixel"
+            } else {
+                "vertex"
+            },
+            s.version()
+        )));
+    }
+    if c.outputs.is_null() {
+        return fail(status::NULL_POINTER, format!("{entry}: outputs is NULL"));
+    }
+    let n_in = dwords(c.count, c.input_registers as usize, "inputs")?;
+    let inputs = Span::new(c.inputs.cast(), n_in * 4, "inputs")?;
+    let need = dwords(c.count, s.output_registers().len(), "outputs")?;
+    if c.outputs_len < need {
+        return fail(
+            status::BAD_SIZE,
+            format!(
+                "{entry}: outputs holds {} uint32_t but {} invocations x {} output registers need {need}",
+                c.outputs_len,
+                c.count,
+                s.output_registers().len()
+            ),
+        );
+    }
+    let helpers_len = if c.helpers.is_null() { 0 } else { c.count };
+    let helpers = Span::new(c.helpers.cast(), helpers_len, "helpers")?;
+    // SAFETY: the caller passes `count * input_registers * 4` readable
+    // u32 at `inputs` and, when not NULL, `count` readable bytes at
+    // `helpers` (header contract); both spans were checked above.
+    let data = unsafe { std::slice::from_raw_parts(inputs_ptr(inputs), n_in) };
+    let flags: Option<Vec<bool>> = (!c.helpers.is_null())
+        .then(|| unsafe { helpers.bytes() }.iter().map(|&h| h != 0).collect());
+    let mut batch = BatchInputs::new(c.count, c.input_registers, data);
+    if let Some(f) = &flags {
+        batch = batch.with_helpers(f);
+    }
+    let result = with_bindings(c.bindings, |cb| {
+        for (name, span) in [("inputs", inputs), ("helpers", helpers)] {
+            if cb.overlaps_uav(span) {
+                return fail(
+                    status::INVALID_ARGUMENT,
+                    format!("{name} overlaps a bound UAV"),
+                );
+            }
+        }
+        cb.run(|b| s.run_batch_with(b, &batch, &config))
+    })?;
+    let values: Vec<u32> = result.values.iter().flatten().copied().collect();
+    // SAFETY: `outputs` holds at least `need == values.len()` u32 and
+    // `lanes`, when not NULL, `count` bytes (header contract).
+    unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), c.outputs, values.len()) };
+    if !c.lanes.is_null() {
+        for (i, l) in result.lanes.iter().enumerate() {
+            let v = match l {
+                LaneResult::Written => lane::WRITTEN,
+                LaneResult::Discarded => lane::DISCARDED,
+                LaneResult::Helper => lane::HELPER,
+            };
+            // SAFETY: as above, `i < count`.
+            unsafe { c.lanes.add(i).write(v) };
+        }
+    }
+    Ok(())
+}
+
+/// The u32 pointer of an input span (a dangling, aligned one when empty).
+fn inputs_ptr(span: Span) -> *const u32 {
+    if span.len == 0 {
+        std::ptr::NonNull::<u32>::dangling().as_ptr()
+    } else {
+        span.ptr.cast::<u32>()
+    }
+}
+
+/// Runs `count` vertex-shader invocations; see the header.
+///
+/// # Safety
+/// `inputs` must point at `count * input_registers * 4` readable
+/// `uint32_t`, `outputs` at `outputs_len` writable `uint32_t`, `opts`
+/// (when not NULL) at a `sm5jit_dispatch_options`; all memory bound to
+/// `bindings` must be valid.
+#[no_mangle]
+pub unsafe extern "C" fn sm5jit_run_vertex_batch(
+    shader: u64,
+    bindings: u64,
+    inputs: *const u32,
+    count: usize,
+    input_registers: u32,
+    outputs: *mut u32,
+    outputs_len: usize,
+    opts: *const CDispatchOptions,
+) -> c_int {
+    guard(|| {
+        let c = CBatch {
+            shader,
+            bindings,
+            inputs,
+            count,
+            input_registers,
+            helpers: std::ptr::null(),
+            outputs,
+            outputs_len,
+            lanes: std::ptr::null_mut(),
+            opts,
+        };
+        run_c_batch("sm5jit_run_vertex_batch", ProgramKind::Vertex, &c)
+    })
+}
+
+/// Runs `count / 4` 2x2 pixel quads; see the header.
+///
+/// # Safety
+/// As [`sm5jit_run_vertex_batch`]; `helpers` (when not NULL) must point
+/// at `count` readable bytes and `out_lanes` (when not NULL) at `count`
+/// writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn sm5jit_run_pixel_quads(
+    shader: u64,
+    bindings: u64,
+    inputs: *const u32,
+    count: usize,
+    input_registers: u32,
+    helpers: *const u8,
+    outputs: *mut u32,
+    outputs_len: usize,
+    out_lanes: *mut u8,
+    opts: *const CDispatchOptions,
+) -> c_int {
+    guard(|| {
+        let c = CBatch {
+            shader,
+            bindings,
+            inputs,
+            count,
+            input_registers,
+            helpers,
+            outputs,
+            outputs_len,
+            lanes: out_lanes,
+            opts,
+        };
+        run_c_batch("sm5jit_run_pixel_quads", ProgramKind::Pixel, &c)
+    })
+}
 
 #[cfg(test)]
 mod tests {

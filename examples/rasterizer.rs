@@ -1,0 +1,244 @@
+//! A small software rasterizer driven through [`Shader::run_batch`]: a
+//! vs_5_0 program transforms the vertices, each triangle is rasterized in
+//! 2x2 quads, and a ps_5_0 program shades the pixels.
+//!
+//! ```sh
+//! cargo run --release --example rasterizer [-- OUT.png [WIDTH HEIGHT]]
+//! ```
+//!
+//! In: the [`TRIANGLES`] (object-space positions and vertex colours), the
+//! [`TRANSFORM`] constants and an image size. Out: an RGBA8 image
+//! (background [`BACKGROUND`], triangles drawn in order with
+//! screen-linearly interpolated colours) written as a PNG by
+//! `sm5jit::util::png`. Per triangle: edge functions over the bounding
+//! box, visited in 2x2 quads; quads with no covered pixel are skipped,
+//! uncovered pixels of a touched quad run as helper lanes. The same
+//! functions are run by the `embed` integration tests, which probe the
+//! image.
+
+use sm5jit::util::png::{self, ColorType};
+use sm5jit::{BatchInputs, Bindings, EngineKind, Error, LaneResult, Shader, Slot};
+
+/// o0 = (v0.xy * cb0[0].xy + cb0[0].zw, v0.zw) (the position), o1 = v1
+/// (the colour).
+pub const VS: &str = "vs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_input v0.xyzw
+dcl_input v1.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+mad o0.xy, v0.xyxx, cb0[0].xyxx, cb0[0].zwzz
+mov o0.zw, v0.zzzw
+mov o1.xyzw, v1.xyzw
+ret
+";
+
+/// o0 = saturate(v0): the interpolated colour.
+pub const PS: &str = "ps_5_0
+dcl_input_ps linear v0.xyzw
+dcl_output o0.xyzw
+mov_sat o0.xyzw, v0.xyzw
+ret
+";
+
+/// A vertex: object-space position (x, y) and RGB colour.
+pub type Vertex = ([f32; 2], [f32; 3]);
+
+/// Three triangles, drawn in this order (later ones on top).
+pub const TRIANGLES: [[Vertex; 3]; 3] = [
+    [
+        ([-0.9, -0.8], [1.0, 0.0, 0.0]),
+        ([-0.1, -0.8], [0.0, 1.0, 0.0]),
+        ([-0.5, 0.6], [0.0, 0.0, 1.0]),
+    ],
+    [
+        ([0.1, 0.7], [1.0, 1.0, 0.0]),
+        ([0.9, 0.7], [0.0, 1.0, 1.0]),
+        ([0.5, -0.7], [1.0, 0.0, 1.0]),
+    ],
+    [
+        ([-0.3, -0.2], [1.0, 1.0, 1.0]),
+        ([0.3, -0.2], [0.2, 0.2, 0.2]),
+        ([0.0, 0.4], [1.0, 0.5, 0.0]),
+    ],
+];
+
+/// cb0[0]: scale (x, y) and offset (x, y) from object space to clip space.
+pub const TRANSFORM: [f32; 4] = [1.0, 1.1, 0.0, -0.05];
+
+/// The clear colour (RGBA8).
+pub const BACKGROUND: [u8; 4] = [24, 24, 40, 255];
+
+/// Clip-space x, y to pixel coordinates (pixel centres at +0.5).
+pub fn to_screen(clip: [f32; 2], width: u32, height: u32) -> [f32; 2] {
+    [
+        (clip[0] + 1.0) * 0.5 * width as f32,
+        (1.0 - clip[1]) * 0.5 * height as f32,
+    ]
+}
+
+/// A shaded vertex: screen position and colour.
+type Shaded = ([f32; 2], [f32; 4]);
+
+fn bits(v: &[f32]) -> impl Iterator<Item = u32> + '_ {
+    v.iter().map(|f| f.to_bits())
+}
+
+/// Runs every vertex through `vs`; returns per vertex the screen position
+/// and the colour output.
+fn shade_vertices(vs: &Shader, width: u32, height: u32) -> Result<Vec<Shaded>, Error> {
+    let data: Vec<u32> = TRIANGLES
+        .iter()
+        .flatten()
+        .flat_map(|(p, c)| {
+            let v = [p[0], p[1], 0.5, 1.0, c[0], c[1], c[2], 1.0];
+            bits(&v).collect::<Vec<_>>()
+        })
+        .collect();
+    let count = data.len() / 8;
+    let cb: Vec<u8> = bits(&TRANSFORM).flat_map(u32::to_le_bytes).collect();
+    let mut b = Bindings::new();
+    b.cb(Slot::new(0), &cb);
+    let out = vs.run_batch(&mut b, &BatchInputs::new(count, 2, &data))?;
+    Ok((0..count)
+        .map(|i| {
+            let pos = out.output(i, 0).unwrap_or_default().map(f32::from_bits);
+            let col = out.output(i, 1).unwrap_or_default().map(f32::from_bits);
+            // w is 1 for every vertex here, so clip x/y are already NDC.
+            (to_screen([pos[0], pos[1]], width, height), col)
+        })
+        .collect())
+}
+
+/// Twice the signed area of (a, b, p): positive when p is to one side of
+/// the edge a -> b.
+fn edge(a: [f32; 2], b: [f32; 2], p: [f32; 2]) -> f32 {
+    (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+}
+
+/// Barycentric weights of pixel centre `p` in the triangle (sum 1; all
+/// non-negative inside), or `None` for a degenerate triangle.
+pub fn barycentric(t: [[f32; 2]; 3], p: [f32; 2]) -> Option<[f32; 3]> {
+    let area = edge(t[0], t[1], t[2]);
+    if area == 0.0 {
+        return None;
+    }
+    Some([
+        edge(t[1], t[2], p) / area,
+        edge(t[2], t[0], p) / area,
+        edge(t[0], t[1], p) / area,
+    ])
+}
+
+/// Rasterizes one triangle into `image` with `ps`.
+fn draw_triangle(
+    ps: &Shader,
+    verts: &[Shaded],
+    image: &mut [u8],
+    width: u32,
+    height: u32,
+) -> Result<(), Error> {
+    let t = [verts[0].0, verts[1].0, verts[2].0];
+    let (lo, hi) = t
+        .iter()
+        .fold(([f32::MAX; 2], [f32::MIN; 2]), |(lo, hi), p| {
+            (
+                [lo[0].min(p[0]), lo[1].min(p[1])],
+                [hi[0].max(p[0]), hi[1].max(p[1])],
+            )
+        });
+    // Quads start on even pixels; the image size is even (checked by `render`).
+    let clampi = |v: f32, max: u32| (v.floor().max(0.0) as u32).min(max);
+    let (x0, y0) = (clampi(lo[0], width) & !1, clampi(lo[1], height) & !1);
+    let (x1, y1) = (clampi(hi[0] + 1.0, width), clampi(hi[1] + 1.0, height));
+    let mut data = Vec::new();
+    let mut helpers = Vec::new();
+    let mut pixels = Vec::new();
+    for qy in (y0..y1).step_by(2) {
+        for qx in (x0..x1).step_by(2) {
+            let lanes = [(qx, qy), (qx + 1, qy), (qx, qy + 1), (qx + 1, qy + 1)];
+            let mut quad = Vec::with_capacity(4);
+            for (x, y) in lanes {
+                let p = [x as f32 + 0.5, y as f32 + 0.5];
+                let Some(w) = barycentric(t, p) else {
+                    return Ok(());
+                };
+                let inside = w.iter().all(|&v| v >= 0.0);
+                // Helper lanes get extrapolated attributes, as on a GPU.
+                let c: [f32; 4] =
+                    std::array::from_fn(|k| (0..3).map(|v| w[v] * verts[v].1[k]).sum());
+                quad.push((x, y, inside, c));
+            }
+            if !quad.iter().any(|q| q.2) {
+                continue;
+            }
+            for (x, y, inside, c) in quad {
+                data.extend(bits(&c));
+                helpers.push(!inside);
+                pixels.push((x, y));
+            }
+        }
+    }
+    if pixels.is_empty() {
+        return Ok(());
+    }
+    let inputs = BatchInputs::new(pixels.len(), 1, &data).with_helpers(&helpers);
+    let out = ps.run_batch(&mut Bindings::new(), &inputs)?;
+    for (i, &(x, y)) in pixels.iter().enumerate() {
+        if out.lanes[i] != LaneResult::Written {
+            continue;
+        }
+        let Some(c) = out.output(i, 0) else { continue };
+        let at = (y as usize * width as usize + x as usize) * 4;
+        for (k, v) in c.iter().enumerate() {
+            image[at + k] = (f32::from_bits(*v).clamp(0.0, 1.0) * 255.0).round() as u8;
+        }
+    }
+    Ok(())
+}
+
+/// Draws [`TRIANGLES`] into a `width` x `height` RGBA8 image (rows top to
+/// bottom). Width and height must be even and non-zero.
+pub fn render(vs: &Shader, ps: &Shader, width: u32, height: u32) -> Result<Vec<u8>, Error> {
+    assert!(
+        width % 2 == 0 && height % 2 == 0 && width > 0 && height > 0,
+        "the image is made of whole 2x2 quads"
+    );
+    let mut image: Vec<u8> = BACKGROUND
+        .iter()
+        .copied()
+        .cycle()
+        .take(width as usize * height as usize * 4)
+        .collect();
+    let verts = shade_vertices(vs, width, height)?;
+    for tri in verts.chunks(3) {
+        draw_triangle(ps, tri, &mut image, width, height)?;
+    }
+    Ok(image)
+}
+
+/// Builds both programs with `engine`.
+pub fn shaders(engine: EngineKind) -> Result<(Shader, Shader), Error> {
+    Ok((Shader::from_asm(VS, engine)?, Shader::from_asm(PS, engine)?))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = args.first().map_or("rasterizer.png", |s| s.as_str());
+    let size = |i: usize, d: u32| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
+    let (width, height) = (size(1, 320) & !1, size(2, 240) & !1);
+    if width == 0 || height == 0 {
+        return Err("width and height must be at least 2".into());
+    }
+    let (vs, ps) = shaders(EngineKind::Jit)?;
+    let start = std::time::Instant::now();
+    let image = render(&vs, &ps, width, height)?;
+    let took = start.elapsed();
+    std::fs::write(path, png::encode(width, height, ColorType::Rgba, &image)?)?;
+    println!(
+        "{} triangles, {width}x{height}, {:.1} ms -> {path}",
+        TRIANGLES.len(),
+        took.as_secs_f64() * 1e3
+    );
+    Ok(())
+}
