@@ -285,7 +285,7 @@ impl Shader {
         offset: u64,
         config: &DispatchConfig,
     ) -> Result<DispatchStats, Error> {
-        let groups = indirect_groups(args, offset)?;
+        let groups = crate::runtime::memory::indirect_groups(args, offset)?;
         if self.version.is_cs4() {
             return self.dispatch_with(b, [0, 0, 0], config);
         }
@@ -396,22 +396,6 @@ impl Shader {
 }
 
 /// The three group counts of an indirect dispatch at `offset` in `args`.
-fn indirect_groups(args: &[u8], offset: u64) -> Result<[u32; 3], RuntimeError> {
-    let bad = || RuntimeError::BadIndirectArgs {
-        offset,
-        len: args.len() as u64,
-    };
-    if offset % 4 != 0 {
-        return Err(bad());
-    }
-    let mut groups = [0u32; 3];
-    for (i, g) in groups.iter_mut().enumerate() {
-        let at = offset.checked_add(4 * i as u64).ok_or_else(bad)?;
-        *g = crate::runtime::memory::read_u32(args, at).ok_or_else(bad)?;
-    }
-    Ok(groups)
-}
-
 /// Shorthands for the common views.
 impl View {
     /// A byte-address buffer window: 32-bit words `first_word ..
@@ -453,6 +437,7 @@ impl View {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::memory::indirect_groups;
     use crate::runtime::Slot;
 
     const DOUBLE: &str = "cs_5_0

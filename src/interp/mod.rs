@@ -104,21 +104,7 @@ impl Interpreter {
         offset: u64,
         o: &DispatchOptions,
     ) -> Result<DispatchStats, RuntimeError> {
-        let bad = || RuntimeError::BadIndirectArgs {
-            offset,
-            len: args.len() as u64,
-        };
-        if offset % 4 != 0 {
-            return Err(bad());
-        }
-        let mut groups = [0u32; 3];
-        for (i, g) in groups.iter_mut().enumerate() {
-            *g = crate::runtime::memory::read_u32(
-                args,
-                offset.checked_add(4 * i as u64).ok_or_else(bad)?,
-            )
-            .ok_or_else(bad)?;
-        }
+        let groups = crate::runtime::memory::indirect_groups(args, offset)?;
         if self.prepared.version().is_cs4() {
             // FS §15: the runtime drops DispatchIndirect on cs_4_x.
             resources::check_bindings(&self.prepared, b)?;

@@ -16,6 +16,24 @@ pub fn read_u32(data: &[u8], byte: u64) -> Option<u32> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// The group counts of an indirect dispatch: three little-endian u32 at
+/// `offset` of `args`, which must be 4-aligned with all 12 bytes inside.
+pub fn indirect_groups(args: &[u8], offset: u64) -> Result<[u32; 3], super::RuntimeError> {
+    let bad = || super::RuntimeError::BadIndirectArgs {
+        offset,
+        len: args.len() as u64,
+    };
+    if offset % 4 != 0 {
+        return Err(bad());
+    }
+    let mut groups = [0u32; 3];
+    for (i, g) in groups.iter_mut().enumerate() {
+        let at = offset.checked_add(4 * i as u64).ok_or_else(bad)?;
+        *g = read_u32(args, at).ok_or_else(bad)?;
+    }
+    Ok(groups)
+}
+
 /// Writes a little-endian u32 at `byte`; returns false (nothing written) if
 /// it does not fit.
 pub fn write_u32(data: &mut [u8], byte: u64, v: u32) -> bool {
