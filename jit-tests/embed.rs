@@ -88,12 +88,15 @@ store_raw u0.x, r1.x, r0.x
 ret
 ";
 
-#[test]
-fn c_example_builds_links_and_checks_its_results() {
+/// Compiles `examples/c/NAME.c` with warnings as errors against the static
+/// library built with this test binary; returns (its temporary directory,
+/// the executable).
+fn build_c_example(name: &str) -> (PathBuf, PathBuf) {
     let lib = static_lib();
-    let dir = std::env::temp_dir().join(format!("sm5jit-capi-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("sm5jit-capi-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join("compute");
+    let exe = dir.join(name);
+    let source = repo().join(format!("examples/c/{name}.c"));
     let out = gcc(&[
         "-std=c99",
         "-Wall",
@@ -102,7 +105,7 @@ fn c_example_builds_links_and_checks_its_results() {
         "-pedantic",
         "-I",
         repo().join("include").to_str().unwrap(),
-        repo().join("examples/c/compute.c").to_str().unwrap(),
+        source.to_str().unwrap(),
         lib.to_str().unwrap(),
         "-lpthread",
         "-ldl",
@@ -112,9 +115,15 @@ fn c_example_builds_links_and_checks_its_results() {
     ]);
     assert!(
         out.status.success(),
-        "gcc failed:\n{}",
+        "gcc failed on {name}.c:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    (dir, exe)
+}
+
+#[test]
+fn c_example_builds_links_and_checks_its_results() {
+    let (dir, exe) = build_c_example("compute");
     let program = sm5jit::asm::parse_program(C_EXAMPLE_ASM).unwrap();
     let dxbc = sm5jit::dxbc::write_dxbc(&program, None, None).unwrap();
     let dxbc_path = dir.join("compute.dxbc");
@@ -447,31 +456,7 @@ ret
 /// helper lanes) and the misuse cases on both engines and checks them.
 #[test]
 fn c_batch_example_builds_links_and_checks_its_results() {
-    let lib = static_lib();
-    let dir = std::env::temp_dir().join(format!("sm5jit-capi-batch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join("batch");
-    let out = gcc(&[
-        "-std=c99",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-        "-I",
-        repo().join("include").to_str().unwrap(),
-        repo().join("examples/c/batch.c").to_str().unwrap(),
-        lib.to_str().unwrap(),
-        "-lpthread",
-        "-ldl",
-        "-lm",
-        "-o",
-        exe.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "gcc failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (dir, exe) = build_c_example("batch");
     let run = Command::new(&exe).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     let _ = std::fs::remove_dir_all(&dir);
