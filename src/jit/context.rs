@@ -179,8 +179,15 @@ impl BatchContext {
     /// Fills the thread ids of the batch starting at flattened thread
     /// `first` of group `group` with `size` threads per dimension.
     pub fn set_threads(&mut self, group: [u32; 3], size: [u32; 3], first: u32) {
+        self.set_lanes(size, first);
+        self.set_group(group, size);
+    }
+
+    /// Fills the group-independent lane fields (`tid`, `flat`, `live`) of
+    /// the batch starting at flattened thread `first`; the runner does it
+    /// once per worker, since only `group_id` and `gtid` change per group.
+    pub fn set_lanes(&mut self, size: [u32; 3], first: u32) {
         let total = size[0] * size[1] * size[2];
-        self.group_id = [group[0], group[1], group[2], 0];
         for l in 0..W {
             let flat = first + l as u32;
             let live = flat < total;
@@ -191,10 +198,20 @@ impl BatchContext {
             ];
             for d in 0..3 {
                 self.tid[d][l] = if live { t[d] } else { 0 };
-                self.gtid[d][l] = group[d].wrapping_mul(size[d]).wrapping_add(self.tid[d][l]);
             }
             self.flat[l] = if live { flat } else { 0 };
             self.live[l] = if live { u32::MAX } else { 0 };
+        }
+    }
+
+    /// Sets `group_id` and `gtid` for group `group` (after [`Self::set_lanes`]).
+    pub fn set_group(&mut self, group: [u32; 3], size: [u32; 3]) {
+        self.group_id = [group[0], group[1], group[2], 0];
+        for d in 0..3 {
+            let base = group[d].wrapping_mul(size[d]);
+            for l in 0..W {
+                self.gtid[d][l] = base.wrapping_add(self.tid[d][l]);
+            }
         }
     }
 }
@@ -213,6 +230,18 @@ mod tests {
         assert_eq!(c.tid[1][..6], [0, 0, 0, 1, 1, 1]);
         assert_eq!(c.gtid[0][..3], [3, 4, 5]);
         assert_eq!(c.flat[5], 5);
+    }
+
+    #[test]
+    fn a_new_group_keeps_the_lanes_and_moves_the_global_ids() {
+        let mut c = BatchContext::empty();
+        c.set_threads([0, 0, 0], [4, 4, 1], 8);
+        c.set_group([2, 3, 0], [4, 4, 1]);
+        let mut d = BatchContext::empty();
+        d.set_threads([2, 3, 0], [4, 4, 1], 8);
+        assert_eq!((c.tid, c.gtid, c.flat, c.live), (d.tid, d.gtid, d.flat, d.live));
+        assert_eq!(c.group_id, [2, 3, 0, 0]);
+        assert_eq!(c.gtid[1][..4], [14, 14, 14, 14]);
     }
 
     #[test]

@@ -232,8 +232,12 @@ impl JitShader {
         let threads = (size[0] * size[1] * size[2]) as usize;
         let count = threads.div_ceil(W);
         let batches = (0..count)
-            .map(|_| Batch {
-                ctx: Box::new(BatchContext::empty()),
+            .map(|k| Batch {
+                ctx: {
+                    let mut ctx = Box::new(BatchContext::empty());
+                    ctx.set_lanes(size, (k * W) as u32);
+                    ctx
+                },
                 xregs: vec![0; inner.plan.x_elems as usize * 4 * W],
                 save: vec![0; inner.save_slots],
                 done: false,
@@ -315,8 +319,8 @@ impl JitShader {
         let func: BatchFn = inner.func;
         w.tgsm.fill(0);
         let tgsm = w.tgsm.as_mut_ptr();
-        for (k, bt) in w.batches.iter_mut().enumerate() {
-            bt.ctx.set_threads(id, size, (k * W) as u32);
+        for bt in w.batches.iter_mut() {
+            bt.ctx.set_group(id, size);
             bt.ctx.resume = 0;
             bt.ctx.res = table.0.as_ptr();
             bt.ctx.typed = (typed as *const TypedEnv).cast();
