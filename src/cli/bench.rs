@@ -45,6 +45,8 @@ pub struct BenchArgs {
     /// Check the outputs another implementation wrote to DIR (KERNEL.uN.out).
     #[arg(long, value_name = "DIR")]
     pub peer_check: Option<PathBuf>,
+    #[command(flatten)]
+    pub code: super::codedump::CodeDumpArgs,
 }
 
 fn selected(names: &[String]) -> Result<Vec<&'static Kernel>, CliError> {
@@ -105,6 +107,10 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode, CliError> {
 }
 
 fn measure(k: &Kernel, a: &BenchArgs, engines: &[EngineChoice]) -> Result<Row, CliError> {
+    if a.code.any() {
+        let program = front::parse(k.name, k.asm)?;
+        super::codedump::dump(k.name, &program, &a.code)?;
+    }
     let p = problem(k, a.size);
     eprintln!(
         "bench: {} (size {}, {} invocations): native...",

@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod binding;
+pub mod codedump;
 pub mod error;
 pub mod front;
 pub mod fuzz;

@@ -63,6 +63,8 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+    #[command(flatten)]
+    pub code: super::codedump::CodeDumpArgs,
 }
 
 impl Default for RunArgs {
@@ -80,6 +82,7 @@ impl Default for RunArgs {
             budget: None,
             dumps: Vec::new(),
             format: OutputFormat::Text,
+            code: Default::default(),
         }
     }
 }
@@ -246,6 +249,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     };
     let resources = bindings(a, synthetic)?;
     check_dumps(a, &resources)?;
+    super::codedump::dump(&name, &loaded.program, &a.code)?;
     let opts = EngineOptions {
         budget: a.budget.or(a.synthetic.then_some(SYNTHETIC_BUDGET)),
         threads: a.threads,
@@ -508,6 +512,7 @@ fn showcase(a: &RunArgs) -> Result<ExitCode, CliError> {
     let program = front::parse(name, SHOWCASE_ASM)?;
     front::validate(name, &program)?;
     let parse_time = t.elapsed();
+    super::codedump::dump(name, &program, &a.code)?;
     let (x0, y0, x1, y1) = (-2.2f32, -1.2f32, 0.8f32, 1.2f32);
     let dx = (x1 - x0) / SHOW_W as f32;
     let dy = (y1 - y0) / SHOW_H as f32;

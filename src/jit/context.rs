@@ -239,7 +239,10 @@ mod tests {
         c.set_group([2, 3, 0], [4, 4, 1]);
         let mut d = BatchContext::empty();
         d.set_threads([2, 3, 0], [4, 4, 1], 8);
-        assert_eq!((c.tid, c.gtid, c.flat, c.live), (d.tid, d.gtid, d.flat, d.live));
+        assert_eq!(
+            (c.tid, c.gtid, c.flat, c.live),
+            (d.tid, d.gtid, d.flat, d.live)
+        );
         assert_eq!(c.group_id, [2, 3, 0, 0]);
         assert_eq!(c.gtid[1][..4], [14, 14, 14, 14]);
     }

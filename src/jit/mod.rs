@@ -217,9 +217,34 @@ fn loop_lengths(p: &Prepared) -> BTreeMap<usize, u64> {
     out
 }
 
+/// The generated code of a compiled shader, for reading: what
+/// `--dump-clif` and `--dump-asm` print.
+#[derive(Clone, Debug, Default)]
+pub struct CodeDump {
+    /// The batch function in Cranelift IR after Cranelift's optimisations
+    /// (the input of instruction selection).
+    pub clif: String,
+    /// The machine code, one instruction a line with its real registers,
+    /// as Cranelift's x86-64 back end prints it.
+    pub asm: String,
+}
+
 impl JitShader {
     /// Validates, prepares and compiles `program`.
     pub fn compile(program: &Program) -> Result<JitShader, JitError> {
+        Self::compile_inner(program, false).map(|(s, _)| s)
+    }
+
+    /// Like [`JitShader::compile`], and also returns the generated code as
+    /// text (slower: the disassembly is built during compilation).
+    pub fn compile_dump(program: &Program) -> Result<(JitShader, CodeDump), JitError> {
+        Self::compile_inner(program, true).map(|(s, d)| (s, d.unwrap_or_default()))
+    }
+
+    fn compile_inner(
+        program: &Program,
+        dump: bool,
+    ) -> Result<(JitShader, Option<CodeDump>), JitError> {
         crate::validate::validate(program)?;
         let interp = Interpreter::new(program)?;
         let prepared = interp.prepared().clone();
@@ -242,8 +267,8 @@ impl JitShader {
         builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
         builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
         let mut module = JITModule::new(builder);
-        let built = build(&mut module, &prepared, &plan);
-        let (id, save_slots) = match built {
+        let built = build(&mut module, &prepared, &plan, dump);
+        let (id, save_slots, code_dump) = match built {
             Ok(x) => x,
             Err(e) => {
                 // SAFETY: nothing from this module was handed out.
@@ -259,7 +284,7 @@ impl JitShader {
         // SAFETY: the function was built with exactly this signature
         // (one pointer argument, one i32 result, the host's C convention).
         let func = unsafe { std::mem::transmute::<*const u8, BatchFn>(ptr) };
-        Ok(JitShader {
+        let shader = JitShader {
             inner: Arc::new(Inner {
                 func,
                 prepared,
@@ -268,7 +293,8 @@ impl JitShader {
                 save_slots,
                 _code: Code(ManuallyDrop::new(module)),
             }),
-        })
+        };
+        Ok((shader, code_dump))
     }
 
     /// The prepared program the shader was compiled from.
@@ -277,13 +303,14 @@ impl JitShader {
     }
 }
 
-/// Builds and defines the batch function; returns its id and the number
-/// of save slots its barriers need.
+/// Builds and defines the batch function; returns its id, the number
+/// of save slots its barriers need and, when `dump` is set, its code as text.
 fn build(
     module: &mut JITModule,
     p: &Prepared,
     plan: &Plan,
-) -> Result<(cranelift_module::FuncId, usize), JitError> {
+    dump: bool,
+) -> Result<(cranelift_module::FuncId, usize, Option<CodeDump>), JitError> {
     let cg = |e: cranelift_module::ModuleError| JitError::Codegen(e.to_string());
     let mut shims = HashMap::new();
     for s in Shim::ALL {
@@ -408,11 +435,19 @@ fn build(
         let tc = module.target_config();
         b.finalize(tc);
     }
+    ctx.set_disasm(dump);
     module
         .define_function(id, &mut ctx)
         .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+    let code_dump = dump.then(|| CodeDump {
+        clif: ctx.func.display().to_string(),
+        asm: ctx
+            .compiled_code()
+            .and_then(|c| c.vcode.clone())
+            .unwrap_or_default(),
+    });
     module.clear_context(&mut ctx);
-    Ok((id, save_slots))
+    Ok((id, save_slots, code_dump))
 }
 
 #[cfg(test)]
@@ -456,6 +491,27 @@ ret
             matches!(&e, JitError::Unsupported { inst_index: 1, .. }),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_dump_shows_the_function_and_its_machine_code() {
+        let p = crate::asm::parse_program(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_temps 1
+dcl_thread_group 8, 1, 1
+dcl_input vThreadID.x
+ishl r0.x, vThreadID.x, l(2)
+store_raw u0.x, r0.x, vThreadID.x
+ret
+",
+        )
+        .expect("parse");
+        let (_, d) = JitShader::compile_dump(&p).expect("compile");
+        assert!(d.clif.starts_with("function "), "{}", d.clif);
+        assert!(d.clif.contains("ishl"), "{}", d.clif);
+        assert!(d.asm.contains("ret"), "{}", d.asm);
+        assert!(d.asm.lines().count() > 10, "{}", d.asm);
     }
 
     #[test]
