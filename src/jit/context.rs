@@ -196,8 +196,8 @@ impl BatchContext {
                 (flat / size[0]) % size[1],
                 flat / (size[0] * size[1]),
             ];
-            for d in 0..3 {
-                self.tid[d][l] = if live { t[d] } else { 0 };
+            for (tid, t) in self.tid.iter_mut().zip(t) {
+                tid[l] = if live { t } else { 0 };
             }
             self.flat[l] = if live { flat } else { 0 };
             self.live[l] = if live { u32::MAX } else { 0 };
