@@ -17,7 +17,7 @@
 //! discard and derivatives in `stage.rs`; all extend
 //! [`Lower`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Value};
@@ -93,6 +93,12 @@ pub struct Lower<'a, 'f> {
     pub tex: super::sample::TexState,
     /// v#, o# and the discard mask of vertex/pixel programs (`stage.rs`).
     pub stage: super::stage::StageVars,
+    /// Per r# component: only ever holds flushed values (`flushed.rs`).
+    pub flushed_regs: Vec<[bool; 4]>,
+    /// Values whose every lane is unchanged by `flush` (results of
+    /// `finish`, min/max, reads of always-flushed registers, constants):
+    /// `flush` returns them as they are.
+    pub known_flushed: HashSet<Value>,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -151,7 +157,11 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// An `i32x4` with every lane `x`.
     pub fn vsplat(&mut self, x: u32) -> Value {
         let s = self.b.ins().iconst(types::I32, i64::from(x as i32));
-        self.b.ins().splat(types::I32X4, s)
+        let v = self.b.ins().splat(types::I32X4, s);
+        if super::flushed::is_flushed_bits(x) {
+            self.known_flushed.insert(v);
+        }
+        v
     }
 
     pub fn splat_v(&mut self, x: u32) -> V {
@@ -224,6 +234,9 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// `sem::float::flush`: a denormal becomes a zero of the same sign.
     pub fn flush(&mut self, v: Value) -> Value {
+        if self.known_flushed.contains(&v) {
+            return v;
+        }
         let em = self.vsplat(EXP_MASK);
         let e = self.b.ins().band(v, em);
         let zero = self.vsplat(0);
@@ -239,7 +252,9 @@ impl<'a, 'f> Lower<'a, 'f> {
         let fv = self.f(v);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, fv, fv);
         let canon = self.vsplat(CANONICAL_NAN);
-        self.b.ins().bitselect(nan, canon, fl)
+        let r = self.b.ins().bitselect(nan, canon, fl);
+        self.known_flushed.insert(r);
+        r
     }
 
     /// A binary float op on flushed inputs with a finished output.
@@ -294,7 +309,9 @@ impl<'a, 'f> Lower<'a, 'f> {
         let pick_a = self.b.ins().bor(b_nan, less);
         let r = self.b.ins().bitselect(pick_a, a, b);
         let fin_b = self.finish(b);
-        self.b.ins().bitselect(a_nan, fin_b, r)
+        let r = self.b.ins().bitselect(a_nan, fin_b, r);
+        self.known_flushed.insert(r);
+        r
     }
 
     /// `_sat`: `min(1, max(0, x))` with the D3D rules.
@@ -399,7 +416,14 @@ impl<'a, 'f> Lower<'a, 'f> {
             Ty::Double => return Ok(v),
             t => t,
         };
-        Ok(self.modify(v, op.modifier, ty))
+        let v = self.modify(v, op.modifier, ty);
+        // Float modifiers only touch the sign bit, which keeps a value flushed.
+        if ty == Ty::Float
+            && super::flushed::operand_flushed(op, usize::from(comp), &self.flushed_regs)
+        {
+            self.known_flushed.extend(v);
+        }
+        Ok(v)
     }
 
     fn modify(&mut self, v: V, m: Modifier, ty: Ty) -> V {

@@ -35,6 +35,7 @@ mod double;
 pub mod engine;
 pub mod fault;
 mod flow;
+mod flushed;
 pub mod libcalls;
 mod lower;
 mod memory;
@@ -381,6 +382,8 @@ fn build(
             inlined: 0,
             tex: sample::TexState::default(),
             stage: stage::StageVars::default(),
+            flushed_regs: flushed::flushed_temps(p),
+            known_flushed: Default::default(),
         };
         lw.exec = lw.new_vars();
         for _ in 0..p.temps {
@@ -423,6 +426,14 @@ fn build(
         for (k, (blk, _)) in lw.resumes.iter().enumerate() {
             sw.set_entry(k as u128 + 1, *blk);
         }
+        // Resume id u32::MAX (never produced) reaches the budget exit, so
+        // the exit's immediate dominator is the entry block and never a
+        // loop header. Cranelift's egraph elaboration forgets the loop it
+        // is in after visiting a dominator-tree sibling outside the loop,
+        // and then sinks loop-invariant code into the loop body: with the
+        // budget exit as a child of every loop header, no loop-invariant
+        // value was hoisted out of any loop.
+        sw.set_entry(u128::from(u32::MAX), budget_exit);
         // An unknown resume id (never produced) ends the batch.
         let bad = lw.b.create_block();
         sw.emit(&mut lw.b, resume, bad);
