@@ -556,6 +556,67 @@ ret
 }
 
 #[test]
+fn loads_where_every_lane_reads_the_same_address() {
+    // Groups of 8 lanes read one address each: word 8k of t0 (raw, 10-word
+    // window) for .xyzw, so the batch at k = 1 straddles the window's end
+    // and k = 2 lies past it; TGSM and structured reads the same way.
+    let text = "cs_5_0
+dcl_resource_raw t0
+dcl_resource_structured t1, 8
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 4
+dcl_tgsm_raw g0, 64
+dcl_thread_group 24, 1, 1
+ishl r0.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw g0.x, r0.x, vThreadID.x
+sync_g_t
+ushr r0.y, vThreadID.x, l(3)
+imul null, r0.z, r0.y, l(32)
+ld_raw r1.xyzw, r0.z, t0.xyzw
+imul null, r0.w, r0.y, l(24)
+ld_raw r2.xyzw, r0.w, g0.xyzw
+ld_structured r3.xy, r0.y, l(0), t1.xyxx
+imul null, r0.x, vThreadID.x, l(48)
+store_raw u0.xyzw, r0.x, r1.xyzw
+iadd r0.x, r0.x, l(16)
+store_raw u0.xyzw, r0.x, r2.xyzw
+iadd r0.x, r0.x, l(16)
+store_raw u0.xy, r0.x, r3.xyxx
+ret
+";
+    let t0: Vec<u32> = (0..16).map(|i| 0x100 + i).collect();
+    let t0v = View::Buffer(BufferView {
+        kind: BufferKind::Raw,
+        first_element: 0,
+        num_elements: 10,
+    });
+    let t1: Vec<u32> = (0..4).map(|i| 0x200 + i).collect();
+    let out = diff(
+        text,
+        [1, 1, 1],
+        &[
+            srv(0, t0v, &t0),
+            srv(1, structured(8, 0, 2), &t1),
+            uav(0, raw(24 * 12), &[0; 24 * 12]),
+        ],
+    );
+    let row = |t: usize| &out[0][12 * t..12 * t + 12];
+    // k = 0: words 0..4 of t0, TGSM words 0..4, element 0 of t1.
+    assert_eq!(
+        row(3),
+        &[0x100, 0x101, 0x102, 0x103, 0, 1, 2, 3, 0x200, 0x201, 0, 0]
+    );
+    // k = 1: words 8, 9 in the window, 10 and 11 past it; TGSM 6..10.
+    assert_eq!(&row(9)[..8], &[0x108, 0x109, 0, 0, 6, 7, 8, 9]);
+    assert_eq!(&row(9)[8..10], &[0x202, 0x203]);
+    // k = 2: t0 words 16.. and t1 element 2 are out of bounds.
+    assert_eq!(row(17)[..4], [0; 4]);
+    assert_eq!(row(17)[8..10], [0; 2]);
+}
+
+#[test]
 fn constant_buffers_icb_and_indexable_temps() {
     let text = "cs_5_0
 dcl_constantbuffer CB0[4], dynamicIndexed

@@ -15,7 +15,7 @@
 //!   order), the order in which the interpreter runs the same threads.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AtomicRmwOp, BlockArg, InstBuilder, Value};
+use cranelift_codegen::ir::{types, AtomicRmwOp, Block, BlockArg, InstBuilder, Value};
 use cranelift_module::Module;
 
 use super::context::{
@@ -250,48 +250,73 @@ impl Lower<'_, '_> {
     /// Vector `j` (lanes `4j..4j+4`) of a raw or structured load of the
     /// DWORDs `first + k` for each `k` in `ks`: one `i32x4` per `k`.
     /// When the four lanes address consecutive DWORDs and every DWORD is
-    /// in bounds, each `k` is one vector load; otherwise lane by lane.
+    /// in bounds, each `k` is one vector load; when they all address the
+    /// same in-bounds DWORDs (a row of a TGSM tile, a per-group constant),
+    /// each `k` is one scalar load broadcast to the lanes; otherwise the
+    /// lanes load one by one.
     fn load_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
-        let Some((consec, d0)) = self.contiguous(a, off, w.stride, j) else {
+        let Some((consec, d0)) = self.same_shape(a, off, w.stride, j, Shape::Consecutive) else {
             return self.lane_loads(w, a, off, j, ks);
         };
-        let kmax = ks.iter().copied().max().unwrap_or(0);
-        let last = self.b.ins().iadd_imm_s(d0, i64::from(kmax) + 3);
-        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, last, w.dwords);
-        let ok = self.b.ins().band(consec, inb);
-        let (fast, slow, merge) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+        let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
+        let merge = self.b.create_block();
         let params: Vec<Value> = ks
             .iter()
             .map(|_| self.b.append_block_param(merge, types::I32X4))
             .collect();
-        self.b.ins().brif(ok, fast, &[], slow, &[]);
-        self.b.seal_block(fast);
-        self.b.seal_block(slow);
-        self.b.switch_to_block(fast);
-        let off0 = self.b.ins().ishl_imm_s(d0, 2);
-        let p = self.b.ins().iadd(w.base, off0);
-        let args: Vec<BlockArg> = ks
-            .iter()
-            .map(|&k| {
-                let v = self
-                    .b
-                    .ins()
-                    .load(types::I32X4, trusted(), p, 4 * i32::from(k));
-                BlockArg::Value(v)
-            })
-            .collect();
-        self.b.ins().jump(merge, &args);
-        self.b.switch_to_block(slow);
+        // Consecutive: DWORDs d0 .. d0 + kmax + 3 in bounds.
+        let vector = |s: &mut Self, p: Value| -> Vec<Value> {
+            ks.iter()
+                .map(|&k| s.b.ins().load(types::I32X4, trusted(), p, 4 * i32::from(k)))
+                .collect()
+        };
+        let rest = self.fast_case(w, consec, d0, kmax + 3, merge, vector);
+        self.b.switch_to_block(rest);
+        // Uniform: DWORDs d0 .. d0 + kmax in bounds.
+        if let Some((same, u0)) = self.same_shape(a, off, w.stride, j, Shape::Uniform) {
+            let broadcast = |s: &mut Self, p: Value| -> Vec<Value> {
+                ks.iter()
+                    .map(|&k| {
+                        let x = s.b.ins().load(types::I32, trusted(), p, 4 * i32::from(k));
+                        s.b.ins().splat(types::I32X4, x)
+                    })
+                    .collect()
+            };
+            let slow = self.fast_case(w, same, u0, kmax, merge, broadcast);
+            self.b.switch_to_block(slow);
+        }
         let vals = self.lane_loads(w, a, off, j, ks);
         let args: Vec<BlockArg> = vals.into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(merge, &args);
         self.b.seal_block(merge);
         self.b.switch_to_block(merge);
         params
+    }
+
+    /// Emits `if shape && d0 + last < dwords { jump merge(load(&base[d0])) }`
+    /// and returns the (sealed, not yet filled) block for the other case.
+    fn fast_case(
+        &mut self,
+        w: Window,
+        shape: Value,
+        d0: Value,
+        last: i64,
+        merge: Block,
+        load: impl Fn(&mut Self, Value) -> Vec<Value>,
+    ) -> Block {
+        let end = self.b.ins().iadd_imm_s(d0, last);
+        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, end, w.dwords);
+        let ok = self.b.ins().band(shape, inb);
+        let (fast, other) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], other, &[]);
+        self.b.seal_block(fast);
+        self.b.seal_block(other);
+        self.b.switch_to_block(fast);
+        let off0 = self.b.ins().ishl_imm_s(d0, 2);
+        let p = self.b.ins().iadd(w.base, off0);
+        let args: Vec<BlockArg> = load(self, p).into_iter().map(BlockArg::Value).collect();
+        self.b.ins().jump(merge, &args);
+        other
     }
 
     /// The per-lane path of [`Self::load_vector`]: every lane's DWORD is
@@ -323,10 +348,29 @@ impl Lower<'_, '_> {
         stride: Option<u32>,
         j: usize,
     ) -> Option<(Value, Value)> {
+        self.same_shape(a, off, stride, j, Shape::Consecutive)
+    }
+
+    /// [`Self::contiguous`] for `Shape::Consecutive`; for `Shape::Uniform`
+    /// the same test with every lane addressing lane 0's DWORD `d0`.
+    fn same_shape(
+        &mut self,
+        a: V,
+        off: Option<V>,
+        stride: Option<u32>,
+        j: usize,
+        shape: Shape,
+    ) -> Option<(Value, Value)> {
         if !fast_path_enabled() {
             return None;
         }
-        let step = self.lane_steps();
+        let step = match shape {
+            Shape::Consecutive => self.lane_steps(),
+            Shape::Uniform => {
+                let c = self.zero_const();
+                self.b.ins().vconst(types::I32X4, c)
+            }
+        };
         match (stride, off) {
             (None, _) => {
                 let q = self.b.ins().ushr_imm_s(a[j], 2);
@@ -360,6 +404,10 @@ impl Lower<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    fn zero_const(&mut self) -> cranelift_codegen::ir::Constant {
+        self.b.func.dfg.constants.insert(vec![0u8; 16].into())
     }
 
     /// The `i32x4` constant `[0, 1, 2, 3]`.
@@ -972,6 +1020,15 @@ impl Lower<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// How the four lanes of a vector address memory, for the fast paths.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// DWORDs `d0, d0 + 1, d0 + 2, d0 + 3`.
+    Consecutive,
+    /// DWORD `d0` in every lane.
+    Uniform,
 }
 
 /// Whether the contiguous fast path is compiled in: on unless the
