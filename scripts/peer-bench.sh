@@ -10,17 +10,21 @@
 #
 # Prints one line per kernel: KERNEL sm5jit_ms lavapipe_ms ratio
 # (dispatch medians in ms; lavapipe = gpu_ms_median, execution only, from
-# timestamp queries; ratio = sm5jit_ms / lavapipe_ms).
+# timestamp queries; ratio = sm5jit_ms / lavapipe_ms), then a second table
+# KERNEL sm5jit_compile_ms lavapipe_compile_ms ratio: sm5jit's median
+# compile (validate, prepare, Cranelift) against lavapipe's pipeline
+# creation plus the extra time of its first dispatch, where LLVM compiles
+# the shader (compile_ms + first_dispatch_ms - dispatch_ms_median).
 #
 # Usage: scripts/peer-bench.sh [KERNEL...]
-# Environment: ENGINE (interp), RUNS (5: sm5jit runs), ITERS (10: lavapipe
+# Environment: ENGINE (jit; or interp), RUNS (5: sm5jit runs), ITERS (10: lavapipe
 # timed iterations), SIZE (each kernel's bench size), VKD3D_RUN (built into
 # target/ if unset), SM5JIT (target/release/sm5jit, built if missing).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 peers="$root/../shared/peers"
-engine="${ENGINE:-interp}"
+engine="${ENGINE:-jit}"
 runs="${RUNS:-5}"
 iters="${ITERS:-10}"
 size_args=()
@@ -45,6 +49,7 @@ trap 'rm -rf "$work"' EXIT
 "$sm5jit" bench --peer-setup "$work" "${size_args[@]}" "${kernels[@]}" 2>/dev/null
 
 status=0
+compiles=()
 printf '%-11s %10s %12s %8s\n' KERNEL sm5jit_ms lavapipe_ms ratio
 for k in "${kernels[@]}"; do
     mapfile -t args <"$work/$k.args"
@@ -52,6 +57,9 @@ for k in "${kernels[@]}"; do
     peer_out="$(LP_NUM_THREADS=1 "$vkd3d_run" "$work/$k.dxbc" "${args[@]}" \
         --iters "$iters" --reset)"
     lava_ms="$(sed -n 's/^gpu_ms_median //p' <<<"$peer_out")"
+    field() { sed -n "s/^$1 \([0-9.]*\).*/\1/p" <<<"$peer_out"; }
+    lava_compile="$(python3 -c 'import sys; a=[float(x) for x in sys.argv[1:]]; print("%.3f" % (a[0] + a[1] - a[2]))' \
+        "$(field compile_ms)" "$(field first_dispatch_ms)" "$(field dispatch_ms_median)")"
     if ! check="$("$sm5jit" bench --peer-check "$work" "${size_args[@]}" "$k")"; then
         echo "peer-bench: $k: lavapipe's output is wrong: $check" >&2
         status=1
@@ -67,5 +75,11 @@ for k in "${kernels[@]}"; do
     ours_ms="$(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["jit_ms"] if r["jit_ms"] is not None else r["interp_ms"])' "$json")"
     ratio="$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$ours_ms" "$lava_ms")"
     printf '%-11s %10.3f %12.4f %8s\n' "$k" "$ours_ms" "$lava_ms" "$ratio"
+    ours_compile="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["compile_ms"])' "$json")"
+    compiles+=("$(printf '%-11s %17.3f %19s %8s' "$k" "$ours_compile" "$lava_compile" \
+        "$(python3 -c 'import sys; print("%.3f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$ours_compile" "$lava_compile")")")
 done
+echo
+printf '%-11s %17s %19s %8s\n' KERNEL sm5jit_compile_ms lavapipe_compile_ms ratio
+for line in "${compiles[@]}"; do echo "$line"; done
 exit $status

@@ -138,7 +138,34 @@ impl std::fmt::Debug for JitShader {
     }
 }
 
+/// The host ISA for a program of `insts` instructions. Building one
+/// (CPU feature detection, settings, back-end tables) costs about as much
+/// as compiling a small shader, so each distinct configuration is built
+/// once per process and shared (`TargetIsa` is `Send + Sync` and
+/// immutable).
 fn host_isa(insts: usize) -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
+    type Isa = Arc<dyn cranelift_codegen::isa::TargetIsa>;
+    static CACHE: std::sync::Mutex<Vec<((String, bool), Isa)>> = std::sync::Mutex::new(Vec::new());
+    // Cranelift's IR verifier: in debug builds, and in any build with
+    // SM5JIT_VERIFY=1 (CI runs the release test suite with it).
+    let verify = cfg!(debug_assertions) || std::env::var("SM5JIT_VERIFY").is_ok_and(|v| v == "1");
+    // `SM5JIT_REGALLOC=backtracking|single_pass` overrides the register
+    // allocator (see docs/performance.md for the trade-off).
+    let regalloc = std::env::var("SM5JIT_REGALLOC").unwrap_or_else(|_| regalloc_for(insts).into());
+    let key = (regalloc, verify);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, isa)) = cache.iter().find(|(k, _)| *k == key) {
+        return Ok(isa.clone());
+    }
+    let isa = build_isa(&key.0, verify)?;
+    cache.push((key, isa.clone()));
+    Ok(isa)
+}
+
+fn build_isa(
+    regalloc: &str,
+    verify: bool,
+) -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
     #[cfg(target_arch = "x86_64")]
     {
         if !std::arch::is_x86_feature_detected!("sse4.1") {
@@ -150,18 +177,12 @@ fn host_isa(insts: usize) -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, 
         return Err(JitError::Host("the host is not x86-64".into()));
     }
     let mut flags = settings::builder();
-    // Cranelift's IR verifier: in debug builds, and in any build with
-    // SM5JIT_VERIFY=1 (CI runs the release test suite with it).
-    let verify = cfg!(debug_assertions) || std::env::var("SM5JIT_VERIFY").is_ok_and(|v| v == "1");
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v)
             .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
     };
     set(&mut flags, "opt_level", "speed")?;
-    // `SM5JIT_REGALLOC=backtracking|single_pass` overrides the register
-    // allocator (see docs/performance.md for the trade-off).
-    let regalloc = std::env::var("SM5JIT_REGALLOC").unwrap_or_else(|_| regalloc_for(insts).into());
-    set(&mut flags, "regalloc_algorithm", &regalloc)?;
+    set(&mut flags, "regalloc_algorithm", regalloc)?;
     set(
         &mut flags,
         "enable_verifier",

@@ -170,6 +170,22 @@ struct Worker {
     batches: Vec<Batch>,
 }
 
+impl Worker {
+    /// Points every batch context at the dispatch's tables and at this
+    /// worker's TGSM, x# and save areas: once per dispatch, since none of
+    /// them moves between groups (the vectors are never resized).
+    fn bind(&mut self, table: &Table, typed: &TypedEnv) {
+        let tgsm = self.tgsm.as_mut_ptr();
+        for bt in &mut self.batches {
+            bt.ctx.res = table.0.as_ptr();
+            bt.ctx.typed = (typed as *const TypedEnv).cast();
+            bt.ctx.tgsm = tgsm;
+            bt.ctx.xregs = bt.xregs.as_mut_ptr();
+            bt.ctx.save = bt.save.as_mut_ptr().cast();
+        }
+    }
+}
+
 impl JitShader {
     /// Runs `groups` thread groups on all cores.
     pub fn dispatch(
@@ -263,6 +279,7 @@ impl JitShader {
         let first_error: Mutex<Option<(u64, RuntimeError)>> = Mutex::new(None);
         let work = || {
             let mut w = self.new_worker();
+            w.bind(table, typed);
             loop {
                 if stop.load(Ordering::Relaxed) {
                     return;
@@ -318,16 +335,12 @@ impl JitShader {
         let size = inner.prepared.group_size;
         let func: BatchFn = inner.func;
         w.tgsm.fill(0);
-        let tgsm = w.tgsm.as_mut_ptr();
+        debug_assert!(w.batches.iter().all(|bt| bt.ctx.res == table.0.as_ptr()
+            && bt.ctx.typed == (typed as *const TypedEnv).cast()));
         for bt in w.batches.iter_mut() {
             bt.ctx.set_group(id, size);
             bt.ctx.resume = 0;
-            bt.ctx.res = table.0.as_ptr();
-            bt.ctx.typed = (typed as *const TypedEnv).cast();
-            bt.ctx.tgsm = tgsm;
             bt.xregs.fill(0);
-            bt.ctx.xregs = bt.xregs.as_mut_ptr();
-            bt.ctx.save = bt.save.as_mut_ptr().cast();
             bt.done = false;
         }
         loop {
