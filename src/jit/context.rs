@@ -16,6 +16,8 @@ use std::mem::offset_of;
 pub const W: usize = 8;
 /// `i32x4` vectors per register component.
 pub const N: usize = W / 4;
+/// Rows in [`BatchContext::lanes`].
+pub const LANE_ROWS: usize = 8;
 
 /// Status a batch function returns: the batch ran to its end.
 pub const STATUS_DONE: u32 = 0;
@@ -97,6 +99,9 @@ pub struct BatchContext {
     pub uav_lanes: [u32; W],
     /// Out (pixel batches): 0xFFFFFFFF for lanes that executed `discard`.
     pub discarded: [u32; W],
+    /// Rows of four lanes passed to and from the out-of-line lane access
+    /// (`jit::lanes`): addresses, offsets, masks and values.
+    pub lanes: [[u32; 4]; LANE_ROWS],
     /// A DWORD that out-of-bounds and masked-off loads read (always 0).
     pub zero: [u32; 4],
     /// A DWORD that out-of-bounds and masked-off stores write (never read).
@@ -134,6 +139,7 @@ pub const OFF_FLAT: i32 = offset_of!(BatchContext, flat) as i32;
 pub const OFF_LIVE: i32 = offset_of!(BatchContext, live) as i32;
 pub const OFF_UAV_LANES: i32 = offset_of!(BatchContext, uav_lanes) as i32;
 pub const OFF_DISCARDED: i32 = offset_of!(BatchContext, discarded) as i32;
+pub const OFF_LANES: i32 = offset_of!(BatchContext, lanes) as i32;
 pub const OFF_INPUTS: i32 = offset_of!(BatchContext, inputs) as i32;
 pub const OFF_OUTPUTS: i32 = offset_of!(BatchContext, outputs) as i32;
 pub const OFF_ZERO: i32 = offset_of!(BatchContext, zero) as i32;
@@ -159,6 +165,7 @@ impl BatchContext {
             live: [0; W],
             uav_lanes: [u32::MAX; W],
             discarded: [0; W],
+            lanes: [[0; 4]; LANE_ROWS],
             zero: [0; 4],
             sink: [0; 4],
             group_id: [0; 4],
@@ -256,6 +263,7 @@ mod tests {
             OFF_LIVE,
             OFF_UAV_LANES,
             OFF_DISCARDED,
+            OFF_LANES,
             OFF_ZERO,
             OFF_SINK,
         ] {

@@ -65,6 +65,9 @@ pub struct Lower<'a, 'f> {
     /// `double::double_op`.
     pub double_fn: FuncId,
     pub double_ref: Option<FuncRef>,
+    /// `lanes::lane_access`.
+    pub lane_fn: FuncId,
+    pub lane_ref: Option<FuncRef>,
     pub p: &'a Prepared,
     pub plan: &'a Plan,
     /// The `*mut BatchContext` argument.
@@ -925,6 +928,15 @@ impl<'a, 'f> Lower<'a, 'f> {
             .module
             .declare_func_in_func(self.double_fn, self.b.func);
         self.double_ref = Some(r);
+        r
+    }
+
+    pub fn lane_ref(&mut self) -> FuncRef {
+        if let Some(r) = self.lane_ref {
+            return r;
+        }
+        let r = self.module.declare_func_in_func(self.lane_fn, self.b.func);
+        self.lane_ref = Some(r);
         r
     }
 

@@ -19,10 +19,11 @@ use cranelift_codegen::ir::{types, AtomicRmwOp, Block, BlockArg, InstBuilder, Va
 use cranelift_module::Module;
 
 use super::context::{
-    N, OFF_IO, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_UAV_LANES, OFF_XREGS, OFF_ZERO,
-    RES_BASE, RES_BUFINFO, RES_COUNTER, RES_DWORDS, RES_SIZE, W,
+    N, OFF_IO, OFF_LANES, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_UAV_LANES, OFF_XREGS,
+    OFF_ZERO, RES_BASE, RES_BUFINFO, RES_COUNTER, RES_DWORDS, RES_SIZE, W,
 };
 use super::fault::{self, Fault};
+use super::lanes;
 use super::lower::{trusted, Lower, Ty, V};
 use super::JitError;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
@@ -322,6 +323,9 @@ impl Lower<'_, '_> {
     /// The per-lane path of [`Self::load_vector`]: every lane's DWORD is
     /// bounds-checked on its own (out of bounds reads the `zero` DWORD).
     fn lane_loads(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
+        if self.out_of_line(w, Fault::LoadBoundOneShort) {
+            return self.lane_call(w, a, off, j, ks, None);
+        }
         let mut out = vec![self.vsplat(0); ks.len()];
         for i in 0..4 {
             let base = self.lane_dword(a, off, w.stride, 4 * j + i);
@@ -487,6 +491,11 @@ impl Lower<'_, '_> {
 
     /// The per-lane path of [`Self::store_vector`].
     fn lane_stores(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
+        if self.out_of_line(w, Fault::StoreIgnoresExec) {
+            let ks: Vec<u8> = (0..vals.len() as u8).collect();
+            self.lane_call(w, a, off, j, &ks, Some(vals));
+            return;
+        }
         for i in 0..4 {
             let l = 4 * j + i;
             let base = self.lane_dword(a, off, w.stride, l);
@@ -501,6 +510,77 @@ impl Lower<'_, '_> {
                 self.b.ins().store(trusted(), x, p, 0);
             }
         }
+    }
+
+    /// Whether the per-lane path of an access to `w` is the call to
+    /// `lanes::lane_access` (the inline sequence stays for strides the
+    /// spec cannot carry, under fault injection of that path, and with
+    /// `SM5JIT_INLINE_LANES=1`).
+    fn out_of_line(&self, w: Window, fault: Fault) -> bool {
+        w.stride.is_none_or(|s| s <= 0xFFF) && !fault::active(fault) && !inline_lanes()
+    }
+
+    /// The per-lane path of vector `j` as one call: the addresses (and
+    /// offsets, write mask and values for a store) go to the context's
+    /// lane rows, `lanes::lane_access` does the access, and a load's
+    /// values come back from the rows, one `i32x4` per `k` of `ks`.
+    fn lane_call(
+        &mut self,
+        w: Window,
+        a: V,
+        off: Option<V>,
+        j: usize,
+        ks: &[u8],
+        store: Option<&[V]>,
+    ) -> Vec<Value> {
+        let row = |r: usize| OFF_LANES + 16 * r as i32;
+        self.b
+            .ins()
+            .store(trusted(), a[j], self.ctx, row(lanes::ROW_ADDR));
+        if let Some(off) = off {
+            self.b
+                .ins()
+                .store(trusted(), off[j], self.ctx, row(lanes::ROW_OFFSET));
+        }
+        if let Some(vals) = store {
+            let exec = self.use_vars(self.exec);
+            let off_w = OFF_UAV_LANES + 16 * j as i32;
+            let writes = self.b.ins().load(types::I32X4, trusted(), self.ctx, off_w);
+            let mask = self.b.ins().band(exec[j], writes);
+            self.b
+                .ins()
+                .store(trusted(), mask, self.ctx, row(lanes::ROW_MASK));
+            for (i, v) in vals.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(trusted(), v[j], self.ctx, row(lanes::ROW_VALUES + i));
+            }
+        }
+        let mut ks4 = [0u8; 4];
+        ks4[..ks.len()].copy_from_slice(ks);
+        let spec = lanes::LaneSpec {
+            store: store.is_some(),
+            stride: w.stride.unwrap_or(0),
+            ks: ks4,
+            count: ks.len() as u8,
+        };
+        let spec = self.b.ins().iconst(types::I32, i64::from(spec.encode()));
+        let f = self.lane_ref();
+        let ctx = self.ctx;
+        self.b.ins().call(f, &[ctx, w.base, w.dwords, spec]);
+        if store.is_some() {
+            return Vec::new();
+        }
+        (0..ks.len())
+            .map(|i| {
+                self.b.ins().load(
+                    types::I32X4,
+                    trusted(),
+                    self.ctx,
+                    row(lanes::ROW_VALUES + i),
+                )
+            })
+            .collect()
     }
 
     fn bufinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
@@ -1036,6 +1116,13 @@ enum Shape {
 fn fast_path_enabled() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| std::env::var("SM5JIT_NO_FAST_PATH").map_or(true, |v| v != "1"))
+}
+
+/// Whether `SM5JIT_INLINE_LANES=1` asks for the inline per-lane path (to
+/// measure the out-of-line one).
+fn inline_lanes() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("SM5JIT_INLINE_LANES").is_ok_and(|v| v == "1"))
 }
 
 fn rmw_op(op: AtomicOp) -> AtomicRmwOp {

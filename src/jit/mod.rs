@@ -36,6 +36,7 @@ pub mod engine;
 pub mod fault;
 mod flow;
 mod flushed;
+mod lanes;
 pub mod libcalls;
 mod lower;
 mod memory;
@@ -287,6 +288,7 @@ impl JitShader {
             builder.symbol(name, addr);
         }
         builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
+        builder.symbol(lanes::SYMBOL, lanes::lane_access_preserving as *const u8);
         builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
         let mut module = JITModule::new(builder);
         let built = build(&mut module, &prepared, &plan, dump);
@@ -363,6 +365,16 @@ fn build(
     let double_fn = module
         .declare_function(DOUBLE_SHIM, Linkage::Import, &dsig)
         .map_err(cg)?;
+    // lane shim: (ctx: i64, base: i64, dwords: i64, spec: i32) -> (),
+    // called through its register-preserving entry.
+    let mut lsig = module.make_signature();
+    lsig.call_conv = cranelift_codegen::isa::CallConv::PreserveAll;
+    for t in [types::I64, types::I64, types::I64, types::I32] {
+        lsig.params.push(AbiParam::new(t));
+    }
+    let lane_fn = module
+        .declare_function(lanes::SYMBOL, Linkage::Import, &lsig)
+        .map_err(cg)?;
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(types::I64));
     sig.returns.push(AbiParam::new(types::I32));
@@ -388,6 +400,8 @@ fn build(
             typed_refs: [None; 4],
             double_fn,
             double_ref: None,
+            lane_fn,
+            lane_ref: None,
             p,
             plan,
             ctx: cptr,
