@@ -277,17 +277,30 @@ impl JitShader {
         let next = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let first_error: Mutex<Option<(u64, RuntimeError)>> = Mutex::new(None);
+        let workers = threads.min(usize::try_from(total).unwrap_or(usize::MAX));
+        // Groups are claimed in chunks, so that small groups do not make the
+        // workers fight over the counter's cache line: about 16 chunks per
+        // worker, at most 64 groups each.
+        let chunk = (total / (16 * workers as u64)).clamp(1, 64);
         let work = || {
             let mut w = self.new_worker();
             w.bind(table, typed);
+            let mut mine = 0..0;
             loop {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let g = next.fetch_add(1, Ordering::Relaxed);
-                if g >= total {
-                    return;
-                }
+                let g = match mine.next() {
+                    Some(g) => g,
+                    None => {
+                        let first = next.fetch_add(chunk, Ordering::Relaxed);
+                        if first >= total {
+                            return;
+                        }
+                        mine = first + 1..(first + chunk).min(total);
+                        first
+                    }
+                };
                 let gx = u64::from(groups[0]);
                 let gy = u64::from(groups[1]);
                 let id = [
@@ -305,14 +318,15 @@ impl JitShader {
                 }
             }
         };
-        let workers = threads.min(usize::try_from(total).unwrap_or(usize::MAX));
         if workers <= 1 {
             work();
         } else {
+            // The calling thread is one of the workers.
             std::thread::scope(|s| {
-                for _ in 0..workers {
+                for _ in 1..workers {
                     s.spawn(work);
                 }
+                work();
             });
         }
         match first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
