@@ -1,9 +1,14 @@
-//! Criterion benchmarks: compile time (parse or decode, validate, prepare)
-//! of every kernel and every real-world corpus shader, and dispatch
-//! throughput of every kernel on the interpreter and natively.
+//! Criterion benchmarks: compile time (parse or decode, validate, prepare;
+//! for the JIT also Cranelift) of every kernel and every real-world corpus
+//! shader on both engines, and dispatch throughput of every kernel on the
+//! interpreter (one thread), the JIT on one and two worker threads, and
+//! natively (one thread).
 //!
 //! `cargo bench --bench dispatch`; `SM5JIT_BENCH_SIZE=test` uses the
 //! kernels' small test sizes (quick), otherwise their benchmark sizes.
+//! Benchmark ids: `compile/{jit,interp}/KERNEL`,
+//! `compile/{jit,interp}-corpus/SHADER`,
+//! `dispatch/{interp,jit-1t,jit-2t,native}/KERNEL`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -11,13 +16,24 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sm5jit::bench::{self, Kernel, BENCH_BUDGET, KERNELS};
 use sm5jit::case::{interp_engine, Engine, EngineOptions};
+use sm5jit::jit::engine::JitEngine;
 
-fn engine() -> Box<dyn Engine> {
-    interp_engine(EngineOptions {
+/// The engines measured: the interpreter, or the JIT on `threads` workers.
+#[derive(Clone, Copy)]
+enum Which {
+    Interp,
+    Jit(usize),
+}
+
+fn engine(which: Which) -> Box<dyn Engine> {
+    let opts = |threads| EngineOptions {
         budget: Some(BENCH_BUDGET),
-        threads: Some(1),
-    })
-    .expect("the interpreter is always available")
+        threads: Some(threads),
+    };
+    match which {
+        Which::Interp => interp_engine(opts(1)).expect("the interpreter is always available"),
+        Which::Jit(threads) => Box::new(JitEngine::new(opts(threads))),
+    }
 }
 
 fn size(k: &Kernel) -> u32 {
@@ -31,13 +47,16 @@ fn compile(c: &mut Criterion) {
     let mut g = c.benchmark_group("compile");
     g.sample_size(20).warm_up_time(Duration::from_millis(300));
     g.measurement_time(Duration::from_secs(1));
+    let engines = [("jit", Which::Jit(1)), ("interp", Which::Interp)];
     for k in &KERNELS {
-        g.bench_function(BenchmarkId::new("kernel", k.name), |b| {
-            b.iter(|| {
-                let p = bench::program(k).expect("kernels assemble");
-                engine().prepare(&p).expect("kernels prepare");
-            })
-        });
+        for (id, which) in engines {
+            g.bench_function(BenchmarkId::new(id, k.name), |b| {
+                b.iter(|| {
+                    let p = bench::program(k).expect("kernels assemble");
+                    engine(which).prepare(&p).expect("kernels prepare");
+                })
+            });
+        }
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/realworld");
     let mut dirs: Vec<_> = std::fs::read_dir(&root)
@@ -49,12 +68,18 @@ fn compile(c: &mut Criterion) {
             continue;
         };
         let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-        g.bench_function(BenchmarkId::new("corpus", name.unwrap_or_default()), |b| {
-            b.iter(|| {
-                let p = sm5jit::case::decode_shader(&bytes).expect("corpus shaders decode");
-                let _ = engine().prepare(&p);
-            })
-        });
+        let name = name.unwrap_or_default();
+        for (id, which) in [
+            ("jit-corpus", Which::Jit(1)),
+            ("interp-corpus", Which::Interp),
+        ] {
+            g.bench_function(BenchmarkId::new(id, &name), |b| {
+                b.iter(|| {
+                    let p = sm5jit::case::decode_shader(&bytes).expect("corpus shaders decode");
+                    engine(which).prepare(&p).expect("corpus shaders compile");
+                })
+            });
+        }
     }
     g.finish();
 }
@@ -67,11 +92,27 @@ fn dispatch(c: &mut Criterion) {
         let p = k.problem(size(k));
         let program = bench::program(k).expect("kernels assemble");
         g.throughput(Throughput::Elements(p.threads));
-        let mut e = engine();
-        e.prepare(&program).expect("kernels prepare");
-        g.bench_function(BenchmarkId::new("interp", k.name), |b| {
-            b.iter(|| bench::dispatch_once(e.as_mut(), &program, k, &p).expect("dispatch runs"))
-        });
+        for (id, which) in [
+            ("interp", Which::Interp),
+            ("jit-1t", Which::Jit(1)),
+            ("jit-2t", Which::Jit(2)),
+        ] {
+            let mut e = engine(which);
+            e.prepare(&program).expect("kernels prepare");
+            // Only the dispatch is timed: `dispatch_once` copies the
+            // resources in and the outputs out around its own clock.
+            g.bench_function(BenchmarkId::new(id, k.name), |b| {
+                b.iter_custom(|iters| {
+                    (0..iters)
+                        .map(|_| {
+                            bench::dispatch_once(e.as_mut(), &program, k, &p)
+                                .expect("dispatch runs")
+                                .0
+                        })
+                        .sum()
+                })
+            });
+        }
         g.bench_function(BenchmarkId::new("native", k.name), |b| {
             b.iter(|| (k.native)(std::hint::black_box(&p)))
         });
