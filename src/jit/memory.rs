@@ -294,8 +294,10 @@ impl Lower<'_, '_> {
         params
     }
 
-    /// Emits `if shape && d0 + last < dwords { jump merge(load(&base[d0])) }`
-    /// and returns the (sealed, not yet filled) block for the other case.
+    /// Emits `if shape && d0 + last < dwords { jump merge(access(&base[d0])) }`
+    /// (`access` loads the merge block's arguments, or stores and returns
+    /// none) and returns the (sealed, not yet filled) block for the other
+    /// case.
     fn fast_case(
         &mut self,
         w: Window,
@@ -303,7 +305,7 @@ impl Lower<'_, '_> {
         d0: Value,
         last: i64,
         merge: Block,
-        load: impl Fn(&mut Self, Value) -> Vec<Value>,
+        access: impl Fn(&mut Self, Value) -> Vec<Value>,
     ) -> Block {
         let end = self.b.ins().iadd_imm_s(d0, last);
         let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, end, w.dwords);
@@ -315,7 +317,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(fast);
         let off0 = self.b.ins().ishl_imm_s(d0, 2);
         let p = self.b.ins().iadd(w.base, off0);
-        let args: Vec<BlockArg> = load(self, p).into_iter().map(BlockArg::Value).collect();
+        let args: Vec<BlockArg> = access(self, p).into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(merge, &args);
         other
     }
@@ -458,35 +460,32 @@ impl Lower<'_, '_> {
             self.lane_stores(w, a, off, j, vals);
             return;
         };
-        let last = self.b.ins().iadd_imm_s(d0, 3);
-        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, last, w.dwords);
         // Every lane must be active and allowed to write (not a pixel
         // quad's helper lane).
-        let exec = self.use_vars(self.exec);
-        let off_w = OFF_UAV_LANES + 16 * j as i32;
-        let writes = self.b.ins().load(types::I32X4, trusted(), self.ctx, off_w);
-        let writes = self.b.ins().band(exec[j], writes);
+        let writes = self.write_lanes(j);
         let all = self.b.ins().vall_true(writes);
-        let ok = self.b.ins().band(consec, inb);
-        let ok = self.b.ins().band(ok, all);
-        let (fastb, slow, merge) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().brif(ok, fastb, &[], slow, &[]);
-        self.b.seal_block(fastb);
-        self.b.seal_block(slow);
-        self.b.switch_to_block(fastb);
-        let off0 = self.b.ins().ishl_imm_s(d0, 2);
-        let p = self.b.ins().iadd(w.base, off0);
-        self.b.ins().store(trusted(), vals[0][j], p, 0);
-        self.b.ins().jump(merge, &[]);
+        let ok = self.b.ins().band(consec, all);
+        let merge = self.b.create_block();
+        let value = vals[0][j];
+        let store = |s: &mut Self, p: Value| -> Vec<Value> {
+            s.b.ins().store(trusted(), value, p, 0);
+            Vec::new()
+        };
+        let slow = self.fast_case(w, ok, d0, 3, merge, store);
         self.b.switch_to_block(slow);
         self.lane_stores(w, a, off, j, vals);
         self.b.ins().jump(merge, &[]);
         self.b.seal_block(merge);
         self.b.switch_to_block(merge);
+    }
+
+    /// Vector `j` of the lanes whose stores count: active (`exec`) and
+    /// not a pixel quad's helper lane (`uav_lanes`).
+    fn write_lanes(&mut self, j: usize) -> Value {
+        let exec = self.use_vars(self.exec);
+        let off_w = OFF_UAV_LANES + 16 * j as i32;
+        let writes = self.b.ins().load(types::I32X4, trusted(), self.ctx, off_w);
+        self.b.ins().band(exec[j], writes)
     }
 
     /// The per-lane path of [`Self::store_vector`].
@@ -543,10 +542,7 @@ impl Lower<'_, '_> {
                 .store(trusted(), off[j], self.ctx, row(lanes::ROW_OFFSET));
         }
         if let Some(vals) = store {
-            let exec = self.use_vars(self.exec);
-            let off_w = OFF_UAV_LANES + 16 * j as i32;
-            let writes = self.b.ins().load(types::I32X4, trusted(), self.ctx, off_w);
-            let mask = self.b.ins().band(exec[j], writes);
+            let mask = self.write_lanes(j);
             self.b
                 .ins()
                 .store(trusted(), mask, self.ctx, row(lanes::ROW_MASK));
