@@ -484,3 +484,52 @@ fn run_synthetic_is_deterministic_and_samples_textures() {
     let o = sm5jit(&["run", "--synthetic"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
+
+#[test]
+fn code_dumps_of_run_and_bench() {
+    // run: both dumps on stderr, under headers naming the shader, and the
+    // shader still runs.
+    let shader = case_shader("wine_tgsm_raw");
+    let o = sm5jit(&[
+        "run",
+        s(&shader),
+        "--synthetic",
+        "--dump-clif",
+        "--dump-asm",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let err = stderr(&o);
+    let clif = err.find("; sm5jit --dump-clif: ").expect(&err);
+    let asm = err.find("; sm5jit --dump-asm: ").expect(&err);
+    assert!(clif < asm);
+    assert!(err[clif..asm].contains("\nfunction "), "{err}");
+    assert!(err[asm..].contains("ret"), "{err}");
+    assert!(stdout(&o).contains("u0"), "{}", stdout(&o));
+    // bench: appended to a file per option, one section per kernel.
+    let dir = scratch("code_dumps");
+    let file = dir.join("k.s");
+    let arg = format!("--dump-asm={}", s(&file));
+    let o = sm5jit(&[
+        "bench",
+        "saxpy",
+        "histogram",
+        "--size",
+        "1024",
+        "--runs",
+        "1",
+        &arg,
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).expect("the dump file exists");
+    assert_eq!(text.matches("; sm5jit --dump-asm: ").count(), 2, "{text}");
+    assert!(text.contains("; sm5jit --dump-asm: histogram\n"), "{text}");
+    // An unwritable destination is an input error naming it.
+    let o = sm5jit(&[
+        "run",
+        s(&shader),
+        "--synthetic",
+        "--dump-clif=/nonexistent-dir/x",
+    ]);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(stderr(&o).contains("/nonexistent-dir/x"), "{}", stderr(&o));
+}
