@@ -20,8 +20,10 @@
 //! (sampling, gather, texture loads through `runtime::sampling`),
 //! `ranges` (SM5.1 register ranges), `libcalls` (shims into `sem`),
 //! `stage` (v#, o#, discard, quad derivatives), `runner` (groups,
-//! batches, worker threads), `batch` (vertex/pixel invocation batches),
-//! `engine` (the case-runner engine).
+//! batches, worker threads), `pool` (the worker threads dispatches
+//! share), `lanes` (the out-of-line per-lane memory path), `flushed`
+//! (registers known to hold flushed floats), `batch` (vertex/pixel
+//! invocation batches), `engine` (the case-runner engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): relative v#/o#
 //! indices and the special pixel registers (vCoverage, oDepth, ...),
@@ -41,6 +43,7 @@ pub mod libcalls;
 mod lower;
 mod memory;
 pub mod plan;
+mod pool;
 mod ranges;
 mod runner;
 mod sample;

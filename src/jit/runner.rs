@@ -2,7 +2,7 @@
 //! worker threads, batches through barriers.
 //!
 //! In: a [`JitShader`], the caller's [`Bindings`], the group counts and
-//! the dispatch options. Out: UAV memory and counters changed as the
+//! the dispatch options; worker threads come from `pool`. Out: UAV memory and counters changed as the
 //! shader says, or the interpreter's validation errors, or
 //! [`RuntimeError::BudgetExhausted`]. Invariants: bindings are checked
 //! exactly as the interpreter checks them before any code runs; every
@@ -318,17 +318,9 @@ impl JitShader {
                 }
             }
         };
-        if workers <= 1 {
-            work();
-        } else {
-            // The calling thread is one of the workers.
-            std::thread::scope(|s| {
-                for _ in 1..workers {
-                    s.spawn(work);
-                }
-                work();
-            });
-        }
+        // The calling thread is one of the workers; the others come from
+        // the shared pool.
+        super::pool::run(workers.saturating_sub(1), &work);
         match first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some((_, e)) => Err(e),
             None => Ok(()),

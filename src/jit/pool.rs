@@ -1,0 +1,207 @@
+//! The worker threads that dispatches share: started once, reused by every
+//! dispatch, so that a dispatch of a few groups does not pay for starting
+//! and joining threads (about 50 us each, more than such a dispatch runs).
+//!
+//! In: a job (`&(dyn Fn() + Sync)`, which claims its own work from shared
+//! state) and how many helper threads should run it besides the caller.
+//! Out: [`run`] returns once the caller has run the job and every helper
+//! that started it has finished; copies no helper started are withdrawn.
+//! Invariant: the job is only reached through the queue and the helpers
+//! while `run` is still waiting, which is what makes lending it a
+//! borrowed closure sound; a panic in the job (caller or helper) is
+//! re-raised in the caller after that wait, never while a helper could
+//! still be using the job.
+
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+
+/// At most this many pool threads are started.
+const MAX_HELPERS: usize = 256;
+
+/// What one dispatch waits for: copies of its job not finished yet, and
+/// whether a helper's copy panicked.
+struct Pending {
+    state: Mutex<(usize, bool)>,
+    done: Condvar,
+}
+
+/// The job as the helpers see it. The pointer's lifetime is erased; see
+/// [`run`] for why it stays valid while a helper holds it.
+type JobPtr = *const (dyn Fn() + Sync + 'static);
+
+struct Job {
+    f: JobPtr,
+    pending: Arc<Pending>,
+}
+
+// SAFETY: the pointee is `Sync` (shared use from several threads is what
+// the job is for) and outlives every use (see `run`).
+unsafe impl Send for Job {}
+
+struct Pool {
+    queue: Mutex<VecDeque<Job>>,
+    ready: Condvar,
+    started: Mutex<usize>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(|| Pool {
+        queue: Mutex::new(VecDeque::new()),
+        ready: Condvar::new(),
+        started: Mutex::new(0),
+    })
+}
+
+impl Pool {
+    /// Starts threads until `n` exist (at most [`MAX_HELPERS`]); returns
+    /// how many exist.
+    fn grow(&'static self, n: usize) -> usize {
+        let mut started = lock(&self.started);
+        while *started < n.min(MAX_HELPERS) {
+            let spawned = std::thread::Builder::new()
+                .name(format!("sm5jit-worker-{}", *started))
+                .spawn(move || self.serve());
+            if spawned.is_err() {
+                break;
+            }
+            *started += 1;
+        }
+        *started
+    }
+
+    fn serve(&self) {
+        loop {
+            let job = {
+                let mut q = lock(&self.queue);
+                loop {
+                    if let Some(job) = q.pop_front() {
+                        break job;
+                    }
+                    q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            // SAFETY: `run` does not return before this copy is finished
+            // (it waits for `pending` to reach zero), so the job is alive.
+            let ok = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.f)() })).is_ok();
+            let mut st = lock(&job.pending.state);
+            st.0 -= 1;
+            st.1 |= !ok;
+            job.pending.done.notify_all();
+        }
+    }
+}
+
+/// Runs `job` on the calling thread and on up to `helpers` pool threads at
+/// once, and returns when all of them are done with it.
+pub fn run(helpers: usize, job: &(dyn Fn() + Sync)) {
+    let pool = pool();
+    let helpers = pool.grow(helpers).min(helpers);
+    if helpers == 0 {
+        job();
+        return;
+    }
+    let pending = Arc::new(Pending {
+        state: Mutex::new((helpers, false)),
+        done: Condvar::new(),
+    });
+    // SAFETY: only the lifetime is erased. Every copy queued below is
+    // either withdrawn from the queue or run to its end by a helper before
+    // this function returns or unwinds: the caller's own run is wrapped in
+    // `catch_unwind`, and the wait below takes no path out before the
+    // pending count is zero.
+    let f: JobPtr =
+        unsafe { std::mem::transmute::<*const (dyn Fn() + Sync + '_), JobPtr>(job as *const _) };
+    {
+        let mut q = lock(&pool.queue);
+        for _ in 0..helpers {
+            q.push_back(Job {
+                f,
+                pending: pending.clone(),
+            });
+        }
+    }
+    pool.ready.notify_all();
+    let mine = catch_unwind(AssertUnwindSafe(job));
+    // Copies no helper has taken yet are not needed any more: the job ran
+    // here until there was nothing left to claim.
+    let withdrawn = {
+        let mut q = lock(&pool.queue);
+        let before = q.len();
+        q.retain(|j| !Arc::ptr_eq(&j.pending, &pending));
+        before - q.len()
+    };
+    let mut st = lock(&pending.state);
+    st.0 -= withdrawn;
+    while st.0 > 0 {
+        st = pending.done.wait(st).unwrap_or_else(|e| e.into_inner());
+    }
+    let helper_panicked = st.1;
+    drop(st);
+    if let Err(p) = mine {
+        resume_unwind(p);
+    }
+    if helper_panicked {
+        panic!("a dispatch worker thread panicked");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn every_item_is_done_once_by_the_caller_and_the_helpers() {
+        for helpers in [0, 1, 3] {
+            let next = AtomicUsize::new(0);
+            let done: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
+            run(helpers, &|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(d) = done.get(i) else { return };
+                d.fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(done.iter().all(|d| d.load(Ordering::Relaxed) == 1));
+        }
+    }
+
+    #[test]
+    fn dispatches_from_several_threads_share_the_pool() {
+        let total = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..50 {
+                        let next = AtomicUsize::new(0);
+                        run(2, &|| {
+                            while next.fetch_add(1, Ordering::Relaxed) < 100 {
+                                total.fetch_add(1, Ordering::Relaxed);
+                            }
+                        });
+                    }
+                });
+            }
+        });
+        assert_eq!(total.load(Ordering::Relaxed), 4 * 50 * 100);
+    }
+
+    #[test]
+    fn a_panic_in_the_job_reaches_the_caller_after_the_helpers_are_done() {
+        let calls = AtomicUsize::new(0);
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            run(2, &|| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                panic!("job failed");
+            })
+        }));
+        assert!(r.is_err());
+        // The caller's copy ran; helpers' copies either ran or were withdrawn.
+        let n = calls.load(Ordering::Relaxed);
+        assert!((1..=3).contains(&n), "{n}");
+    }
+}
