@@ -16,8 +16,8 @@
 use super::context::{BatchContext, LANE_ROWS};
 use crate::sem::memory::{raw_dword, structured_dword};
 
-/// The shim's symbol.
-pub const SYMBOL: &str = "sm5jit_lane_access";
+/// The symbol of [`preserving_call`].
+pub const SYMBOL: &str = "sm5jit_preserving_call";
 
 /// Row of [`BatchContext::lanes`] holding each lane's byte address (raw)
 /// or struct index (structured).
@@ -67,27 +67,31 @@ impl LaneSpec {
     }
 }
 
-/// [`lane_access`] behind a call that preserves every register.
+/// Calls `target(ctx, a, b, c)` (the System V convention) and preserves
+/// every register: the way generated code calls [`lane_access`].
 ///
 /// Generated code calls this with Cranelift's `preserve_all` convention
-/// (arguments in the System V registers, nothing clobbered), so the values
-/// the surrounding loop keeps in vector registers stay there: with the
-/// plain System V convention every XMM register is clobbered by the call,
-/// and the register allocator spilled live vectors on the fast path too
-/// (saxpy ran 30% slower). It saves the nine caller-saved general
-/// registers and XMM0-15 (Cranelift uses no wider vectors), keeps the stack
-/// 16-byte aligned for the inner call, and restores them all.
+/// (arguments in the System V registers, the target in `r8`, nothing
+/// clobbered), so the values the surrounding code keeps in vector
+/// registers stay there: with the plain System V convention every XMM
+/// register is clobbered by the call, and the register allocator spilled
+/// live vectors on the fast path too (saxpy ran 30% slower). It saves the
+/// nine caller-saved general registers and XMM0-15 (Cranelift uses no
+/// wider vectors), keeps the stack 16-byte aligned for the inner call, and
+/// restores them all.
 ///
 /// # Safety
-/// As [`lane_access`]; it must be called with the arguments in `rdi`,
-/// `rsi`, `rdx` and `ecx` and a 16-byte aligned stack at the call.
+/// `target` is [`lane_access`] (or a function with its contract), called
+/// with arguments it accepts, in `rdi`, `rsi`, `rdx` and `ecx`, with `target` in `r8` and a
+/// 16-byte aligned stack at the call.
 #[cfg(target_arch = "x86_64")]
 #[unsafe(naked)]
-pub unsafe extern "C" fn lane_access_preserving(
+pub unsafe extern "C" fn preserving_call(
     _ctx: *mut BatchContext,
-    _base: *mut u8,
-    _dwords: u64,
-    _spec: u32,
+    _a: u64,
+    _b: u64,
+    _c: u32,
+    _target: unsafe extern "C" fn(*mut BatchContext, u64, u64, u32),
 ) {
     std::arch::naked_asm!(
         "push rax",
@@ -117,7 +121,7 @@ pub unsafe extern "C" fn lane_access_preserving(
         "movdqu [rsp + 208], xmm13",
         "movdqu [rsp + 224], xmm14",
         "movdqu [rsp + 240], xmm15",
-        "call {f}",
+        "call r8",
         "movdqu xmm0, [rsp]",
         "movdqu xmm1, [rsp + 16]",
         "movdqu xmm2, [rsp + 32]",
@@ -145,22 +149,17 @@ pub unsafe extern "C" fn lane_access_preserving(
         "pop rcx",
         "pop rax",
         "ret",
-        f = sym lane_access,
     );
 }
 
 /// Loads or stores four lanes as `spec` says.
 ///
 /// # Safety
-/// `ctx` is a live batch context; `base` points to `dwords` DWORDs the
+/// `ctx` is a live batch context; `base` is the address of `dwords` DWORDs the
 /// caller may read (and write, for a store) for the whole call, or
 /// `dwords` is 0.
-pub unsafe extern "C" fn lane_access(
-    ctx: *mut BatchContext,
-    base: *mut u8,
-    dwords: u64,
-    spec: u32,
-) {
+pub unsafe extern "C" fn lane_access(ctx: *mut BatchContext, base: u64, dwords: u64, spec: u32) {
+    let base = std::ptr::with_exposed_provenance_mut::<u8>(base as usize);
     let spec = LaneSpec::decode(spec);
     // SAFETY: the caller passes its own live context.
     let rows = unsafe { &mut (*ctx).lanes };
@@ -207,7 +206,8 @@ mod tests {
         };
         // SAFETY: called from Rust with the C convention, which is a
         // subset of what it preserves.
-        unsafe { lane_access_preserving(&mut *ctx, mem.as_mut_ptr().cast(), 10, load.encode()) };
+        let base = mem.as_mut_ptr().expose_provenance() as u64;
+        unsafe { preserving_call(&mut *ctx, base, 10, load.encode(), lane_access) };
         assert_eq!(ctx.lanes[ROW_VALUES], [11, 12, 0, 10]);
     }
 
@@ -235,7 +235,7 @@ mod tests {
     fn lanes_read_zero_and_drop_writes_outside_the_window() {
         let mut ctx = Box::new(BatchContext::empty());
         let mut mem: Vec<u32> = (10..20).collect();
-        let base = mem.as_mut_ptr().cast::<u8>();
+        let base = mem.as_mut_ptr().expose_provenance() as u64;
         // Raw byte addresses: word 0, word 9 (the last), word 10 (past), huge.
         ctx.lanes[ROW_ADDR] = [0, 36, 40, u32::MAX];
         let load = LaneSpec {

@@ -17,15 +17,15 @@
 //! discard and derivatives in `stage.rs`; all extend
 //! [`Lower`].
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 
-use super::context::{N, OFF_FLAT, OFF_GROUP_ID, OFF_GTID, OFF_TID, W};
+use super::context::{N, OFF_FLAT, OFF_GROUP_ID, OFF_GTID, OFF_LANES, OFF_TID, W};
 use super::fault::{self, Fault};
 use super::flow::Frame;
 use super::libcalls::Shim;
@@ -57,17 +57,17 @@ pub enum Ty {
 pub struct Lower<'a, 'f> {
     pub b: FunctionBuilder<'f>,
     pub module: &'a mut JITModule,
-    pub shims: &'a HashMap<Shim, FuncId>,
-    pub shim_refs: HashMap<Shim, FuncRef>,
     /// typed_load, typed_store, typed_resinfo, typed_addr.
     pub typed_fns: [FuncId; 4],
     pub typed_refs: [Option<FuncRef>; 4],
     /// `double::double_op`.
     pub double_fn: FuncId,
     pub double_ref: Option<FuncRef>,
-    /// `lanes::lane_access`.
+    /// `lanes::preserving_call`.
     pub lane_fn: FuncId,
     pub lane_ref: Option<FuncRef>,
+    /// The signature of the four-lane shim entries (`Shim::lanes4`).
+    pub shim_sig: Option<cranelift_codegen::ir::SigRef>,
     pub p: &'a Prepared,
     pub plan: &'a Plan,
     /// The `*mut BatchContext` argument.
@@ -940,40 +940,65 @@ impl<'a, 'f> Lower<'a, 'f> {
         r
     }
 
-    fn shim_ref(&mut self, shim: Shim) -> FuncRef {
-        if let Some(r) = self.shim_refs.get(&shim) {
-            return *r;
+    /// The signature `(ctx: i64) -> ()` of the four-lane shim entries,
+    /// called with the System V convention: the call is on every path, so
+    /// only the vectors live across it are spilled.
+    fn shim_sig(&mut self) -> cranelift_codegen::ir::SigRef {
+        if let Some(s) = self.shim_sig {
+            return s;
         }
-        let id = self.shims[&shim];
-        let r = self.module.declare_func_in_func(id, self.b.func);
-        self.shim_refs.insert(shim, r);
-        r
+        let mut sig = self.module.make_signature();
+        sig.params
+            .push(cranelift_codegen::ir::AbiParam::new(types::I64));
+        let s = self.b.import_signature(sig);
+        self.shim_sig = Some(s);
+        s
     }
 
-    /// Calls `shim` once per lane; returns its results (the second is the
-    /// high half of a pair, or the first again).
+    /// Calls `target(ctx, a, b, c)` through `lanes::preserving_call`, which
+    /// keeps every register (see there).
+    pub fn preserving_call(
+        &mut self,
+        target: unsafe extern "C" fn(*mut super::context::BatchContext, u64, u64, u32),
+        a: Value,
+        b: Value,
+        c: Value,
+    ) {
+        let f = self.lane_ref();
+        let t = self.b.ins().iconst(types::I64, target as usize as i64);
+        let ctx = self.ctx;
+        self.b.ins().call(f, &[ctx, a, b, c, t]);
+    }
+
+    /// Runs `shim` on every lane, four lanes a call (`Shim::lanes4`);
+    /// returns its results (the second is the high half of a pair, or the
+    /// first again).
     pub fn call_lanes(&mut self, shim: Shim, args: &[V]) -> (V, V) {
-        let f = self.shim_ref(shim);
+        use super::libcalls::{ARG_ROW, RESULT_ROWS};
+        let row = |r: usize| OFF_LANES + 16 * r as i32;
+        let entry = shim.lanes4() as usize as i64;
         let zero = self.vsplat(0);
         let mut r0 = [zero; N];
         let mut r1 = [zero; N];
         for j in 0..N {
-            for l in 0..4u8 {
-                let a: Vec<Value> = args
-                    .iter()
-                    .map(|v| self.b.ins().extractlane(v[j], l))
-                    .collect();
-                let call = self.b.ins().call(f, &a);
-                let res = self.b.inst_results(call)[0];
-                if shim.returns_pair() {
-                    let lo = self.b.ins().ireduce(types::I32, res);
-                    let hi64 = self.b.ins().ushr_imm_s(res, 32);
-                    let hi = self.b.ins().ireduce(types::I32, hi64);
-                    r0[j] = self.b.ins().insertlane(r0[j], lo, l);
-                    r1[j] = self.b.ins().insertlane(r1[j], hi, l);
-                } else {
-                    r0[j] = self.b.ins().insertlane(r0[j], res, l);
-                }
+            for (k, a) in args.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(trusted(), a[j], self.ctx, row(ARG_ROW + k));
+            }
+            let sig = self.shim_sig();
+            let f = self.b.ins().iconst(types::I64, entry);
+            let ctx = self.ctx;
+            self.b.ins().call_indirect(sig, f, &[ctx]);
+            r0[j] = self
+                .b
+                .ins()
+                .load(types::I32X4, trusted(), self.ctx, row(RESULT_ROWS[0]));
+            if shim.returns_pair() {
+                r1[j] = self
+                    .b
+                    .ins()
+                    .load(types::I32X4, trusted(), self.ctx, row(RESULT_ROWS[1]));
             }
         }
         if !shim.returns_pair() {
@@ -1102,19 +1127,4 @@ fn shift_op(s: &mut Lower, op: Opcode, x: Value, amt: Value) -> Value {
         Opcode::UShr if !fault::active(Fault::UshrAsIshr) => s.b.ins().ushr(x, amt),
         _ => s.b.ins().sshr(x, amt),
     }
-}
-
-/// The signature of a shim: `arity` × i32 in, i32 or i64 out.
-pub fn shim_signature(module: &JITModule, shim: Shim) -> cranelift_codegen::ir::Signature {
-    let mut sig = module.make_signature();
-    for _ in 0..shim.arity() {
-        sig.params.push(AbiParam::new(types::I32));
-    }
-    let ret = if shim.returns_pair() {
-        types::I64
-    } else {
-        types::I32
-    };
-    sig.returns.push(AbiParam::new(ret));
-    sig
 }

@@ -561,9 +561,7 @@ impl Lower<'_, '_> {
             count: ks.len() as u8,
         };
         let spec = self.b.ins().iconst(types::I32, i64::from(spec.encode()));
-        let f = self.lane_ref();
-        let ctx = self.ctx;
-        self.b.ins().call(f, &[ctx, w.base, w.dwords, spec]);
+        self.preserving_call(lanes::lane_access, w.base, w.dwords, spec);
         if store.is_some() {
             return Vec::new();
         }

@@ -50,7 +50,7 @@ mod sample;
 mod stage;
 pub mod typed;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
@@ -66,8 +66,7 @@ use crate::ir::{Opcode, Program, ProgramKind};
 use crate::runtime::RuntimeError;
 
 use context::{BatchContext, N, OFF_LIVE, OFF_RESUME, STATUS_BUDGET, STATUS_DONE};
-use libcalls::Shim;
-use lower::{shim_signature, trusted, Lower};
+use lower::{trusted, Lower};
 use plan::Plan;
 
 /// Why a program could not be compiled.
@@ -284,14 +283,11 @@ impl JitShader {
         let plan = Plan::new(&prepared);
         let isa = host_isa(prepared.program.insts.len())?;
         let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
-        for s in Shim::ALL {
-            builder.symbol(s.name(), s.addr());
-        }
         for (name, addr) in TYPED_SHIMS {
             builder.symbol(name, addr);
         }
         builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
-        builder.symbol(lanes::SYMBOL, lanes::lane_access_preserving as *const u8);
+        builder.symbol(lanes::SYMBOL, lanes::preserving_call as *const u8);
         builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
         let mut module = JITModule::new(builder);
         let built = build(&mut module, &prepared, &plan, dump);
@@ -339,14 +335,6 @@ fn build(
     dump: bool,
 ) -> Result<(cranelift_module::FuncId, usize, Option<CodeDump>), JitError> {
     let cg = |e: cranelift_module::ModuleError| JitError::Codegen(e.to_string());
-    let mut shims = HashMap::new();
-    for s in Shim::ALL {
-        let sig = shim_signature(module, s);
-        let id = module
-            .declare_function(s.name(), Linkage::Import, &sig)
-            .map_err(cg)?;
-        shims.insert(s, id);
-    }
     // typed shims: (env: i64, entry: i32, flag: i32, io: i64) -> ()
     let mut tsig = module.make_signature();
     for t in [types::I64, types::I32, types::I32, types::I64] {
@@ -368,16 +356,17 @@ fn build(
     let double_fn = module
         .declare_function(DOUBLE_SHIM, Linkage::Import, &dsig)
         .map_err(cg)?;
-    // lane shim: (ctx: i64, base: i64, dwords: i64, spec: i32) -> (),
-    // called through its register-preserving entry.
+    // lanes::preserving_call: (ctx: i64, a: i64, b: i64, c: i32,
+    // target: i64) -> (), keeping every register.
     let mut lsig = module.make_signature();
     lsig.call_conv = cranelift_codegen::isa::CallConv::PreserveAll;
-    for t in [types::I64, types::I64, types::I64, types::I32] {
+    for t in [types::I64, types::I64, types::I64, types::I32, types::I64] {
         lsig.params.push(AbiParam::new(t));
     }
     let lane_fn = module
         .declare_function(lanes::SYMBOL, Linkage::Import, &lsig)
         .map_err(cg)?;
+
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(types::I64));
     sig.returns.push(AbiParam::new(types::I32));
@@ -397,14 +386,13 @@ fn build(
         let mut lw = Lower {
             b,
             module,
-            shims: &shims,
-            shim_refs: HashMap::new(),
             typed_fns: [typed_fns[0], typed_fns[1], typed_fns[2], typed_fns[3]],
             typed_refs: [None; 4],
             double_fn,
             double_ref: None,
             lane_fn,
             lane_ref: None,
+            shim_sig: None,
             p,
             plan,
             ctx: cptr,
