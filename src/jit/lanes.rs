@@ -152,6 +152,24 @@ pub unsafe extern "C" fn preserving_call(
     );
 }
 
+/// Elsewhere the JIT refuses to compile (`JitError::Host`), so nothing
+/// calls this; it calls `target` directly to keep the crate building (the
+/// interpreter works on any host).
+///
+/// # Safety
+/// As for the x86-64 version.
+#[cfg(not(target_arch = "x86_64"))]
+pub unsafe extern "C" fn preserving_call(
+    ctx: *mut BatchContext,
+    a: u64,
+    b: u64,
+    c: u32,
+    target: unsafe extern "C" fn(*mut BatchContext, u64, u64, u32),
+) {
+    // SAFETY: the caller's contract is the target's.
+    unsafe { target(ctx, a, b, c) }
+}
+
 /// Loads or stores four lanes as `spec` says.
 ///
 /// # Safety
