@@ -30,12 +30,7 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
     loop {
         let mut changed = false;
         for inst in insts {
-            for (k, dst) in inst
-                .operands
-                .iter()
-                .take(dst_count(inst.opcode))
-                .enumerate()
-            {
+            for dst in inst.operands.iter().take(dst_count(inst.opcode)) {
                 if dst.ty != OperandType::Temp {
                     continue;
                 }
@@ -49,7 +44,7 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
                     if mask & (1 << c) == 0 {
                         continue;
                     }
-                    let keeps = writes_flushed(inst, k, c, &state);
+                    let keeps = writes_flushed(inst, c, &state);
                     if let Some(s) = state.get_mut(r as usize) {
                         if s[c] && !keeps {
                             s[c] = false;
@@ -65,9 +60,9 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
     }
 }
 
-/// Whether component `c` of destination `k` of `inst` is always flushed,
+/// Whether component `c` of any destination of `inst` is always flushed,
 /// given which temp components are (`state`).
-fn writes_flushed(inst: &Instruction, k: usize, c: usize, state: &[[bool; 4]]) -> bool {
+fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]]) -> bool {
     use Opcode::*;
     let src = |n: usize| {
         inst.operands
@@ -88,7 +83,7 @@ fn writes_flushed(inst: &Instruction, k: usize, c: usize, state: &[[bool; 4]]) -
         Mov => src(0),
         Movc => src(1) && src(2),
         // Both destinations take one of the two selected sources.
-        Swapc => k < 2 && src(1) && src(2),
+        Swapc => src(1) && src(2),
         _ => false,
     }
 }

@@ -64,8 +64,8 @@ pub struct Lower<'a, 'f> {
     pub double_fn: FuncId,
     pub double_ref: Option<FuncRef>,
     /// `lanes::preserving_call`.
-    pub lane_fn: FuncId,
-    pub lane_ref: Option<FuncRef>,
+    pub preserve_fn: FuncId,
+    pub preserve_ref: Option<FuncRef>,
     /// The signature of the four-lane shim entries (`Shim::lanes4`).
     pub shim_sig: Option<cranelift_codegen::ir::SigRef>,
     pub p: &'a Prepared,
@@ -931,12 +931,14 @@ impl<'a, 'f> Lower<'a, 'f> {
         r
     }
 
-    pub fn lane_ref(&mut self) -> FuncRef {
-        if let Some(r) = self.lane_ref {
+    pub fn preserve_ref(&mut self) -> FuncRef {
+        if let Some(r) = self.preserve_ref {
             return r;
         }
-        let r = self.module.declare_func_in_func(self.lane_fn, self.b.func);
-        self.lane_ref = Some(r);
+        let r = self
+            .module
+            .declare_func_in_func(self.preserve_fn, self.b.func);
+        self.preserve_ref = Some(r);
         r
     }
 
@@ -964,7 +966,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         b: Value,
         c: Value,
     ) {
-        let f = self.lane_ref();
+        let f = self.preserve_ref();
         let t = self.b.ins().iconst(types::I64, target as usize as i64);
         let ctx = self.ctx;
         self.b.ins().call(f, &[ctx, a, b, c, t]);

@@ -340,25 +340,15 @@ impl Lower<'_, '_> {
         out
     }
 
-    /// Whether the four lanes of vector `j` address consecutive DWORDs
-    /// `d0, d0 + 1, d0 + 2, d0 + 3`: an i8 flag and `d0` (i64, exact), or
-    /// `None` when the access shape never is (structured strides other
-    /// than 4). Raw: `addr >> 2` of each lane is `d0 + lane` (no wrap: it
-    /// is below 2^30). Stride 4: the indices are `i0 + lane` with
-    /// `i0 <= 0xFFFFFFFC` (so none wraps) and every lane has lane 0's
-    /// offset, which makes lane `l`'s DWORD `i0 + l + (offset >> 2)`.
-    fn contiguous(
-        &mut self,
-        a: V,
-        off: Option<V>,
-        stride: Option<u32>,
-        j: usize,
-    ) -> Option<(Value, Value)> {
-        self.same_shape(a, off, stride, j, Shape::Consecutive)
-    }
-
-    /// [`Self::contiguous`] for `Shape::Consecutive`; for `Shape::Uniform`
-    /// the same test with every lane addressing lane 0's DWORD `d0`.
+    /// Whether the four lanes of vector `j` address memory as `shape`
+    /// says: an i8 flag and lane 0's exact DWORD `d0` (i64), or `None` when
+    /// the access shape never is (structured strides other than 4).
+    /// Consecutive: the lanes address `d0, d0 + 1, d0 + 2, d0 + 3`. Raw:
+    /// `addr >> 2` of each lane is `d0 + lane` (no wrap: it is below
+    /// 2^30). Stride 4: the indices are `i0 + lane` with `i0 <= 0xFFFFFFFC`
+    /// (so none wraps) and every lane has lane 0's offset, which makes lane
+    /// `l`'s DWORD `i0 + l + (offset >> 2)`. Uniform: the same tests with
+    /// every lane addressing `d0`.
     fn same_shape(
         &mut self,
         a: V,
@@ -453,7 +443,7 @@ impl Lower<'_, '_> {
     /// never read back and rewritten: other threads may own those words).
     fn store_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
         let fast = match vals {
-            [_] => self.contiguous(a, off, w.stride, j),
+            [_] => self.same_shape(a, off, w.stride, j, Shape::Consecutive),
             _ => None,
         };
         let Some((consec, d0)) = fast else {

@@ -363,7 +363,7 @@ fn build(
     for t in [types::I64, types::I64, types::I64, types::I32, types::I64] {
         lsig.params.push(AbiParam::new(t));
     }
-    let lane_fn = module
+    let preserve_fn = module
         .declare_function(lanes::SYMBOL, Linkage::Import, &lsig)
         .map_err(cg)?;
 
@@ -390,8 +390,8 @@ fn build(
             typed_refs: [None; 4],
             double_fn,
             double_ref: None,
-            lane_fn,
-            lane_ref: None,
+            preserve_fn,
+            preserve_ref: None,
             shim_sig: None,
             p,
             plan,
