@@ -122,7 +122,7 @@ impl Lower<'_, '_> {
                 .ins()
                 .store(trusted(), x, self.ctx, OFF_IO + 4 * i as i32);
         }
-        let f = self.double_ref();
+        let f = self.import(self.double_fn);
         let opv = self.b.ins().iconst(types::I32, op as i64);
         let satv = self.b.ins().iconst(types::I32, i64::from(sat));
         let io = self.b.ins().iadd_imm_s(self.ctx, i64::from(OFF_IO));

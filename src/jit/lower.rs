@@ -17,7 +17,7 @@
 //! discard and derivatives in `stage.rs`; all extend
 //! [`Lower`].
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Value};
@@ -59,13 +59,12 @@ pub struct Lower<'a, 'f> {
     pub module: &'a mut JITModule,
     /// typed_load, typed_store, typed_resinfo, typed_addr.
     pub typed_fns: [FuncId; 4],
-    pub typed_refs: [Option<FuncRef>; 4],
     /// `double::double_op`.
     pub double_fn: FuncId,
-    pub double_ref: Option<FuncRef>,
     /// `lanes::preserving_call`.
     pub preserve_fn: FuncId,
-    pub preserve_ref: Option<FuncRef>,
+    /// Imported functions already declared in this function (`import`).
+    pub imported: HashMap<FuncId, FuncRef>,
     /// The signature of the four-lane shim entries (`Shim::lanes4`).
     pub shim_sig: Option<cranelift_codegen::ir::SigRef>,
     pub p: &'a Prepared,
@@ -917,28 +916,16 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     // -----------------------------------------------------------------
-    // Shim calls, lane by lane
+    // Calls out of the generated code
     // -----------------------------------------------------------------
 
-    pub fn double_ref(&mut self) -> FuncRef {
-        if let Some(r) = self.double_ref {
+    /// `id` declared in the function being built, once.
+    pub fn import(&mut self, id: FuncId) -> FuncRef {
+        if let Some(&r) = self.imported.get(&id) {
             return r;
         }
-        let r = self
-            .module
-            .declare_func_in_func(self.double_fn, self.b.func);
-        self.double_ref = Some(r);
-        r
-    }
-
-    pub fn preserve_ref(&mut self) -> FuncRef {
-        if let Some(r) = self.preserve_ref {
-            return r;
-        }
-        let r = self
-            .module
-            .declare_func_in_func(self.preserve_fn, self.b.func);
-        self.preserve_ref = Some(r);
+        let r = self.module.declare_func_in_func(id, self.b.func);
+        self.imported.insert(id, r);
         r
     }
 
@@ -966,7 +953,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         b: Value,
         c: Value,
     ) {
-        let f = self.preserve_ref();
+        let f = self.import(self.preserve_fn);
         let t = self.b.ins().iconst(types::I64, target as usize as i64);
         let ctx = self.ctx;
         self.b.ins().call(f, &[ctx, a, b, c, t]);

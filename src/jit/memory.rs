@@ -16,7 +16,6 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AtomicRmwOp, Block, BlockArg, InstBuilder, Value};
-use cranelift_module::Module;
 
 use super::context::{
     N, OFF_IO, OFF_LANES, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_UAV_LANES, OFF_XREGS,
@@ -621,7 +620,7 @@ impl Lower<'_, '_> {
                 .ins()
                 .store(trusted(), x, self.ctx, OFF_IO + 4 * i as i32);
         }
-        let f = self.typed_ref(k);
+        let f = self.import(self.typed_fns[k]);
         let env = self
             .b
             .ins()
@@ -634,16 +633,6 @@ impl Lower<'_, '_> {
                 .ins()
                 .load(types::I32, trusted(), self.ctx, OFF_IO + 16 + 4 * c as i32)
         })
-    }
-
-    fn typed_ref(&mut self, k: usize) -> cranelift_codegen::ir::FuncRef {
-        if let Some(r) = self.typed_refs[k] {
-            return r;
-        }
-        let id = self.typed_fns[k];
-        let r = self.module.declare_func_in_func(id, self.b.func);
-        self.typed_refs[k] = Some(r);
-        r
     }
 
     /// Per-lane texels of a typed call, swizzled by `swz` into `mask`.
