@@ -42,6 +42,7 @@
 //! # Ok::<(), sm5jit::Error>(())
 //! ```
 
+pub mod analysis;
 pub mod api;
 pub mod asm;
 pub mod bench;
@@ -54,6 +55,7 @@ pub mod fuzz;
 pub mod interp;
 pub mod ir;
 pub mod jit;
+pub mod limits;
 pub mod runtime;
 pub mod sem;
 pub mod util;

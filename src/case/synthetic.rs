@@ -23,7 +23,7 @@
 
 use super::resource::{Resource, SlotClass, SlotRef};
 use super::spec::ResourceKindSpec;
-use crate::interp::prepare::{prepare, ResKind};
+use crate::analysis::{prepare, ResKind};
 use crate::ir::{Decl, Program, ResourceDim, ReturnType};
 use crate::runtime::TextureDim;
 

@@ -73,7 +73,7 @@ pub fn read_dxbc(bytes: &[u8], opts: &ReadOptions) -> Result<Shader, DecodeError
 }
 
 /// Largest immediate constant buffer: 4096 rows of 4 dwords (FS §7.5.1).
-pub(crate) const MAX_ICB_DWORDS: usize = 4096 * 4;
+pub(crate) use crate::limits::MAX_ICB_DWORDS;
 
 /// Custom-data class of the immediate constant buffer.
 pub(crate) const ICB_CLASS: u32 = 3;

@@ -31,7 +31,7 @@ use super::flow::Frame;
 use super::libcalls::Shim;
 use super::plan::Plan;
 use super::JitError;
-use crate::interp::Prepared;
+use crate::analysis::Prepared;
 use crate::ir::{
     Components, Index, Instruction, Modifier, OpClass, Opcode, Operand, OperandType, Selection,
 };
