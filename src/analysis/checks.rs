@@ -8,7 +8,7 @@
 //! these checks finds every declared slot bound with a view of the
 //! declared kind, inside its memory.
 
-use crate::ir::{ProgramKind, ResourceDim};
+use crate::ir::{ProgramKind, ResourceDim, Version};
 use crate::limits::MAX_GROUPS_PER_DIM;
 use crate::runtime::{BindingKind, Bindings, BufferKind, RuntimeError, Slot, TextureDim, View};
 
@@ -25,6 +25,14 @@ pub fn check_dispatch(p: &Prepared, b: &Bindings, groups: [u32; 3]) -> Result<()
     }
     check_groups(p, groups)?;
     check_bindings(p, b)
+}
+
+/// The group counts of an indirect dispatch: three u32 read from `args`
+/// at `offset`, or none at all on cs_4_x, where the D3D11 runtime drops
+/// `DispatchIndirect` (FS §15; the bindings are still checked).
+pub fn indirect_groups(v: Version, args: &[u8], offset: u64) -> Result<[u32; 3], RuntimeError> {
+    let groups = crate::runtime::memory::indirect_groups(args, offset)?;
+    Ok(if v.is_cs4() { [0; 3] } else { groups })
 }
 
 /// Checks `groups` against D3D's per-dimension limit and cs_4_x's Z = 1.

@@ -58,22 +58,32 @@ fn read_decl(p: &mut Prepared, t: &mut Totals, d: &Decl, sm51: bool) -> Result<(
             ret,
             space,
             ..
-        } => srv(p, op, *space, typed(*dim, *ret), sm51),
-        Decl::ResourceRaw { op, space } => srv(p, op, *space, Raw, sm51),
-        Decl::ResourceStructured { op, stride, space } => {
-            srv(p, op, *space, Structured { stride: *stride }, sm51)
-        }
+        } => push_res(&mut p.srvs, op, *space, typed(*dim, *ret), sm51),
+        Decl::ResourceRaw { op, space } => push_res(&mut p.srvs, op, *space, Raw, sm51),
+        Decl::ResourceStructured { op, stride, space } => push_res(
+            &mut p.srvs,
+            op,
+            *space,
+            Structured { stride: *stride },
+            sm51,
+        ),
         Decl::UavTyped {
             op,
             dim,
             ret,
             space,
             ..
-        } => uav(p, op, *space, typed(*dim, *ret), sm51),
-        Decl::UavRaw { op, space, .. } => uav(p, op, *space, Raw, sm51),
+        } => push_res(&mut p.uavs, op, *space, typed(*dim, *ret), sm51),
+        Decl::UavRaw { op, space, .. } => push_res(&mut p.uavs, op, *space, Raw, sm51),
         Decl::UavStructured {
             op, stride, space, ..
-        } => uav(p, op, *space, Structured { stride: *stride }, sm51),
+        } => push_res(
+            &mut p.uavs,
+            op,
+            *space,
+            Structured { stride: *stride },
+            sm51,
+        ),
         Decl::TgsmRaw { op, bytes } => tgsm(p, t, op, u64::from(*bytes), None),
         Decl::TgsmStructured { op, stride, count } => {
             let bytes = u64::from(*stride) * u64::from(*count);
@@ -162,36 +172,22 @@ fn constant_buffer(
     Ok(())
 }
 
-fn res_decl(op: &Operand, space: u32, kind: ResKind, sm51: bool) -> Result<ResDecl, RuntimeError> {
+/// A t# (`list` = `p.srvs`) or u# (`p.uavs`) declaration.
+fn push_res(
+    list: &mut Vec<ResDecl>,
+    op: &Operand,
+    space: u32,
+    kind: ResKind,
+    sm51: bool,
+) -> Result<(), RuntimeError> {
     let (id, lower, upper) = decl_range(op, sm51)?;
-    Ok(ResDecl {
+    list.push(ResDecl {
         id,
         space,
         lower,
         upper,
         kind,
-    })
-}
-
-fn srv(
-    p: &mut Prepared,
-    op: &Operand,
-    space: u32,
-    kind: ResKind,
-    sm51: bool,
-) -> Result<(), RuntimeError> {
-    p.srvs.push(res_decl(op, space, kind, sm51)?);
-    Ok(())
-}
-
-fn uav(
-    p: &mut Prepared,
-    op: &Operand,
-    space: u32,
-    kind: ResKind,
-    sm51: bool,
-) -> Result<(), RuntimeError> {
-    p.uavs.push(res_decl(op, space, kind, sm51)?);
+    });
     Ok(())
 }
 

@@ -27,7 +27,7 @@ use crate::ir::{Program, ResourceDim, ReturnType, Version};
 use crate::runtime::RuntimeError;
 
 pub use crate::limits::MAX_CALL_DEPTH;
-pub use checks::{check_bindings, check_dispatch, check_groups};
+pub use checks::{check_bindings, check_dispatch, check_groups, indirect_groups};
 
 /// What a t#/u# declaration says the bound view must be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

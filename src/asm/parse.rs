@@ -449,18 +449,8 @@ impl Parser {
     fn operand(&mut self, role: Role, default: Option<Components>) -> R<Operand> {
         let neg = self.eat('-');
         let abs = self.eat('|');
-        let mut op = self.operand_core(role, default)?;
-        if abs {
-            self.expect('|', "to close `|…|`")?;
-        }
-        op.modifier = match (neg, abs) {
-            (false, false) => Modifier::None,
-            (true, false) => Modifier::Neg,
-            (false, true) => Modifier::Abs,
-            (true, true) => Modifier::AbsNeg,
-        };
-        self.operand_tags(&mut op)?;
-        Ok(op)
+        let op = self.operand_core(role, default)?;
+        self.finish_operand(op, neg, abs)
     }
 
     fn operand_core(&mut self, role: Role, default: Option<Components>) -> R<Operand> {
@@ -653,6 +643,22 @@ impl Parser {
         parse_u32(&s)
             .map(Index::Imm32)
             .ok_or_else(|| AsmError::new(t.line, t.col, format!("index `{s}` is out of range")))
+    }
+
+    /// Closes `|…|`, applies the `-`/`|…|` modifier read before the
+    /// register and reads the trailing tags.
+    fn finish_operand(&mut self, mut op: Operand, neg: bool, abs: bool) -> R<Operand> {
+        if abs {
+            self.expect('|', "to close `|…|`")?;
+        }
+        op.modifier = match (neg, abs) {
+            (false, false) => Modifier::None,
+            (true, false) => Modifier::Neg,
+            (false, true) => Modifier::Abs,
+            (true, true) => Modifier::AbsNeg,
+        };
+        self.operand_tags(&mut op)?;
+        Ok(op)
     }
 
     fn operand_tags(&mut self, op: &mut Operand) -> R<()> {

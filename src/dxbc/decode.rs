@@ -121,7 +121,7 @@ pub fn decode_program(dwords: &[u32]) -> Result<Program, DecodeError> {
         let (item, next) = decode_item(words, pos, version)?;
         match item {
             Item::Decl(d) if !program.insts.is_empty() => {
-                let op = decl_opcode(&d);
+                let op = d.opcode();
                 return Err(token_err(
                     pos,
                     Some(op),
@@ -164,42 +164,6 @@ fn decode_version(dwords: &[u32]) -> Result<Version, DecodeError> {
         ));
     }
     Ok(Version { kind, major, minor })
-}
-
-/// The opcode a declaration is written with.
-pub(crate) fn decl_opcode(d: &Decl) -> Opcode {
-    use Opcode::*;
-    match d {
-        Decl::GlobalFlags(_) => DclGlobalFlags,
-        Decl::Temps(_) => DclTemps,
-        Decl::IndexableTemp { .. } => DclIndexableTemp,
-        Decl::ThreadGroup(_) => DclThreadGroup,
-        Decl::Input(_) => DclInput,
-        Decl::InputSgv { .. } => DclInputSgv,
-        Decl::InputSiv { .. } => DclInputSiv,
-        Decl::InputPs { .. } => DclInputPs,
-        Decl::InputPsSgv { .. } => DclInputPsSgv,
-        Decl::InputPsSiv { .. } => DclInputPsSiv,
-        Decl::Output(_) => DclOutput,
-        Decl::OutputSgv { .. } => DclOutputSgv,
-        Decl::OutputSiv { .. } => DclOutputSiv,
-        Decl::ConstantBuffer { .. } => DclConstantBuffer,
-        Decl::ImmediateConstantBuffer(_) => CustomData,
-        Decl::Sampler { .. } => DclSampler,
-        Decl::Resource { .. } => DclResource,
-        Decl::ResourceRaw { .. } => DclResourceRaw,
-        Decl::ResourceStructured { .. } => DclResourceStructured,
-        Decl::UavTyped { .. } => DclUavTyped,
-        Decl::UavRaw { .. } => DclUavRaw,
-        Decl::UavStructured { .. } => DclUavStructured,
-        Decl::TgsmRaw { .. } => DclTgsmRaw,
-        Decl::TgsmStructured { .. } => DclTgsmStructured,
-        Decl::IndexRange { .. } => DclIndexRange,
-        Decl::FunctionBody(_) => DclFunctionBody,
-        Decl::FunctionTable { .. } => DclFunctionTable,
-        Decl::Interface { .. } => DclInterface,
-        Decl::Other { opcode, .. } => *opcode,
-    }
 }
 
 enum Item {

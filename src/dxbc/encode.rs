@@ -10,8 +10,7 @@
 
 use super::container::{Chunk, Container};
 use super::decode::{
-    allowed_controls, dcl_bits, decl_opcode, ext_opcode_fields, is_other_decl, ICB_CLASS,
-    MAX_ICB_DWORDS,
+    allowed_controls, dcl_bits, ext_opcode_fields, is_other_decl, ICB_CLASS, MAX_ICB_DWORDS,
 };
 use super::EncodeError;
 use crate::ir::{
@@ -38,7 +37,7 @@ pub fn encode_program(p: &Program) -> Result<Vec<u32>, EncodeError> {
         0,
     ];
     for (index, d) in p.decls.iter().enumerate() {
-        let op = decl_opcode(d);
+        let op = d.opcode();
         let mut e = Enc {
             out: Vec::new(),
             kind: "declaration",

@@ -93,12 +93,7 @@ impl Interpreter {
         offset: u64,
         o: &DispatchOptions,
     ) -> Result<DispatchStats, RuntimeError> {
-        let groups = crate::runtime::memory::indirect_groups(args, offset)?;
-        if self.prepared.version().is_cs4() {
-            // FS §15: the runtime drops DispatchIndirect on cs_4_x.
-            analysis::check_bindings(&self.prepared, b)?;
-            return Ok(DispatchStats::default());
-        }
+        let groups = analysis::indirect_groups(self.prepared.version(), args, offset)?;
         self.dispatch(b, groups, o)
     }
 

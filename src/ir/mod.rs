@@ -650,3 +650,42 @@ pub enum Decl {
         body: Vec<u32>,
     },
 }
+
+impl Decl {
+    /// The opcode the declaration is written with (`CustomData` for the
+    /// immediate constant buffer).
+    pub fn opcode(&self) -> Opcode {
+        use Opcode::*;
+        match self {
+            Decl::GlobalFlags(_) => DclGlobalFlags,
+            Decl::Temps(_) => DclTemps,
+            Decl::IndexableTemp { .. } => DclIndexableTemp,
+            Decl::ThreadGroup(_) => DclThreadGroup,
+            Decl::Input(_) => DclInput,
+            Decl::InputSgv { .. } => DclInputSgv,
+            Decl::InputSiv { .. } => DclInputSiv,
+            Decl::InputPs { .. } => DclInputPs,
+            Decl::InputPsSgv { .. } => DclInputPsSgv,
+            Decl::InputPsSiv { .. } => DclInputPsSiv,
+            Decl::Output(_) => DclOutput,
+            Decl::OutputSgv { .. } => DclOutputSgv,
+            Decl::OutputSiv { .. } => DclOutputSiv,
+            Decl::ConstantBuffer { .. } => DclConstantBuffer,
+            Decl::ImmediateConstantBuffer(_) => CustomData,
+            Decl::Sampler { .. } => DclSampler,
+            Decl::Resource { .. } => DclResource,
+            Decl::ResourceRaw { .. } => DclResourceRaw,
+            Decl::ResourceStructured { .. } => DclResourceStructured,
+            Decl::UavTyped { .. } => DclUavTyped,
+            Decl::UavRaw { .. } => DclUavRaw,
+            Decl::UavStructured { .. } => DclUavStructured,
+            Decl::TgsmRaw { .. } => DclTgsmRaw,
+            Decl::TgsmStructured { .. } => DclTgsmStructured,
+            Decl::IndexRange { .. } => DclIndexRange,
+            Decl::FunctionBody(_) => DclFunctionBody,
+            Decl::FunctionTable { .. } => DclFunctionTable,
+            Decl::Interface { .. } => DclInterface,
+            Decl::Other { opcode, .. } => *opcode,
+        }
+    }
+}

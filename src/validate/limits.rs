@@ -185,41 +185,6 @@ fn kind_name(k: ProgramKind) -> &'static str {
     }
 }
 
-/// The opcode of a declaration (for availability and messages).
-pub fn decl_opcode(d: &Decl) -> Opcode {
-    match d {
-        Decl::GlobalFlags(_) => Opcode::DclGlobalFlags,
-        Decl::Temps(_) => Opcode::DclTemps,
-        Decl::IndexableTemp { .. } => Opcode::DclIndexableTemp,
-        Decl::ThreadGroup(_) => Opcode::DclThreadGroup,
-        Decl::Input(_) => Opcode::DclInput,
-        Decl::InputSgv { .. } => Opcode::DclInputSgv,
-        Decl::InputSiv { .. } => Opcode::DclInputSiv,
-        Decl::InputPs { .. } => Opcode::DclInputPs,
-        Decl::InputPsSgv { .. } => Opcode::DclInputPsSgv,
-        Decl::InputPsSiv { .. } => Opcode::DclInputPsSiv,
-        Decl::Output(_) => Opcode::DclOutput,
-        Decl::OutputSgv { .. } => Opcode::DclOutputSgv,
-        Decl::OutputSiv { .. } => Opcode::DclOutputSiv,
-        Decl::ConstantBuffer { .. } => Opcode::DclConstantBuffer,
-        Decl::ImmediateConstantBuffer(_) => Opcode::CustomData,
-        Decl::Sampler { .. } => Opcode::DclSampler,
-        Decl::Resource { .. } => Opcode::DclResource,
-        Decl::ResourceRaw { .. } => Opcode::DclResourceRaw,
-        Decl::ResourceStructured { .. } => Opcode::DclResourceStructured,
-        Decl::UavTyped { .. } => Opcode::DclUavTyped,
-        Decl::UavRaw { .. } => Opcode::DclUavRaw,
-        Decl::UavStructured { .. } => Opcode::DclUavStructured,
-        Decl::TgsmRaw { .. } => Opcode::DclTgsmRaw,
-        Decl::TgsmStructured { .. } => Opcode::DclTgsmStructured,
-        Decl::IndexRange { .. } => Opcode::DclIndexRange,
-        Decl::FunctionBody(_) => Opcode::DclFunctionBody,
-        Decl::FunctionTable { .. } => Opcode::DclFunctionTable,
-        Decl::Interface { .. } => Opcode::DclInterface,
-        Decl::Other { opcode, .. } => *opcode,
-    }
-}
-
 /// The global flags of `p` (all `dcl_globalFlags` OR-ed together).
 pub fn program_flags(p: &Program) -> u32 {
     p.decls
@@ -233,7 +198,7 @@ pub fn program_flags(p: &Program) -> u32 {
 
 /// Checks that declaration `index` exists in the program's model and kind.
 pub fn check_decl_available(p: &Program, flags: u32, index: usize, d: &Decl) -> VResult<()> {
-    let op = decl_opcode(d);
+    let op = d.opcode();
     if op == Opcode::CustomData {
         return Ok(());
     }

@@ -19,7 +19,7 @@ use super::info::{
     UavInfo,
 };
 use super::kinds;
-use super::limits::{self, decl_opcode, MAX_CB_VEC4, MAX_TEMPS};
+use super::limits::{self, MAX_CB_VEC4, MAX_TEMPS};
 use super::{ProgramInfo, Rule, VResult, ValidationError};
 
 // ---------------------------------------------------------------------------
@@ -32,7 +32,7 @@ pub fn collect_decls(p: &Program) -> VResult<ProgramInfo> {
     info.global_flags = limits::program_flags(p);
     for (index, d) in p.decls.iter().enumerate() {
         limits::check_decl_available(p, info.global_flags, index, d)?;
-        let op = decl_opcode(d);
+        let op = d.opcode();
         add_decl(p.version, &mut info, index, d)
             .map_err(|m| ValidationError::decl(Rule::Declaration, index, op, m))?;
     }

@@ -9,7 +9,7 @@
 use super::{literal_bits32, names, parse_u32, suffix_components, Parser, Role, R};
 use crate::asm::lexer::TokKind;
 use crate::asm::AsmError;
-use crate::ir::{Components, Decl, Index, Modifier, Opcode, Operand, Selection, UavFlags};
+use crate::ir::{Components, Decl, Index, Opcode, Operand, Selection, UavFlags};
 
 impl Parser {
     /// A declaration's register operand (masks by default; SM5.1 ranges).
@@ -31,17 +31,7 @@ impl Parser {
                 AsmError::new(st.line, st.col, format!("bad component suffix `.{s}`"))
             })?;
         }
-        if abs {
-            self.expect('|', "to close `|…|`")?;
-        }
-        op.modifier = match (neg, abs) {
-            (false, false) => Modifier::None,
-            (true, false) => Modifier::Neg,
-            (false, true) => Modifier::Abs,
-            (true, true) => Modifier::AbsNeg,
-        };
-        self.operand_tags(&mut op)?;
-        Ok(op)
+        self.finish_operand(op, neg, abs)
     }
 
     fn comma(&mut self) -> R<()> {
