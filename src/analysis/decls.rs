@@ -47,43 +47,23 @@ fn read_decl(p: &mut Prepared, t: &mut Totals, d: &Decl, sm51: bool) -> Result<(
         Decl::Temps(n) => temps(p, t, *n),
         Decl::IndexableTemp { reg, len, .. } => indexable(p, t, *reg, *len),
         Decl::ThreadGroup(dims) => thread_group(p, *dims),
-        Decl::ConstantBuffer { op, space, .. } => constant_buffer(p, op, *space, sm51),
+        Decl::ConstantBuffer(cb) => constant_buffer(p, &cb.op, cb.space, sm51),
         Decl::ImmediateConstantBuffer(data) => {
             p.icb.clone_from(data);
             Ok(())
         }
-        Decl::Resource {
-            op,
-            dim,
-            ret,
-            space,
-            ..
-        } => push_res(&mut p.srvs, op, *space, typed(*dim, *ret), sm51),
+        Decl::Resource(r) => push_res(&mut p.srvs, &r.op, r.space, typed(r.dim, r.ret), sm51),
         Decl::ResourceRaw { op, space } => push_res(&mut p.srvs, op, *space, Raw, sm51),
-        Decl::ResourceStructured { op, stride, space } => push_res(
-            &mut p.srvs,
-            op,
-            *space,
-            Structured { stride: *stride },
-            sm51,
-        ),
-        Decl::UavTyped {
-            op,
-            dim,
-            ret,
-            space,
-            ..
-        } => push_res(&mut p.uavs, op, *space, typed(*dim, *ret), sm51),
+        Decl::ResourceStructured { op, stride, space } => {
+            let kind = Structured { stride: *stride };
+            push_res(&mut p.srvs, op, *space, kind, sm51)
+        }
+        Decl::UavTyped(u) => push_res(&mut p.uavs, &u.op, u.space, typed(u.dim, u.ret), sm51),
         Decl::UavRaw { op, space, .. } => push_res(&mut p.uavs, op, *space, Raw, sm51),
-        Decl::UavStructured {
-            op, stride, space, ..
-        } => push_res(
-            &mut p.uavs,
-            op,
-            *space,
-            Structured { stride: *stride },
-            sm51,
-        ),
+        Decl::UavStructured(u) => {
+            let kind = Structured { stride: u.stride };
+            push_res(&mut p.uavs, &u.op, u.space, kind, sm51)
+        }
         Decl::TgsmRaw { op, bytes } => tgsm(p, t, op, u64::from(*bytes), None),
         Decl::TgsmStructured { op, stride, count } => {
             let bytes = u64::from(*stride) * u64::from(*count);

@@ -24,6 +24,7 @@
 use super::resource::{Resource, SlotClass, SlotRef};
 use super::spec::ResourceKindSpec;
 use crate::analysis::{prepare, ResKind};
+use crate::ir::ConstantBufferDecl;
 use crate::ir::{Decl, Program, ResourceDim, ReturnType};
 use crate::runtime::TextureDim;
 
@@ -93,7 +94,7 @@ pub fn synthetic_resources(program: &Program) -> Result<Vec<Resource>, String> {
     let p = prepare(program).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let cb_sizes = program.decls.iter().filter_map(|d| match d {
-        Decl::ConstantBuffer { size, .. } => Some(*size),
+        Decl::ConstantBuffer(ConstantBufferDecl { size, .. }) => Some(*size),
         _ => None,
     });
     for (c, size) in p.cbs.iter().zip(cb_sizes) {

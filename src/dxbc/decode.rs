@@ -32,6 +32,9 @@ use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
     Program, ProgramKind, ResourceDim, ReturnType, Selection, UavFlags, Version,
 };
+use crate::ir::{
+    ConstantBufferDecl, InterfaceDecl, StructuredUavDecl, TypedResourceDecl, TypedUavDecl,
+};
 
 /// A container with its decoded program and reflection chunks.
 #[derive(Clone, Debug)]
@@ -712,13 +715,13 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
             mode: controls,
             space: w.space()?,
         },
-        DclResource => Decl::Resource {
+        DclResource => Decl::Resource(TypedResourceDecl {
             dim: resource_dim(w, pos, controls)?,
             sample_count: controls >> SAMPLE_COUNT_SHIFT,
             op: w.operand()?,
             ret: return_token(w)?,
             space: w.space()?,
-        },
+        }),
         DclResourceRaw => Decl::ResourceRaw {
             op: w.operand()?,
             space: w.space()?,
@@ -728,24 +731,24 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
             stride: w.next()?,
             space: w.space()?,
         },
-        DclUavTyped => Decl::UavTyped {
+        DclUavTyped => Decl::UavTyped(TypedUavDecl {
             dim: resource_dim(w, pos, controls)?,
             flags: uav_flags(controls),
             op: w.operand()?,
             ret: return_token(w)?,
             space: w.space()?,
-        },
+        }),
         DclUavRaw => Decl::UavRaw {
             op: w.operand()?,
             flags: uav_flags(controls),
             space: w.space()?,
         },
-        DclUavStructured => Decl::UavStructured {
+        DclUavStructured => Decl::UavStructured(StructuredUavDecl {
             op: w.operand()?,
             stride: w.next()?,
             flags: uav_flags(controls),
             space: w.space()?,
-        },
+        }),
         DclTgsmRaw => Decl::TgsmRaw {
             op: w.operand()?,
             bytes: w.next()?,
@@ -773,13 +776,13 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
             let table_len = w.next()?;
             let packed = w.next()?;
             let tables = read_list(w, packed & 0xFFFF)?;
-            Decl::Interface {
+            Decl::Interface(InterfaceDecl {
                 index,
                 dynamic: controls & IFACE_DYNAMIC != 0,
                 table_len,
                 array_len: packed >> 16,
                 tables,
-            }
+            })
         }
         op => Decl::Other {
             opcode: op,
@@ -826,20 +829,20 @@ fn decode_cb(w: &mut Window, controls: u32) -> Result<Decl, DecodeError> {
     if w.version.is_sm51() {
         let size = w.next()?;
         let space = w.next()?;
-        Ok(Decl::ConstantBuffer {
+        Ok(Decl::ConstantBuffer(ConstantBufferDecl {
             op,
             dynamic,
             size,
             space,
-        })
+        }))
     } else {
         let size = op.imm_index(1).unwrap_or(0);
-        Ok(Decl::ConstantBuffer {
+        Ok(Decl::ConstantBuffer(ConstantBufferDecl {
             op,
             dynamic,
             size,
             space: 0,
-        })
+        }))
     }
 }
 
