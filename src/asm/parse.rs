@@ -12,6 +12,7 @@
 
 use super::lexer::{lex, Tok, TokKind};
 use super::names::{self, COMPONENTS};
+use super::print::takes_test;
 use super::AsmError;
 use crate::ir::{
     Components, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType, Program,
@@ -690,18 +691,6 @@ fn parse_u32(s: &str) -> Option<u32> {
         return None;
     }
     s.parse().ok()
-}
-
-fn takes_test(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::If
-            | Opcode::Breakc
-            | Opcode::Continuec
-            | Opcode::Retc
-            | Opcode::Callc
-            | Opcode::Discard
-    )
 }
 
 /// Splits `sync_g_t` into `sync` and its suffixes; longest base name first.

@@ -674,7 +674,8 @@ fn known_controls(op: Opcode) -> u32 {
     }
 }
 
-fn takes_test(op: Opcode) -> bool {
+/// Opcodes written with a `_z`/`_nz` test suffix (shared with the parser).
+pub(crate) fn takes_test(op: Opcode) -> bool {
     matches!(
         op,
         Opcode::If
