@@ -45,20 +45,15 @@
 pub mod analysis;
 pub mod api;
 pub mod asm;
-pub mod bench;
 pub mod capi;
-pub mod case;
-pub mod cli;
 pub mod dxbc;
 pub mod error;
-pub mod fuzz;
 pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod limits;
 pub mod runtime;
 pub mod sem;
-pub mod util;
 pub mod validate;
 
 pub use api::{DispatchConfig, EngineKind, Shader};
