@@ -1,9 +1,10 @@
 //! Snapshot tests (`insta`): the printer's listings of a representative
 //! set of corpus shaders, the validator's diagnostics for a set of broken
 //! programs, and the Cranelift IR the JIT generates for the benchmark
-//! kernels. A change to any of them shows up as a snapshot diff to review
-//! (`cargo insta review`, or `INSTA_UPDATE=always` and `git diff`); see
-//! docs/testing.md. The snapshots live in `jit-tests/snapshots/`.
+//! kernels (`tools/benches/kernels`). A change to any of them shows up as a
+//! snapshot diff to review (`cargo insta review`, or `INSTA_UPDATE=always`
+//! and `git diff`); see docs/testing.md. The snapshots live in
+//! `jit-tests/snapshots/`.
 
 use std::fmt::Write as _;
 
@@ -110,9 +111,10 @@ fn validator_diagnostics() {
 /// generated code shows up in review.
 #[test]
 fn clif_of_bench_kernels() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/kernels");
+    // The kernels live with the benchmark harness in the tools crate.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/benches/kernels");
     let mut kernels: Vec<_> = std::fs::read_dir(&dir)
-        .expect("benches/kernels")
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "asm"))
         .collect();
