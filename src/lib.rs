@@ -56,6 +56,7 @@ pub mod ir;
 pub mod jit;
 pub mod runtime;
 pub mod sem;
+pub mod shader_test;
 pub mod util;
 pub mod validate;
 
