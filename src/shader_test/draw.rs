@@ -81,7 +81,6 @@ pub fn draw(st: &mut State, topo: Topology, count: u32, instances: u32) -> Resul
     }
     let verts = run_vertices(st, count, instances)?;
     let ps = st.ps.as_ref().ok_or("draw: no pixel shader")?;
-    ps.get().map_err(|e| format!("pixel shader: {e}"))?;
     for ty in [
         OperandType::OutputDepth,
         OperandType::OutputDepthGe,
@@ -101,6 +100,7 @@ pub fn draw(st: &mut State, topo: Topology, count: u32, instances: u32) -> Resul
             "pixel shader reads the coverage mask (vCoverage)".into(),
         ));
     }
+    ps.get().map_err(|e| format!("pixel shader: {e}"))?;
     let vs = st
         .vs
         .as_ref()
@@ -269,6 +269,11 @@ fn fetch(st: &State, s: &Strides, e: &SignatureElement, vid: u32) -> Result<[u32
         .iter()
         .enumerate()
         .find(|(_, l)| l.semantic.eq_ignore_ascii_case(&e.name) && l.index == e.semantic_index)
+        .or_else(|| {
+            // A blob without signatures: v{r} reads layout element r.
+            let r: usize = e.name.strip_prefix("__reg")?.parse().ok()?;
+            st.layout.get(r).map(|l| (r, l))
+        })
         .ok_or(format!(
             "the input layout has no {}{} for the vertex shader",
             e.name, e.semantic_index
@@ -317,7 +322,8 @@ fn take(out: &VertexOut, e: &SignatureElement) -> [u32; 4] {
 
 /// How each pixel-shader input element is fed.
 enum Source {
-    Position,
+    /// `SV_Position`, evaluated where its declaration says.
+    Position(At),
     FrontFace,
     PrimitiveId,
     SampleIndex,
@@ -336,7 +342,10 @@ fn sources(
             continue;
         }
         let src = match e.system_value {
-            sv::POSITION => Source::Position,
+            sv::POSITION => Source::Position(match ps.interp_of(e.register) {
+                Interp::Perspective(at) | Interp::NoPerspective(at) => at,
+                Interp::Constant => At::Center,
+            }),
             sv::IS_FRONT_FACE => Source::FrontFace,
             sv::PRIMITIVE_ID => Source::PrimitiveId,
             sv::SAMPLE_INDEX => Source::SampleIndex,
@@ -380,7 +389,7 @@ fn shade(
     };
     let per_sample = samples > 1
         && srcs.iter().any(|(_, s)| {
-            matches!(s, Source::SampleIndex)
+            matches!(s, Source::SampleIndex | Source::Position(At::Sample))
                 || matches!(
                     s,
                     Source::Attribute(
@@ -429,10 +438,17 @@ fn shade(
                     let s = lane.coverage.trailing_zeros() as usize;
                     (px + positions[s].0, py + positions[s].1)
                 };
+                // Centre and centroid stay where they are in a sample-rate
+                // pass; only `sample` attributes move to the sample.
+                let point = |at: &At| match at {
+                    At::Center => centre,
+                    At::Centroid => centroid,
+                    At::Sample => sample_pos.unwrap_or(centre),
+                };
                 for (e, src) in &srcs {
                     let value = match src {
-                        Source::Position => {
-                            let (x, y) = sample_pos.unwrap_or(centre);
+                        Source::Position(at) => {
+                            let (x, y) = point(at);
                             let z = raster.depth(x, y) as f32;
                             let w = raster.clip_w(x, y) as f32;
                             [x as f32, y as f32, z, w].map(f32::to_bits)
@@ -443,11 +459,6 @@ fn shade(
                         Source::Zero => [0; 4],
                         Source::Attribute(o, mode) => {
                             let vals = verts.map(|v| take(v, o));
-                            let point = |at: &At| match at {
-                                At::Center => sample_pos.unwrap_or(centre),
-                                At::Centroid => sample_pos.unwrap_or(centroid),
-                                At::Sample => sample_pos.unwrap_or(centre),
-                            };
                             match mode {
                                 Interp::Constant => vals[0],
                                 Interp::Perspective(at) => {
@@ -468,7 +479,14 @@ fn shade(
         let result = {
             let cb = uniform_bytes(st);
             let mut b = Bindings::new();
-            bind(&mut b, &st.srvs, &mut st.uavs, &st.samplers, &cb);
+            bind(
+                &mut b,
+                &st.srvs,
+                &mut st.uavs,
+                &st.samplers,
+                &cb,
+                ps.program.as_ref(),
+            );
             let inputs = BatchInputs::new(n, regs, &data).with_helpers(&helpers);
             shader
                 .run_batch(&mut b, &inputs)

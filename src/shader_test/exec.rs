@@ -14,12 +14,14 @@ use std::collections::BTreeMap;
 use super::draw::{self, Topology};
 use super::probe;
 use super::resource::{self, Resource};
+use super::script::Shape;
 use super::script::{Item, Qualifiers, Require, ResKind, SamplerText, Script, Stage};
 use super::shaders::Loaded;
 use super::values;
+use crate::ir::{Decl, Program, ResourceDim};
 use crate::{
     AddressMode, Bindings, ComparisonFunc, DispatchConfig, EngineKind, Filter, FilterMode,
-    SamplerDesc, Slot,
+    SamplerDesc, Slot, TextureDim, TextureView, View,
 };
 
 /// What happened to one checked line.
@@ -446,18 +448,36 @@ pub fn uniform_bytes(st: &State) -> Vec<u8> {
 }
 
 /// Binds SRVs, UAVs, samplers and `cb0` (when uniforms were set).
+///
+/// A typed buffer bound where `program` declares a 1D or 2D texture UAV is
+/// viewed as a one-row texture of its elements: D3D11 hardware addresses
+/// the same memory that way (vkd3d's `uav-atomics` test binds one so and
+/// expects it to work).
 pub fn bind<'a>(
     b: &mut Bindings<'a>,
     srvs: &'a BTreeMap<u32, Resource>,
     uavs: &'a mut BTreeMap<u32, Resource>,
     samplers: &BTreeMap<u32, SamplerDesc>,
     cb: &'a [u8],
+    program: Option<&Program>,
 ) {
     for (n, r) in srvs {
         b.srv(Slot::new(*n), &r.data, r.view());
     }
     for (n, r) in uavs.iter_mut() {
-        let view = r.view();
+        let mut view = r.view();
+        if let (Shape::Buffer { n: len }, Some(dim)) =
+            (r.shape, program.and_then(|p| uav_dim(p, *n)))
+        {
+            let tex = match dim {
+                ResourceDim::Texture2D => Some(TextureDim::Tex2D),
+                ResourceDim::Texture1D => Some(TextureDim::Tex1D),
+                _ => None,
+            };
+            if let Some(t) = tex {
+                view = View::texture(TextureView::packed(t, r.format, [len, 1, 1], 1));
+            }
+        }
         b.uav(Slot::new(*n), &mut r.data, view);
     }
     for (n, s) in samplers {
@@ -468,12 +488,27 @@ pub fn bind<'a>(
     }
 }
 
+/// The dimension `program` declares for typed UAV `u{slot}`.
+fn uav_dim(program: &Program, slot: u32) -> Option<ResourceDim> {
+    program.decls.iter().find_map(|d| match d {
+        Decl::UavTyped { op, dim, .. } if op.imm_index(0) == Some(slot) => Some(*dim),
+        _ => None,
+    })
+}
+
 fn dispatch(st: &mut State, groups: [u32; 3]) -> Result<(), String> {
     let cs = st.cs.as_ref().ok_or("dispatch: no compute shader")?;
     let shader = cs.get().map_err(|e| format!("compute shader: {e}"))?;
     let cb = uniform_bytes(st);
     let mut b = Bindings::new();
-    bind(&mut b, &st.srvs, &mut st.uavs, &st.samplers, &cb);
+    bind(
+        &mut b,
+        &st.srvs,
+        &mut st.uavs,
+        &st.samplers,
+        &cb,
+        cs.program.as_ref(),
+    );
     let config = DispatchConfig {
         threads: 1,
         ..DispatchConfig::default()

@@ -56,6 +56,65 @@ impl Interp {
     }
 }
 
+/// Signatures for a blob that has none (assembled without them): every
+/// declared v#/o# becomes an element named after its register, so a vertex
+/// shader's `o{r}` feeds a pixel shader's `v{r}`; a pixel shader's `o{r}`
+/// is `SV_Target{r}`; `_siv`/`_sgv` names become system values.
+fn synthesized(program: &Program) -> (Vec<SignatureElement>, Vec<SignatureElement>) {
+    use crate::ir::{Components, ProgramKind, Selection};
+    let pixel = program.version.kind == ProgramKind::Pixel;
+    let element = |op: &crate::ir::Operand, sv: u32, output: bool| {
+        let r = op.imm_index(0)?;
+        let mask = match op.comps {
+            Components::Four(Selection::Mask(m)) => m,
+            _ => 0xf,
+        };
+        let target = output && pixel;
+        Some(SignatureElement {
+            name: if target {
+                "SV_Target".into()
+            } else {
+                format!("__reg{r}")
+            },
+            semantic_index: if target { r } else { 0 },
+            system_value: if target { sv::TARGET } else { sv },
+            component_type: 3,
+            register: r,
+            mask,
+            rw_mask: mask,
+            stream: 0,
+            min_precision: 0,
+        })
+    };
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for d in &program.decls {
+        match d {
+            Decl::Input(op) | Decl::InputPs { op, .. } if op.ty == OperandType::Input => {
+                inputs.extend(element(op, 0, false))
+            }
+            Decl::InputSgv { op, name }
+            | Decl::InputSiv { op, name }
+            | Decl::InputPsSgv { op, name, .. }
+            | Decl::InputPsSiv { op, name, .. }
+                if op.ty == OperandType::Input =>
+            {
+                inputs.extend(element(op, *name, false))
+            }
+            Decl::Output(op) if op.ty == OperandType::Output => {
+                outputs.extend(element(op, 0, true))
+            }
+            Decl::OutputSgv { op, name } | Decl::OutputSiv { op, name }
+                if op.ty == OperandType::Output =>
+            {
+                outputs.extend(element(op, *name, true))
+            }
+            _ => {}
+        }
+    }
+    (inputs, outputs)
+}
+
 /// A decoded shader, compiled for one engine.
 #[derive(Clone, Debug)]
 pub struct Loaded {
@@ -125,6 +184,11 @@ impl Loaded {
         outputs: Vec<SignatureElement>,
     ) -> Loaded {
         let shader = Shader::new(&program, engine).map_err(|e| e.to_string());
+        let (inputs, outputs) = if inputs.is_empty() && outputs.is_empty() {
+            synthesized(&program)
+        } else {
+            (inputs, outputs)
+        };
         let interp = program
             .decls
             .iter()

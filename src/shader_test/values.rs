@@ -32,8 +32,15 @@ pub fn c_int64(tok: &str) -> Option<u64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
-/// A decimal float rounded to nearest float32 (overflow reads as ±∞).
+/// A float as C's `strtof` reads it: decimal rounded to nearest float32
+/// (overflow reads as ±∞), or a hexadecimal integer (`0x80000000` is
+/// 2147483648.0, as vkd3d's runner reads `uniform 1 float 0x80000000`).
 pub fn float(tok: &str) -> Option<f32> {
+    let unsigned = tok.trim_start_matches(['-', '+']);
+    if unsigned.starts_with("0x") || unsigned.starts_with("0X") {
+        let v = u64::from_str_radix(&unsigned[2..], 16).ok()? as f32;
+        return Some(if tok.starts_with('-') { -v } else { v });
+    }
     tok.parse::<f32>().ok()
 }
 
@@ -114,6 +121,8 @@ mod tests {
         assert_eq!(data_word("1.0e39"), Some(0x7f80_0000));
         assert_eq!(float("1e99"), Some(f32::INFINITY));
         assert_eq!(float("nan").map(f32::to_bits), Some(0x7fc0_0000));
+        assert_eq!(float("0x80000000"), Some(2_147_483_648.0));
+        assert_eq!(float("-0x10"), Some(-16.0));
     }
 
     #[test]
