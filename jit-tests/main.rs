@@ -18,6 +18,7 @@ mod peer;
 #[cfg(target_os = "linux")]
 mod rss;
 mod sampling;
+mod shader_tests;
 mod threads;
 mod util;
 mod validate;

@@ -71,6 +71,10 @@ pub struct State {
     pub uniforms: Vec<u32>,
     pub depth_func: ComparisonFunc,
     pub sample_mask: u32,
+    /// Resources a skipped draw or dispatch would have written, with the
+    /// reason: probes of them are skipped for it until they are recreated
+    /// or cleared.
+    pub tainted: BTreeMap<(ResKind, u32), String>,
 }
 
 /// Runs a script on `engine`.
@@ -93,6 +97,7 @@ pub fn run(script: &Script, engine: EngineKind) -> Run {
         uniforms: Vec::new(),
         depth_func: ComparisonFunc::Less,
         sample_mask: u32::MAX,
+        tainted: BTreeMap::new(),
     };
     let mut out = Run::default();
     for (line, item) in &script.items {
@@ -120,6 +125,7 @@ pub fn run(script: &Script, engine: EngineKind) -> Run {
                 if st.unmet.is_some() {
                     continue;
                 }
+                st.tainted.remove(&(d.kind, d.slot));
                 match Resource::new(d) {
                     Ok(r) => {
                         let map = match d.kind {
@@ -269,6 +275,12 @@ fn test_line(st: &mut State, line: usize, q: &Qualifiers, directive: &str) -> Op
         return None;
     }
     if is_probe {
+        if let Ok(p) = probe::parse(&directive["probe".len()..]) {
+            if let Some(why) = st.tainted.get(&(p.target.kind, p.target.slot)) {
+                rec.verdict = Verdict::Skip(why.clone());
+                return Some(rec);
+            }
+        }
         match run_probe(st, &directive["probe".len()..]) {
             Ok((true, read, _)) => rec.read = read,
             Ok((false, read, why)) => {
@@ -286,8 +298,19 @@ fn test_line(st: &mut State, line: usize, q: &Qualifiers, directive: &str) -> Op
             Some(rec)
         }
         Err(Outcome::Skip(e)) => {
-            rec.verdict = Verdict::Skip(e);
-            Some(rec)
+            // Nothing is counted for the directive itself; the probes that
+            // would observe it are skipped with its reason.
+            let written: Vec<(ResKind, u32)> = if directive.starts_with("dispatch") {
+                st.uavs.keys().map(|n| (ResKind::Uav, *n)).collect()
+            } else {
+                let rtvs = st.rtvs.keys().map(|n| (ResKind::Rtv, *n));
+                let uavs = st.uavs.keys().map(|n| (ResKind::Uav, *n));
+                rtvs.chain(uavs).chain([(ResKind::Dsv, 0)]).collect()
+            };
+            for k in written {
+                st.tainted.insert(k, e.clone());
+            }
+            None
         }
     }
 }
@@ -349,6 +372,7 @@ fn directive_line(st: &mut State, d: &str) -> Result<(), Outcome> {
                 .get_mut(&slot)
                 .ok_or(format!("clear: no render target {slot}"))?;
             t.clear(v);
+            st.tainted.remove(&(ResKind::Rtv, slot));
             Ok(())
         }
         ["clear", "dsv", v] => {
@@ -358,6 +382,7 @@ fn directive_line(st: &mut State, d: &str) -> Result<(), Outcome> {
                 .as_mut()
                 .ok_or("clear: no depth buffer".to_string())?;
             t.clear([v.to_bits(); 4]);
+            st.tainted.remove(&(ResKind::Dsv, 0));
             Ok(())
         }
         ["copy", dk, dn, sk, sn] => copy(st, (dk, num(dn)?), (sk, num(sn)?)).map_err(Outcome::from),

@@ -44,6 +44,20 @@ pub struct Report {
 }
 
 impl Report {
+    /// Adds another report's counts and lines to this one.
+    pub fn merge(&mut self, o: Report) {
+        self.passed += o.passed;
+        self.failed += o.failed;
+        self.skipped += o.skipped;
+        self.todo_failed += o.todo_failed;
+        self.todo_passed += o.todo_passed;
+        for (why, n) in o.skip_reasons {
+            *self.skip_reasons.entry(why).or_default() += n;
+        }
+        self.failures.extend(o.failures);
+        self.todos.extend(o.todos);
+    }
+
     /// The final line.
     pub fn summary(&self) -> String {
         format!(
