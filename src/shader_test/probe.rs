@@ -204,11 +204,18 @@ pub fn parse(text: &str) -> Result<Probe, String> {
     let form = &rest[..name_end];
     let (vals, tail) = parens(rest[name_end..].trim_start())
         .ok_or_else(|| format!("probe `{text}`: no expected values"))?;
+    // vkd3d reads the tolerance with `sscanf("%u")`: leading digits count,
+    // anything after them (`function-return` ends a probe with `;`) does not.
     let tail = tail.trim();
-    let ulps: u64 = if tail.is_empty() {
+    let digits = tail
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(tail.len());
+    let ulps: u64 = if digits == 0 {
         0
     } else {
-        tail.parse().map_err(|_| format!("bad ulps `{tail}`"))?
+        tail[..digits]
+            .parse()
+            .map_err(|_| format!("bad ulps `{tail}`"))?
     };
     let floats = || -> Result<Vec<f32>, String> {
         vals.iter()
@@ -317,6 +324,8 @@ mod tests {
             .expect
             .matches(&[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]));
         assert!(parse("(0, 0) frob(1)").is_err());
+        let p = parse("(0, 0) rgba (0.2, 0.1, 0.8, 0.5);").unwrap();
+        assert_eq!(p.expect.element_bytes(), 16);
         assert!(parse("(x) u32(1)").is_err());
     }
 }
