@@ -125,7 +125,7 @@ pub fn draw(st: &mut State, topo: Topology, count: u32, instances: u32) -> Resul
         }; 3];
         for (k, &vi) in tri.iter().enumerate() {
             let p = verts[vi].reg(pos_reg).map(|b| f64::from(f32::from_bits(b)));
-            if !(p[3] > 0.0) {
+            if p[3].is_nan() || p[3] <= 0.0 {
                 return Err(Outcome::Skip(
                     "a vertex with clip w <= 0 (clipping against the near plane)".into(),
                 ));
