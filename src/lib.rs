@@ -54,6 +54,7 @@ pub mod fuzz;
 pub mod interp;
 pub mod ir;
 pub mod jit;
+pub mod reflect;
 pub mod runtime;
 pub mod sem;
 pub mod util;
@@ -62,6 +63,7 @@ pub mod validate;
 pub use api::{DispatchConfig, EngineKind, Shader};
 pub use error::Error;
 pub use ir::Program;
+pub use reflect::Reflection;
 pub use runtime::Bindings;
 pub use runtime::{
     AddressMode, BatchInputs, BatchResult, BufferKind, BufferView, ComparisonFunc, DispatchStats,
