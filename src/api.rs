@@ -430,10 +430,22 @@ impl Shader {
         let o = DispatchOptions {
             budget: config.budget,
         };
-        let result = match &self.compiled {
+        let mut result = match &self.compiled {
             Compiled::Jit(s) => s.run_batch(b, inputs, &o)?,
             Compiled::Interp(i) => i.run_batch(b, inputs, &o)?,
         };
+        result.semantics = result
+            .registers
+            .iter()
+            .map(|&r| {
+                self.reflection
+                    .outputs
+                    .iter()
+                    .find(|e| e.register == Some(r))
+                    .map(|e| (e.semantic.clone(), e.semantic_index))
+                    .unwrap_or_default()
+            })
+            .collect();
         Ok(result)
     }
 }

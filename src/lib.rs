@@ -66,7 +66,7 @@ pub use ir::Program;
 pub use reflect::Reflection;
 pub use runtime::Bindings;
 pub use runtime::{
-    AddressMode, BatchInputs, BatchResult, BufferKind, BufferView, ComparisonFunc, DispatchStats,
+    AddressMode, BatchInputs, BatchResult, SpecialOutput, BufferKind, BufferView, ComparisonFunc, DispatchStats,
     Filter, FilterMode, Format, LaneResult, RuntimeError, SamplerDesc, Slot, TextureDim,
     TextureView, View,
 };
