@@ -52,7 +52,10 @@ ret
         }
         let want = i as f32 * 0.125 + 0.25;
         assert_eq!(r.depth(i), Some(want), "pixel {i}");
-        assert_eq!(r.by_semantic(i, "SV_Depth", 0), Some([want.to_bits(), 0, 0, 0]));
+        assert_eq!(
+            r.by_semantic(i, "SV_Depth", 0),
+            Some([want.to_bits(), 0, 0, 0])
+        );
         assert_eq!(
             r.by_semantic(i, "SV_Target", 0),
             Some([(i as f32).to_bits(); 4])
@@ -62,7 +65,9 @@ ret
         ("oDepthGE", SpecialOutput::DepthGreaterEqual),
         ("oDepthLE", SpecialOutput::DepthLessEqual),
     ] {
-        let text = format!("ps_5_0\ndcl_input_ps linear v0.x\ndcl_output {reg}\nadd {reg}, v0.x, l(0.5)\nret\n");
+        let text = format!(
+            "ps_5_0\ndcl_input_ps linear v0.x\ndcl_output {reg}\nadd {reg}, v0.x, l(0.5)\nret\n"
+        );
         let r = both(&text, &BatchInputs::new(4, 1, &data[..16]));
         assert_eq!(r.specials, [kind]);
         assert_eq!(r.special(3, kind), Some(3.5f32.to_bits()));
@@ -88,12 +93,22 @@ ret
     let coverage: Vec<u32> = (0..8u32).map(|i| 0xF0 | i).collect();
     let inputs = BatchInputs::new(8, 1, &data).with_coverage(&coverage);
     let r = both(text, &inputs);
-    assert_eq!(r.specials, [SpecialOutput::CoverageMask, SpecialOutput::StencilRef]);
+    assert_eq!(
+        r.specials,
+        [SpecialOutput::CoverageMask, SpecialOutput::StencilRef]
+    );
     for i in 0..8u32 {
         let inv = i as usize;
-        assert_eq!(r.coverage_mask(inv), Some((1 << i) & (0xF0 | i)), "pixel {i}");
+        assert_eq!(
+            r.coverage_mask(inv),
+            Some((1 << i) & (0xF0 | i)),
+            "pixel {i}"
+        );
         assert_eq!(r.stencil_ref(inv), Some(i + 100));
-        assert_eq!(r.by_semantic(inv, "SV_StencilRef", 0), Some([i + 100, 0, 0, 0]));
+        assert_eq!(
+            r.by_semantic(inv, "SV_StencilRef", 0),
+            Some([i + 100, 0, 0, 0])
+        );
     }
     // Without coverage masks every sample of a 4-sample target is covered.
     let r = both(text, &BatchInputs::new(8, 1, &data).with_sample_count(4));
@@ -117,7 +132,10 @@ ret
     // Standard 4-sample pattern in 1/16 pixel (D3D11_STANDARD_MULTISAMPLE_PATTERN).
     let pattern = [(-2, -6), (6, -2), (-6, 2), (2, 6)];
     for samples in [1u32, 4] {
-        let r = both(text, &BatchInputs::new(8, 1, &data).with_sample_count(samples));
+        let r = both(
+            text,
+            &BatchInputs::new(8, 1, &data).with_sample_count(samples),
+        );
         for i in 0..8usize {
             let o0 = r.output(i, 0).unwrap();
             assert_eq!(o0[0], samples);
@@ -128,7 +146,11 @@ ret
                 4 if i < 4 => [pattern[i].0 as f32 / 16.0, pattern[i].1 as f32 / 16.0],
                 _ => [0.0, 0.0],
             };
-            assert_eq!(o1, [want[0], want[1], 0.0, 0.0], "{samples} samples, index {i}");
+            assert_eq!(
+                o1,
+                [want[0], want[1], 0.0, 0.0],
+                "{samples} samples, index {i}"
+            );
         }
     }
 }

@@ -55,13 +55,23 @@ fn io_decls(decls: &[Decl]) -> Vec<(bool, &Operand)> {
         .collect()
 }
 
-fn check_decl(name: &str, list: &[SignatureElement], input: bool, op: &Operand) -> Result<(), String> {
+fn check_decl(
+    name: &str,
+    list: &[SignatureElement],
+    input: bool,
+    op: &Operand,
+) -> Result<(), String> {
     let mask = decl_mask(op);
     let indexed = matches!(op.ty, OperandType::Input | OperandType::Output);
     let found = list.iter().any(|e| {
         let place = if indexed {
             e.register == op.imm_index(0)
-                && e.operand == format!("{}{}", if input { "v" } else { "o" }, e.register.unwrap_or(0))
+                && e.operand
+                    == format!(
+                        "{}{}",
+                        if input { "v" } else { "o" },
+                        e.register.unwrap_or(0)
+                    )
         } else {
             e.register.is_none() && e.operand == op.ty.prefix()
         };
@@ -78,7 +88,11 @@ fn check_decl(name: &str, list: &[SignatureElement], input: bool, op: &Operand) 
     }
 }
 
-fn check_container(name: &str, list: &[SignatureElement], sig: &[ChunkElement]) -> Result<(), String> {
+fn check_container(
+    name: &str,
+    list: &[SignatureElement],
+    sig: &[ChunkElement],
+) -> Result<(), String> {
     for c in sig {
         let register = (c.register != u32::MAX).then_some(c.register);
         let hit = list.iter().any(|e| {
@@ -90,7 +104,9 @@ fn check_container(name: &str, list: &[SignatureElement], sig: &[ChunkElement]) 
                 && e.system_value.0 == c.system_value
         });
         if !hit {
-            return Err(format!("{name}: container element {c:?} is not in the reflection"));
+            return Err(format!(
+                "{name}: container element {c:?} is not in the reflection"
+            ));
         }
     }
     Ok(())
@@ -100,7 +116,11 @@ fn check_container(name: &str, list: &[SignatureElement], sig: &[ChunkElement]) 
 fn reflection_agrees_with_program_and_container_on_every_corpus_shader() {
     let mut files = Vec::new();
     dxbc_files(&corpus_dir(), &mut files);
-    assert!(files.len() >= 160, "found only {} corpus shaders", files.len());
+    assert!(
+        files.len() >= 160,
+        "found only {} corpus shaders",
+        files.len()
+    );
     let mut problems = Vec::new();
     let mut elements = 0;
     let mut bindings = 0;
@@ -147,7 +167,12 @@ fn reflection_agrees_with_program_and_container_on_every_corpus_shader() {
                 _ => continue,
             };
             bindings += 1;
-            let slot = op.imm_index(0).expect("slot");
+            // SM5.1 declarations are `[range id][lower][upper]`: the slot is `lower`.
+            let slot = match op.indices.len() {
+                3 => op.imm_index(1),
+                _ => op.imm_index(0),
+            }
+            .expect("slot");
             if !list.contains(&slot) {
                 problems.push(format!("{name}: {d:?} not at slot {slot} in {list:?}"));
             }
@@ -156,7 +181,9 @@ fn reflection_agrees_with_program_and_container_on_every_corpus_shader() {
         if let Some(rdef) = &info.rdef {
             for cb in &r.constant_buffers {
                 let named = rdef.resources.iter().any(|b| {
-                    b.input_type == 0 && b.bind_point == cb.slot && Some(&b.name) == cb.name.as_ref()
+                    b.input_type == 0
+                        && b.bind_point == cb.slot
+                        && Some(&b.name) == cb.name.as_ref()
                 });
                 if !named {
                     problems.push(format!("{name}: cb{} has no RDEF name", cb.slot));

@@ -181,6 +181,17 @@ impl Shader {
         Shader::new(&program, engine)
     }
 
+    /// Validates and compiles a decoded program; `chunks` (the container's
+    /// reflection chunks, `dxbc::read_dxbc(..).info`) name its signature
+    /// elements and bindings in [`Shader::reflect`].
+    pub fn from_decoded(
+        program: &Program,
+        chunks: Option<&ChunkInfo>,
+        engine: EngineKind,
+    ) -> Result<Shader, Error> {
+        Shader::build(program, engine, chunks)
+    }
+
     /// Validates and compiles an already decoded program.
     pub fn new(program: &Program, engine: EngineKind) -> Result<Shader, Error> {
         Shader::build(program, engine, None)

@@ -52,6 +52,7 @@ pub mod dxbc;
 pub mod error;
 pub mod fuzz;
 pub mod interp;
+pub mod interpolate;
 pub mod ir;
 pub mod jit;
 pub mod reflect;
@@ -66,9 +67,9 @@ pub use ir::Program;
 pub use reflect::Reflection;
 pub use runtime::Bindings;
 pub use runtime::{
-    AddressMode, BatchInputs, BatchResult, SpecialOutput, BufferKind, BufferView, ComparisonFunc, DispatchStats,
-    Filter, FilterMode, Format, LaneResult, RuntimeError, SamplerDesc, Slot, TextureDim,
-    TextureView, View,
+    AddressMode, BatchInputs, BatchResult, BufferKind, BufferView, ComparisonFunc, DispatchStats,
+    Filter, FilterMode, Format, LaneResult, RuntimeError, SamplerDesc, Slot, SpecialOutput,
+    TextureDim, TextureView, View,
 };
 
 /// Runs the Rust walk-through of `docs/embedding.md` as a doctest.

@@ -14,6 +14,7 @@ pub mod error;
 pub mod front;
 pub mod fuzz;
 pub mod run;
+pub mod stage;
 
 use std::path::PathBuf;
 
@@ -53,7 +54,7 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Show what a shader contains: model, declarations, instruction counts.
     Info(InfoArgs),
-    /// Run a compute shader on buffers given on the command line (no SHADER: the showcase).
+    /// Run a compute shader on buffers, or a vertex/pixel shader over vertices or a pixel grid (no SHADER: the showcase).
     Run(run::RunArgs),
     /// Run conformance cases (case.json + shader.dxbc) and compare the results.
     Case(CaseArgs),
@@ -215,9 +216,8 @@ fn validate(a: &ValidateArgs) -> Result<ExitCode, CliError> {
 fn info(a: &InfoArgs) -> Result<ExitCode, CliError> {
     let name = front::display_name(&a.file);
     let loaded = front::load(&a.file, a.ignore_checksum)?;
-    let reflection = front::validate(&name, &loaded.program).map(|info| {
-        crate::reflect::reflect(&loaded.program, &info, loaded.chunks.as_ref())
-    });
+    let reflection = front::validate(&name, &loaded.program)
+        .map(|info| crate::reflect::reflect(&loaded.program, &info, loaded.chunks.as_ref()));
     match a.format {
         run::OutputFormat::Text => {
             print!("{}", run::describe(&name, &loaded));

@@ -286,7 +286,8 @@ fn read_decls(p: &mut Prepared) -> Result<(), RuntimeError> {
                 );
             }
             Decl::Output(op) if crate::runtime::SpecialOutput::from_operand(op.ty).is_some() => {
-                p.specials.extend(crate::runtime::SpecialOutput::from_operand(op.ty));
+                p.specials
+                    .extend(crate::runtime::SpecialOutput::from_operand(op.ty));
             }
             Decl::Output(op) | Decl::OutputSgv { op, .. } | Decl::OutputSiv { op, .. } => {
                 if let Some(r) = op.imm_index(0) {

@@ -163,7 +163,10 @@ impl Ctx<'_, '_, '_> {
     /// A special pixel input (vCoverage, vInnerCoverage) from the special
     /// register; 0 when the program has none.
     fn special_in(&self, t: &Thread, ty: OperandType) -> u32 {
-        match (self.p.special_reg, crate::runtime::batch::special_component(ty)) {
+        match (
+            self.p.special_reg,
+            crate::runtime::batch::special_component(ty),
+        ) {
             (Some(r), Some(c)) => get4(&t.inputs, u64::from(r))[c],
             _ => 0,
         }
@@ -248,7 +251,10 @@ impl Ctx<'_, '_, '_> {
             }
             ty => {
                 // oDepth, oMask, ...: one component of the special register.
-                let special = self.p.special_reg.zip(crate::runtime::batch::special_component(ty));
+                let special = self
+                    .p
+                    .special_reg
+                    .zip(crate::runtime::batch::special_component(ty));
                 if let Some((r, c)) = special {
                     if let Some(reg) = get_mut(&mut t.outputs, u64::from(r)) {
                         if mask & 1 != 0 {

@@ -351,7 +351,10 @@ impl Lower<'_, '_> {
     /// The table entry of a t# operand, or [`RASTERIZER`] for `rasterizer`.
     fn entry_or_rasterizer(&mut self, res: &crate::ir::Operand) -> Result<Value, JitError> {
         if res.ty == OperandType::Rasterizer {
-            return Ok(self.b.ins().iconst(types::I32, i64::from(RASTERIZER as i32)));
+            return Ok(self
+                .b
+                .ins()
+                .iconst(types::I32, i64::from(RASTERIZER as i32)));
         }
         self.entry_value(res)
     }

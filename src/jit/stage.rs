@@ -151,8 +151,7 @@ impl Lower<'_, '_> {
     /// ...) into its component of the special register, under `exec`.
     pub fn special_write(&mut self, op: &Operand, vals: &[Option<V>; 4]) -> Result<(), JitError> {
         let at = self.p.special_reg.zip(special_component(op.ty));
-        let Some(vars) =
-            at.and_then(|(r, c)| self.stage.outputs.get(r as usize).map(|reg| reg[c]))
+        let Some(vars) = at.and_then(|(r, c)| self.stage.outputs.get(r as usize).map(|reg| reg[c]))
         else {
             return Ok(());
         };

@@ -190,7 +190,9 @@ impl SpecialOutput {
     /// Its component of the special register.
     pub fn component(self) -> usize {
         match self {
-            SpecialOutput::Depth | SpecialOutput::DepthGreaterEqual | SpecialOutput::DepthLessEqual => 0,
+            SpecialOutput::Depth
+            | SpecialOutput::DepthGreaterEqual
+            | SpecialOutput::DepthLessEqual => 0,
             SpecialOutput::CoverageMask => 1,
             SpecialOutput::StencilRef => 2,
         }
