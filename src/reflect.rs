@@ -251,6 +251,10 @@ pub struct Resource {
     pub class: ResourceClass,
     /// `buffer`, `texture2d`, `texture2dms`, ..., `raw_buffer`, `structured_buffer`.
     pub dimension: String,
+    /// The same as the token's resource-dimension number (1 buffer, 3
+    /// texture2d, ..., 11 raw, 12 structured).
+    #[serde(skip)]
+    pub dimension_code: u32,
     /// Typed resources: the return type of each component (`float`, `uint`, ...).
     pub return_type: Option<[String; 4]>,
     /// Multisampled textures: the declared sample count (0 = any).
@@ -636,6 +640,11 @@ fn resource(
     count: u32,
     kind: ResourceKind,
 ) -> Resource {
+    let code = match kind {
+        ResourceKind::Typed { dim, .. } => dim as u32,
+        ResourceKind::Raw => ResourceDim::RawBuffer as u32,
+        ResourceKind::Structured { .. } => ResourceDim::StructuredBuffer as u32,
+    };
     let (class, dimension, return_type, sample_count, stride) = match kind {
         ResourceKind::Typed {
             dim,
@@ -664,6 +673,7 @@ fn resource(
         count,
         class,
         dimension: dimension.to_string(),
+        dimension_code: code,
         return_type,
         sample_count,
         stride,
