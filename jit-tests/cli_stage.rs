@@ -343,3 +343,57 @@ fn info_prints_the_reflection_as_text_and_json() {
     assert_eq!(v["reflection"]["outputs"][0]["semantic"], "SV_Target");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A shader that reads `SV_SampleIndex` on a 4-sample target runs the
+/// grid once per sample: each invocation sees its sample index, its own
+/// coverage bit and `SV_Position` at the sample's standard position
+/// (D3D11's 4-sample pattern, in 1/16 pixel: (-2,-6), (6,-2), (-6,2), (2,6)).
+#[test]
+fn run_shades_per_sample_when_the_shader_reads_the_sample_index() {
+    let dir = scratch("persample");
+    let ps = write(
+        &dir,
+        "ps.asm",
+        "ps_5_0
+dcl_input_ps_siv linear noperspective sample v0.xy, position
+dcl_input_ps_sgv constant v1.x, sampleIndex
+dcl_input vCoverage
+dcl_output o0.xyzw
+utof o0.x, v1.x
+mov o0.y, vCoverage
+mov o0.zw, v0.xxxy
+ret
+",
+    );
+    let args = [
+        "run",
+        &ps,
+        "--pixels",
+        "2x2",
+        "--samples",
+        "4",
+        "--synthetic",
+        "--engine",
+        "both",
+        "--format",
+        "json",
+    ];
+    let v: serde_json::Value = serde_json::from_str(&ok(&sm5jit(&args))).expect("json");
+    assert_eq!(v["identical"], true);
+    let inv = v["invocations"].as_array().unwrap();
+    assert_eq!(inv.len(), 16);
+    let pattern = [(-2.0f32, -6.0f32), (6.0, -2.0), (-6.0, 2.0), (2.0, 6.0)];
+    for x in inv {
+        let s = x["sample"].as_u64().unwrap() as usize;
+        let (px, py) = (
+            x["x"].as_u64().unwrap() as f32,
+            x["y"].as_u64().unwrap() as f32,
+        );
+        let o0 = bits_of(&x["outputs"][0]);
+        assert_eq!(f32::from_bits(o0[0]), s as f32);
+        assert_eq!(o0[1], 1 << s);
+        assert_eq!(f32::from_bits(o0[2]), px + 0.5 + pattern[s].0 / 16.0);
+        assert_eq!(f32::from_bits(o0[3]), py + 0.5 + pattern[s].1 / 16.0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -141,9 +141,8 @@ ret
             assert_eq!(o0[0], samples);
             assert_eq!(f32::from_bits(o0[1]), samples as f32);
             let o1 = r.output(i, 1).unwrap().map(f32::from_bits);
-            let want = match samples {
-                1 if i == 0 => [0.0, 0.0],
-                4 if i < 4 => [pattern[i].0 as f32 / 16.0, pattern[i].1 as f32 / 16.0],
+            let want = match (samples, pattern.get(i)) {
+                (4, Some(p)) => [p.0 as f32 / 16.0, p.1 as f32 / 16.0],
                 _ => [0.0, 0.0],
             };
             assert_eq!(
@@ -153,4 +152,100 @@ ret
             );
         }
     }
+}
+
+/// The system values a rasterizer provides, end to end on both engines: a
+/// vertex shader writes `SV_RenderTargetArrayIndex` and
+/// `SV_ViewportArrayIndex` (read back by semantic), the interpolator
+/// fills the pixel shader's `SV_Position`, `SV_IsFrontFace`,
+/// `SV_PrimitiveID` and `SV_SampleIndex` (one invocation per sample, as
+/// per-sample shading runs), and the pixel shader reports them all.
+#[test]
+fn system_values_from_vertex_to_pixel_on_both_engines() {
+    use sm5jit::interpolate::{Interpolator, Pixel};
+    let vs_text = "vs_5_0
+dcl_input v0.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output_siv o1.x, rendertarget_array_index
+dcl_output_siv o1.y, viewport_array_index
+mov o0.xyzw, v0.xyzw
+ftou o1.x, v0.x
+mov o1.y, l(2)
+ret
+";
+    let ps_text = "ps_5_0
+dcl_input_ps_siv linear noperspective v0.xy, position
+dcl_input_ps_sgv constant v1.x, is_front_face
+dcl_input_ps_sgv constant v1.y, primitive_id
+dcl_input_ps_sgv constant v1.z, sampleIndex
+dcl_input vCoverage
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+mov o0.xy, v0.xyxx
+mov o0.zw, l(0,0,0,0)
+mov o1.xyz, v1.xyzx
+mov o1.w, vCoverage
+ret
+";
+    let vs = |e| Shader::from_asm(vs_text, e).unwrap();
+    let ps = |e| Shader::from_asm(ps_text, e).unwrap();
+    let verts: Vec<u32> = [
+        [3.0f32, 0.0, 0.0, 1.0],
+        [5.0, 0.0, 0.0, 1.0],
+        [7.0, 0.0, 0.0, 1.0],
+    ]
+    .iter()
+    .flatten()
+    .map(|v| v.to_bits())
+    .collect();
+    let mut results = Vec::new();
+    for engine in [EngineKind::Interpreter, EngineKind::Jit] {
+        let (v, p) = (vs(engine), ps(engine));
+        assert!(p.reflect().flags.per_sample && p.reflect().flags.reads_coverage);
+        let vo = v
+            .run_batch(&mut Bindings::new(), &BatchInputs::new(3, 1, &verts))
+            .unwrap();
+        assert_eq!(
+            vo.by_semantic(1, "SV_RenderTargetArrayIndex", 0).unwrap()[0],
+            5
+        );
+        assert_eq!(vo.by_semantic(2, "SV_ViewportArrayIndex", 0).unwrap()[1], 2);
+        let lerp = Interpolator::new(v.reflect(), p.reflect()).unwrap();
+        // One quad, shaded once per sample of a 2-sample target.
+        let mut data = Vec::new();
+        let mut coverage = Vec::new();
+        for sample in 0..2u32 {
+            for lane in 0..4u32 {
+                let px = Pixel {
+                    x: (lane % 2) as f32 + 0.5,
+                    y: (lane / 2) as f32 + 0.5,
+                    bary: [1.0, 0.0, 0.0],
+                    front_face: lane != 3,
+                    primitive_id: 40 + lane,
+                    sample_index: sample,
+                };
+                lerp.push_pixel(&vo, [0, 1, 2], &px, &mut data);
+                coverage.push(1 << sample);
+            }
+        }
+        let inputs = BatchInputs::new(8, lerp.registers(), &data)
+            .with_coverage(&coverage)
+            .with_sample_count(2);
+        let out = p.run_batch(&mut Bindings::new(), &inputs).unwrap();
+        for inv in 0..8usize {
+            let (lane, sample) = (inv as u32 % 4, inv as u32 / 4);
+            let pos = out.output(inv, 0).unwrap();
+            assert_eq!(
+                [f32::from_bits(pos[0]), f32::from_bits(pos[1])],
+                [(lane % 2) as f32 + 0.5, (lane / 2) as f32 + 0.5]
+            );
+            let face = if lane != 3 { u32::MAX } else { 0 };
+            assert_eq!(
+                out.output(inv, 1),
+                Some([face, 40 + lane, sample, 1 << sample])
+            );
+        }
+        results.push(out);
+    }
+    assert_eq!(results[0], results[1]);
 }

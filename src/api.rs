@@ -445,17 +445,11 @@ impl Shader {
             Compiled::Jit(s) => s.run_batch(b, inputs, &o)?,
             Compiled::Interp(i) => i.run_batch(b, inputs, &o)?,
         };
-        result.semantics = result
-            .registers
+        result.semantics = self
+            .reflection
+            .outputs
             .iter()
-            .map(|&r| {
-                self.reflection
-                    .outputs
-                    .iter()
-                    .find(|e| e.register == Some(r))
-                    .map(|e| (e.semantic.clone(), e.semantic_index))
-                    .unwrap_or_default()
-            })
+            .filter_map(|e| Some((e.semantic.clone(), e.semantic_index, e.register?)))
             .collect();
         Ok(result)
     }

@@ -425,3 +425,98 @@ pub unsafe extern "C" fn sm5jit_reflect_json(
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    #[test]
+    fn layouts_match_the_header() {
+        assert_eq!(size_of::<CShaderDesc>(), 17 * 4);
+        assert_eq!(size_of::<CSignatureElement>(), 4 + 64 + 9 * 4);
+        assert_eq!(size_of::<CBindingDesc>(), 4 + 64 + 10 * 4 + 16);
+    }
+
+    #[test]
+    fn reflection_through_the_c_entry_points() {
+        let text = "ps_5_0
+dcl_sampler s2, mode_comparison
+dcl_resource_texture2d (float,float,float,float) t40
+dcl_input_ps linear v1.xy
+dcl_output oDepthLE
+sample_c_lz oDepthLE, v1.xyxx, t40.xxxx, s2, l(0.5)
+ret
+";
+        let mut h = 0u64;
+        // SAFETY: valid text and out pointer.
+        let st = unsafe {
+            super::super::sm5jit_shader_from_asm(text.as_ptr().cast(), text.len(), 1, &mut h)
+        };
+        assert_eq!(st, status::OK);
+        let mut d: CShaderDesc = unsafe { std::mem::zeroed() };
+        d.struct_size = size_of::<CShaderDesc>() as u32;
+        // SAFETY: a valid struct.
+        assert_eq!(unsafe { sm5jit_reflect(h, &mut d) }, status::OK);
+        assert_eq!(
+            (d.kind, d.input_count, d.output_count, d.depth_output),
+            (0, 1, 1, 3)
+        );
+        assert_eq!(d.flags & flag::WRITES_DEPTH, flag::WRITES_DEPTH);
+        let mut e: CSignatureElement = unsafe { std::mem::zeroed() };
+        e.struct_size = size_of::<CSignatureElement>() as u32;
+        // SAFETY: a valid struct.
+        assert_eq!(unsafe { sm5jit_reflect_output(h, 0, &mut e) }, status::OK);
+        assert_eq!(e.register_index, -1);
+        let name: Vec<u8> = e
+            .semantic
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        assert_eq!(name, b"SV_DepthLessEqual");
+        // SAFETY: a valid struct; index 1 does not exist.
+        assert_eq!(
+            unsafe { sm5jit_reflect_input(h, 1, &mut e) },
+            status::INVALID_ARGUMENT
+        );
+        let mut b: CBindingDesc = unsafe { std::mem::zeroed() };
+        b.struct_size = size_of::<CBindingDesc>() as u32;
+        // SAFETY: a valid struct.
+        assert_eq!(
+            unsafe { sm5jit_reflect_binding(h, binding::SAMPLER, 0, &mut b) },
+            status::OK
+        );
+        assert_eq!((b.slot, b.flags), (2, binding_flag::COMPARISON));
+        assert_eq!(b.textures, [0, 1 << 8, 0, 0]);
+        b.struct_size = 4;
+        // SAFETY: struct_size is read first and refused.
+        assert_eq!(
+            unsafe { sm5jit_reflect_binding(h, binding::SRV, 0, &mut b) },
+            status::BAD_SIZE
+        );
+        let mut len = 0usize;
+        // SAFETY: NULL buf asks for the length.
+        assert_eq!(
+            unsafe { sm5jit_reflect_json(h, std::ptr::null_mut(), 0, &mut len) },
+            status::OK
+        );
+        let mut buf = vec![0 as c_char; len + 1];
+        // SAFETY: len + 1 bytes.
+        assert_eq!(
+            unsafe { sm5jit_reflect_json(h, buf.as_mut_ptr(), buf.len(), &mut len) },
+            status::OK
+        );
+        let json: Vec<u8> = buf[..len].iter().map(|&c| c as u8).collect();
+        let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert_eq!(v["flags"]["writes_depth"], "less_equal");
+        // SAFETY: one byte short.
+        assert_eq!(
+            unsafe { sm5jit_reflect_json(h, buf.as_mut_ptr(), len, &mut len) },
+            status::BAD_SIZE
+        );
+        assert_eq!(super::super::sm5jit_shader_free(h), status::OK);
+        // SAFETY: a stale handle is reported, not used.
+        assert_eq!(unsafe { sm5jit_reflect(h, &mut d) }, status::INVALID_HANDLE);
+    }
+}

@@ -15,7 +15,10 @@
 //! `W x H` grid has `u = (x + 0.5) / W`, `v = (y + 0.5) / H`;
 //! interpolated float inputs get `(u, v, 1 - u, 1 - v)` (so derivatives
 //! are `1/W` and `1/H`), `SV_Position` gets `(x + 0.5, y + 0.5, 0.5, 1)`,
-//! `SV_IsFrontFace` true, `SV_PrimitiveID` and `SV_SampleIndex` 0,
+//! `SV_IsFrontFace` true, `SV_PrimitiveID` and `SV_SampleIndex` 0 (with
+//! `--samples N` a per-sample shader runs the grid once per sample `s`:
+//! positions and `u`, `v` at the sample's standard position,
+//! `SV_SampleIndex` `s`, `vCoverage` `1 << s`),
 //! `constant` inputs `(q, r, 0, 1)` with `q` the quad index and `r` the
 //! register (floats for float inputs). Vertex `i` of `N` gets
 //! `(t, 1 - t, 0.5, 1)` with `t = i / N` in float inputs, `(i, r, 0, 1)`
@@ -64,23 +67,42 @@ pub fn parse_pixels(s: &str) -> Result<[u32; 2], String> {
 #[derive(Clone, Copy, Debug)]
 enum Grid {
     Vertices(usize),
-    Pixels { width: u32, height: u32 },
+    /// `passes` > 1: a per-sample shader on a multisampled target, the
+    /// grid once per sample (invocations sample-major).
+    Pixels {
+        width: u32,
+        height: u32,
+        passes: u32,
+    },
 }
 
 impl Grid {
     fn count(self) -> usize {
         match self {
             Grid::Vertices(n) => n,
-            Grid::Pixels { width, height } => width as usize * height as usize,
+            Grid::Pixels {
+                width,
+                height,
+                passes,
+            } => width as usize * height as usize * passes as usize,
+        }
+    }
+
+    /// The sample a per-sample invocation shades (0 otherwise).
+    fn sample(self, inv: usize) -> u32 {
+        match self {
+            Grid::Pixels { width, height, .. } => (inv / (width as usize * height as usize)) as u32,
+            Grid::Vertices(_) => 0,
         }
     }
 
     /// Pixel of invocation `inv` (quads in rows, lanes TL, TR, BL, BR).
     fn pixel(self, inv: usize) -> (u32, u32) {
-        let Grid::Pixels { width, .. } = self else {
+        let Grid::Pixels { width, height, .. } = self else {
             return (0, 0);
         };
         let quads_per_row = (width / 2) as usize;
+        let inv = inv % (width as usize * height as usize);
         let (q, lane) = (inv / 4, inv % 4);
         let (qx, qy) = ((q % quads_per_row) as u32, (q / quads_per_row) as u32);
         (2 * qx + (lane % 2) as u32, 2 * qy + (lane / 2) as u32)
@@ -111,17 +133,28 @@ fn synthetic(grid: Grid, inv: usize, e: &SignatureElement) -> [u32; 4] {
                 floats([t, 1.0 - t, 0.5, 1.0])
             }
         },
-        Grid::Pixels { width, height } => {
+        Grid::Pixels {
+            width,
+            height,
+            passes,
+        } => {
             let (x, y) = grid.pixel(inv);
-            let (u, v) = (
-                (x as f32 + 0.5) / width as f32,
-                (y as f32 + 0.5) / height as f32,
-            );
+            let sample = grid.sample(inv);
+            // Per-sample passes evaluate at the sample's standard position.
+            let offset = match passes {
+                1 => [0.0, 0.0],
+                n => crate::sem::sample::sample_position(n, sample).map(f32::from_bits)[..2]
+                    .try_into()
+                    .unwrap_or([0.0, 0.0]),
+            };
+            let (sx, sy) = (x as f32 + 0.5 + offset[0], y as f32 + 0.5 + offset[1]);
+            let (u, v) = (sx / width as f32, sy / height as f32);
             let mode = e.interpolation.unwrap_or(Interpolation::Linear);
             match e.system_value {
-                SystemValue::POSITION => floats([x as f32 + 0.5, y as f32 + 0.5, 0.5, 1.0]),
+                SystemValue::POSITION => floats([sx, sy, 0.5, 1.0]),
                 SystemValue::IS_FRONT_FACE => [u32::MAX; 4],
-                SystemValue::PRIMITIVE_ID | SystemValue::SAMPLE_INDEX => [0; 4],
+                SystemValue::PRIMITIVE_ID => [0; 4],
+                SystemValue::SAMPLE_INDEX => [sample; 4],
                 _ if mode.is_constant() || int => {
                     let q = (inv / 4) as u32;
                     if int {
@@ -268,7 +301,7 @@ pub fn run_stage(
     resources: &[Resource],
 ) -> Result<ExitCode, CliError> {
     let kind = loaded.program.version.kind;
-    let grid = match kind {
+    let mut grid = match kind {
         ProgramKind::Vertex => {
             if a.pixels.is_some() || a.image.is_some() {
                 return Err(CliError::usage(
@@ -288,7 +321,18 @@ pub fn run_stage(
                 return Err(CliError::usage("--vertices is for vertex shaders"));
             }
             let [width, height] = a.pixels.unwrap_or(DEFAULT_GRID);
-            Grid::Pixels { width, height }
+            if !matches!(a.samples, 1 | 2 | 4 | 8 | 16) {
+                return Err(CliError::usage(format!(
+                    "--samples {}: expected 1, 2, 4, 8 or 16",
+                    a.samples
+                )));
+            }
+            // Checked below once the shader is reflected.
+            Grid::Pixels {
+                width,
+                height,
+                passes: 1,
+            }
         }
     };
     let mut runs = Vec::new();
@@ -297,10 +341,20 @@ pub fn run_stage(
         let shader = Shader::from_decoded(&loaded.program, loaded.chunks.as_ref(), engine)
             .map_err(|e| CliError::input(name.to_string(), e.to_string()))?;
         let r = shader.reflect().clone();
+        if let Grid::Pixels { passes, .. } = &mut grid {
+            if r.flags.per_sample {
+                *passes = a.samples;
+            }
+        }
         let (regs, data) = build_inputs(a, &r, grid)?;
         let mut inputs = BatchInputs::new(grid.count(), regs, &data);
-        if matches!(grid, Grid::Pixels { .. }) {
+        // A per-sample pass covers its own sample; otherwise every sample.
+        let coverage: Vec<u32> = (0..grid.count()).map(|i| 1 << grid.sample(i)).collect();
+        if let Grid::Pixels { passes, .. } = grid {
             inputs = inputs.with_sample_count(a.samples);
+            if passes > 1 {
+                inputs = inputs.with_coverage(&coverage);
+            }
         }
         let config = DispatchConfig {
             budget: a.budget.unwrap_or(super::run::SYNTHETIC_BUDGET),
@@ -341,9 +395,12 @@ pub fn run_stage(
 fn where_(grid: Grid, inv: usize) -> String {
     match grid {
         Grid::Vertices(_) => format!("vertex {inv}"),
-        Grid::Pixels { .. } => {
+        Grid::Pixels { passes, .. } => {
             let (x, y) = grid.pixel(inv);
-            format!("pixel ({x},{y})")
+            match passes {
+                1 => format!("pixel ({x},{y})"),
+                _ => format!("pixel ({x},{y}) sample {}", grid.sample(inv)),
+            }
         }
     }
 }
@@ -395,11 +452,15 @@ fn lane_name(l: LaneResult) -> &'static str {
     }
 }
 
-fn semantic(r: &BatchResult, k: usize) -> String {
-    r.semantics
-        .get(k)
-        .map(|(n, i)| format!("{n}{i}"))
-        .unwrap_or_default()
+/// The semantics held in output register `reg`, joined with `/`.
+fn semantic(r: &BatchResult, reg: u32) -> String {
+    let names: Vec<String> = r
+        .semantics
+        .iter()
+        .filter(|(_, _, x)| *x == reg)
+        .map(|(n, i, _)| format!("{n}{i}"))
+        .collect();
+    names.join("/")
 }
 
 fn text(name: &str, r: &Reflection, grid: Grid, a: &RunArgs, runs: &[StageRun]) -> String {
@@ -407,7 +468,16 @@ fn text(name: &str, r: &Reflection, grid: Grid, a: &RunArgs, runs: &[StageRun]) 
     let names: Vec<String> = runs.iter().map(|x| x.engine.to_string()).collect();
     let what = match grid {
         Grid::Vertices(n) => format!("{n} vertices"),
-        Grid::Pixels { width, height } => format!("{width}x{height} pixels"),
+        Grid::Pixels {
+            width,
+            height,
+            passes: 1,
+        } => format!("{width}x{height} pixels"),
+        Grid::Pixels {
+            width,
+            height,
+            passes,
+        } => format!("{width}x{height} pixels x {passes} samples (per-sample shading)"),
     };
     let _ = writeln!(
         o,
@@ -423,12 +493,12 @@ fn text(name: &str, r: &Reflection, grid: Grid, a: &RunArgs, runs: &[StageRun]) 
             continue;
         }
         let mut line = format!("{}:", where_(grid, inv));
-        for (k, (reg, v)) in res.outputs(inv).unwrap_or_default().into_iter().enumerate() {
+        for (reg, v) in res.outputs(inv).unwrap_or_default() {
             let f = v.map(|x| format!("{}", f32::from_bits(x)));
             let _ = write!(
                 line,
                 " o{reg} {} = ({}) [{:08x} {:08x} {:08x} {:08x}];",
-                semantic(res, k),
+                semantic(res, reg),
                 f.join(", "),
                 v[0],
                 v[1],
@@ -478,14 +548,19 @@ fn json(
                 let (x, y) = grid.pixel(inv);
                 v["x"] = x.into();
                 v["y"] = y.into();
+                v["sample"] = grid.sample(inv).into();
             }
             let outs: Vec<serde_json::Value> = res
                 .outputs(inv)
                 .unwrap_or_default()
                 .into_iter()
-                .enumerate()
-                .map(|(k, (reg, w))| {
-                    let (sem, idx) = res.semantics.get(k).cloned().unwrap_or_default();
+                .map(|(reg, w)| {
+                    let (sem, idx, _) = res
+                        .semantics
+                        .iter()
+                        .find(|(_, _, x)| *x == reg)
+                        .cloned()
+                        .unwrap_or_default();
                     serde_json::json!({
                         "register": reg,
                         "semantic": sem,
@@ -504,7 +579,7 @@ fn json(
         .collect();
     let (width, height, vertices) = match grid {
         Grid::Vertices(n) => (0, 0, n),
-        Grid::Pixels { width, height } => (width, height, 0),
+        Grid::Pixels { width, height, .. } => (width, height, 0),
     };
     serde_json::json!({
         "shader": name,
@@ -520,15 +595,17 @@ fn json(
     })
 }
 
-/// `o0` of every pixel as RGBA8: each float clamped to [0, 1], times 255,
-/// rounded; pixels without outputs are (0, 0, 0, 0).
+/// `o0` of every pixel (sample 0 of a per-sample run) as RGBA8: each
+/// float clamped to [0, 1], times 255, rounded; pixels without outputs
+/// are (0, 0, 0, 0).
 pub fn image_bytes(grid_w: u32, grid_h: u32, res: &BatchResult) -> Vec<u8> {
     let grid = Grid::Pixels {
         width: grid_w,
         height: grid_h,
+        passes: 1,
     };
     let mut image = vec![0u8; grid.count() * 4];
-    for inv in 0..res.count() {
+    for inv in 0..res.count().min(grid.count()) {
         let Some(v) = res.output(inv, 0) else {
             continue;
         };
@@ -542,7 +619,7 @@ pub fn image_bytes(grid_w: u32, grid_h: u32, res: &BatchResult) -> Vec<u8> {
 }
 
 fn write_image(path: &str, grid: Grid, res: &BatchResult) -> Result<(), CliError> {
-    let Grid::Pixels { width, height } = grid else {
+    let Grid::Pixels { width, height, .. } = grid else {
         return Err(CliError::usage("--image is for pixel shaders"));
     };
     if !res.registers.contains(&0) {
@@ -569,6 +646,7 @@ mod tests {
         let g = Grid::Pixels {
             width: 4,
             height: 4,
+            passes: 2,
         };
         let order: Vec<(u32, u32)> = (0..8).map(|i| g.pixel(i)).collect();
         assert_eq!(
@@ -585,6 +663,8 @@ mod tests {
             ]
         );
         assert_eq!(g.pixel(15), (3, 3));
+        assert_eq!((g.pixel(16), g.sample(16), g.sample(15)), ((0, 0), 1, 0));
+        assert_eq!(g.count(), 32);
     }
 
     #[test]

@@ -290,7 +290,7 @@ fn read_decls(p: &mut Prepared) -> Result<(), RuntimeError> {
                     .extend(crate::runtime::SpecialOutput::from_operand(op.ty));
             }
             Decl::Output(op) | Decl::OutputSgv { op, .. } | Decl::OutputSiv { op, .. } => {
-                if let Some(r) = op.imm_index(0) {
+                if let Some(r) = op.imm_index(0).filter(|r| !p.outputs.contains(r)) {
                     p.outputs.push(r);
                     p.io_regs = p.io_regs.max(r.saturating_add(1));
                 }

@@ -216,10 +216,11 @@ pub struct BatchResult {
     /// float bits); zeros for lanes that are not written. Like `o#`, a
     /// declared special output the shader never writes reads 0.
     pub special_values: Vec<u32>,
-    /// The semantic (name, index) of each of `registers`, from the
-    /// shader's reflection (`Shader::run_batch` fills it; empty when the
-    /// result comes straight from an engine).
-    pub semantics: Vec<(String, u32)>,
+    /// Every output signature element held in an `o#` register, as
+    /// (semantic name, semantic index, register), from the shader's
+    /// reflection (`Shader::run_batch` fills it; empty when the result
+    /// comes straight from an engine). Packed elements share a register.
+    pub semantics: Vec<(String, u32, u32)>,
 }
 
 impl BatchResult {
@@ -290,8 +291,9 @@ impl BatchResult {
     }
 
     /// An output of invocation `inv` by semantic (case-insensitive):
-    /// `SV_Target1`-style registers through [`BatchResult::semantics`],
-    /// or a special output (`SV_Depth`, `SV_Coverage`, `SV_StencilRef`,
+    /// the whole `o#` register holding a signature element (through
+    /// [`BatchResult::semantics`]; a packed element uses only its mask's
+    /// components), or a special output (`SV_Depth`, `SV_Coverage`, `SV_StencilRef`,
     /// ...) as `[value, 0, 0, 0]`.
     pub fn by_semantic(&self, inv: usize, name: &str, index: u32) -> Option<[u32; 4]> {
         if let Some(s) = self
@@ -301,11 +303,11 @@ impl BatchResult {
         {
             return self.special(inv, *s).map(|v| [v, 0, 0, 0]);
         }
-        let k = self
+        let (_, _, reg) = self
             .semantics
             .iter()
-            .position(|(n, i)| n.eq_ignore_ascii_case(name) && *i == index)?;
-        self.output(inv, *self.registers.get(k)?)
+            .find(|(n, i, _)| n.eq_ignore_ascii_case(name) && *i == index)?;
+        self.output(inv, *reg)
     }
 
     /// Invocations in the batch.
