@@ -19,15 +19,15 @@
 //! buffers and textures through the runtime's formats), `sample`
 //! (sampling, gather, texture loads through `runtime::sampling`),
 //! `ranges` (SM5.1 register ranges), `libcalls` (shims into `sem`),
-//! `stage` (v#, o#, discard, quad derivatives), `runner` (groups,
+//! `stage` (v#, o#, the special pixel registers, discard, quad
+//! derivatives), `runner` (groups,
 //! batches, worker threads), `pool` (the worker threads dispatches
 //! share), `lanes` (the out-of-line per-lane memory path), `flushed`
 //! (registers known to hold flushed floats), `batch` (vertex/pixel
 //! invocation batches), `engine` (the case-runner engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): relative v#/o#
-//! indices and the special pixel registers (vCoverage, oDepth, ...),
-//! 64-bit relative indices, a per-lane SM5.1 resource index inside a
+//! indices, `eval_*`, 64-bit relative indices, a per-lane SM5.1 resource index inside a
 //! control-flow condition; hull, domain and geometry programs are refused
 //! (`NotCompute`).
 
