@@ -40,10 +40,10 @@ use crate::{DispatchConfig, EngineKind, Error, Shader};
 const DEFAULT_VERTICES: usize = 4;
 const DEFAULT_GRID: [u32; 2] = [8, 8];
 /// The largest grid side and vertex count `run` accepts.
-const MAX_SIDE: u32 = 4096;
+const MAX_SIDE: u32 = 2048;
 const MAX_VERTICES: usize = 1 << 20;
 
-/// Parses `WxH` (even, 2..=4096 each).
+/// Parses `WxH` (even, 2..=2048 each).
 pub fn parse_pixels(s: &str) -> Result<[u32; 2], String> {
     let (w, h) = s
         .split_once(['x', 'X'])
@@ -273,6 +273,10 @@ fn build_inputs(a: &RunArgs, r: &Reflection, grid: Grid) -> Result<(u32, Vec<u32
 struct StageRun {
     engine: EngineKind,
     result: BatchResult,
+    /// Building (validating, compiling) the shader.
+    compile: std::time::Duration,
+    /// The batch call itself (inputs built before, bindings included).
+    run: std::time::Duration,
 }
 
 fn engines(choice: EngineChoice) -> Vec<EngineKind> {
@@ -338,8 +342,10 @@ pub fn run_stage(
     let mut runs = Vec::new();
     let mut reflection = None;
     for engine in engines(a.engine) {
+        let t = std::time::Instant::now();
         let shader = Shader::from_decoded(&loaded.program, loaded.chunks.as_ref(), engine)
             .map_err(|e| CliError::input(name.to_string(), e.to_string()))?;
+        let compile = t.elapsed();
         let r = shader.reflect().clone();
         if let Grid::Pixels { passes, .. } = &mut grid {
             if r.flags.per_sample {
@@ -361,14 +367,21 @@ pub fn run_stage(
             ..DispatchConfig::default()
         };
         let mut res = resources.to_vec();
+        let t = std::time::Instant::now();
         let result = crate::case::interp::with_bindings(&mut res, |b| {
             shader
                 .run_batch_with(b, &inputs, &config)
                 .map_err(as_runtime)
         })
         .map_err(|e| CliError::runtime(format!("{engine}: {e}")))?;
+        let run = t.elapsed();
         reflection = Some(r);
-        runs.push(StageRun { engine, result });
+        runs.push(StageRun {
+            engine,
+            result,
+            compile,
+            run,
+        });
     }
     let (Some(first), Some(r)) = (runs.first(), reflection) else {
         return Err(CliError::usage("no engine to run"));
@@ -379,13 +392,15 @@ pub fn run_stage(
     if let Some(path) = &a.image {
         write_image(path, grid, &first.result)?;
     }
-    match a.format {
-        OutputFormat::Text => print!("{}", text(name, &r, grid, a, &runs)),
-        OutputFormat::Json => {
-            let v = json(name, &r, grid, a, &runs, &disagreement);
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        }
-    }
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    let written = match a.format {
+        OutputFormat::Text => text(&mut w, name, &r, grid, a, &runs),
+        OutputFormat::Json => json(&mut w, name, &r, grid, a, &runs, &disagreement),
+    };
+    written
+        .and_then(|()| std::io::Write::flush(&mut w))
+        .map_err(|e| CliError::runtime(format!("writing the output: {e}")))?;
     match disagreement {
         Some(d) => Err(CliError::failed(format!("engines disagree: {d}"))),
         None => Ok(ExitCode::Ok),
@@ -463,8 +478,19 @@ fn semantic(r: &BatchResult, reg: u32) -> String {
     names.join("/")
 }
 
-fn text(name: &str, r: &Reflection, grid: Grid, a: &RunArgs, runs: &[StageRun]) -> String {
-    let mut o = String::new();
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The text report, one line per invocation, streamed to `w`.
+fn text(
+    w: &mut impl std::io::Write,
+    name: &str,
+    r: &Reflection,
+    grid: Grid,
+    a: &RunArgs,
+    runs: &[StageRun],
+) -> std::io::Result<()> {
     let names: Vec<String> = runs.iter().map(|x| x.engine.to_string()).collect();
     let what = match grid {
         Grid::Vertices(n) => format!("{n} vertices"),
@@ -479,17 +505,17 @@ fn text(name: &str, r: &Reflection, grid: Grid, a: &RunArgs, runs: &[StageRun]) 
             passes,
         } => format!("{width}x{height} pixels x {passes} samples (per-sample shading)"),
     };
-    let _ = writeln!(
-        o,
+    writeln!(
+        w,
         "{name}: {} over {what} on {}",
         r.model,
         names.join(" and ")
-    );
+    )?;
     let res = &runs[0].result;
     for inv in 0..res.count() {
         let lane = res.lanes[inv];
         if lane != LaneResult::Written {
-            let _ = writeln!(o, "{}: {}", where_(grid, inv), lane_name(lane));
+            writeln!(w, "{}: {}", where_(grid, inv), lane_name(lane))?;
             continue;
         }
         let mut line = format!("{}:", where_(grid, inv));
@@ -514,85 +540,114 @@ fn text(name: &str, r: &Reflection, grid: Grid, a: &RunArgs, runs: &[StageRun]) 
             };
             let _ = write!(line, " {s} = {shown};");
         }
-        let _ = writeln!(o, "{}", line.trim_end_matches(';'));
+        writeln!(w, "{}", line.trim_end_matches(';'))?;
+    }
+    for x in runs {
+        writeln!(
+            w,
+            "{}: compile {:.3} ms, batch {:.3} ms",
+            x.engine,
+            ms(x.compile),
+            ms(x.run)
+        )?;
     }
     if runs.len() > 1 {
-        let _ = writeln!(
-            o,
+        writeln!(
+            w,
             "{}: identical outputs and discard state in every invocation",
             names.join(" and ")
-        );
+        )?;
     }
     if let Some(p) = &a.image {
-        let _ = writeln!(o, "o0 written to {p}");
+        writeln!(w, "o0 written to {p}")?;
     }
-    o
+    Ok(())
 }
 
+/// One invocation as JSON.
+fn invocation_json(res: &BatchResult, grid: Grid, inv: usize) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "index": inv,
+        "lane": lane_name(res.lanes[inv]),
+    });
+    if let Grid::Pixels { .. } = grid {
+        let (x, y) = grid.pixel(inv);
+        v["x"] = x.into();
+        v["y"] = y.into();
+        v["sample"] = grid.sample(inv).into();
+    }
+    let outs: Vec<serde_json::Value> = res
+        .outputs(inv)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(reg, w)| {
+            let (sem, idx, _) = res
+                .semantics
+                .iter()
+                .find(|(_, _, x)| *x == reg)
+                .cloned()
+                .unwrap_or_default();
+            serde_json::json!({
+                "register": reg,
+                "semantic": sem,
+                "semantic_index": idx,
+                "u32": w,
+                "f32": w.map(|x| f32::from_bits(x).to_string()),
+            })
+        })
+        .collect();
+    v["outputs"] = outs.into();
+    for (s, x) in specials(res, inv) {
+        v[s] = x.into();
+    }
+    v
+}
+
+/// The JSON report, one object; the invocations are streamed to `w` one
+/// per line, so memory does not grow with the grid beyond the result.
 fn json(
+    w: &mut impl std::io::Write,
     name: &str,
     r: &Reflection,
     grid: Grid,
     a: &RunArgs,
     runs: &[StageRun],
     disagreement: &Option<String>,
-) -> serde_json::Value {
+) -> std::io::Result<()> {
     let res = &runs[0].result;
-    let invocations: Vec<serde_json::Value> = (0..res.count())
-        .map(|inv| {
-            let mut v = serde_json::json!({
-                "index": inv,
-                "lane": lane_name(res.lanes[inv]),
-            });
-            if let Grid::Pixels { .. } = grid {
-                let (x, y) = grid.pixel(inv);
-                v["x"] = x.into();
-                v["y"] = y.into();
-                v["sample"] = grid.sample(inv).into();
-            }
-            let outs: Vec<serde_json::Value> = res
-                .outputs(inv)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|(reg, w)| {
-                    let (sem, idx, _) = res
-                        .semantics
-                        .iter()
-                        .find(|(_, _, x)| *x == reg)
-                        .cloned()
-                        .unwrap_or_default();
-                    serde_json::json!({
-                        "register": reg,
-                        "semantic": sem,
-                        "semantic_index": idx,
-                        "u32": w,
-                        "f32": w.map(|x| f32::from_bits(x).to_string()),
-                    })
-                })
-                .collect();
-            v["outputs"] = outs.into();
-            for (s, x) in specials(res, inv) {
-                v[s] = x.into();
-            }
-            v
-        })
-        .collect();
     let (width, height, vertices) = match grid {
         Grid::Vertices(n) => (0, 0, n),
         Grid::Pixels { width, height, .. } => (width, height, 0),
     };
-    serde_json::json!({
+    let engines: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|x| {
+            serde_json::json!({
+                "engine": x.engine.to_string(),
+                "compile_ms": ms(x.compile),
+                "batch_ms": ms(x.run),
+            })
+        })
+        .collect();
+    let head = serde_json::json!({
         "shader": name,
         "model": r.model,
-        "engines": runs.iter().map(|x| x.engine.to_string()).collect::<Vec<_>>(),
+        "engines": engines,
         "vertices": vertices,
         "width": width,
         "height": height,
         "samples": a.samples,
         "identical": disagreement.is_none(),
         "disagreement": disagreement,
-        "invocations": invocations,
-    })
+    });
+    let head = serde_json::to_string(&head).unwrap_or_default();
+    writeln!(w, "{},\"invocations\":[", head.trim_end_matches('}'))?;
+    for inv in 0..res.count() {
+        let sep = if inv + 1 < res.count() { "," } else { "" };
+        let v = serde_json::to_string(&invocation_json(res, grid, inv)).unwrap_or_default();
+        writeln!(w, "{v}{sep}")?;
+    }
+    writeln!(w, "]}}")
 }
 
 /// `o0` of every pixel (sample 0 of a per-sample run) as RGBA8: each
