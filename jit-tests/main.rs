@@ -3,14 +3,8 @@
 mod asm_roundtrip;
 mod batch;
 mod bc7;
-mod bench;
-mod cli;
-mod cli_stage;
-mod corpus;
 mod decode;
 mod embed;
-mod fault;
-mod fuzz;
 mod interp;
 mod jit;
 #[cfg(target_os = "linux")]
@@ -21,7 +15,6 @@ mod reflect;
 #[cfg(target_os = "linux")]
 mod rss;
 mod sampling;
-mod threads;
 mod util;
 mod validate;
 
