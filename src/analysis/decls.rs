@@ -8,9 +8,9 @@
 //! is checked as soon as it grows, so nothing downstream allocates from
 //! an unchecked count.
 
-use crate::ir::{Decl, Operand, OperandType, ResourceDim, ReturnType};
+use crate::ir::{Decl, Operand, OperandType, ProgramKind, ResourceDim, ReturnType};
 use crate::limits::{MAX_GROUP_THREADS_5, MAX_IO_REGISTERS, MAX_TEMPS, TGSM_BYTES_5};
-use crate::runtime::RuntimeError;
+use crate::runtime::{RuntimeError, SpecialOutput};
 
 use super::{invalid, CbDecl, Prepared, ResDecl, ResKind, TgsmDecl};
 
@@ -32,6 +32,7 @@ pub(super) fn read_decls(p: &mut Prepared) -> Result<(), RuntimeError> {
         .try_for_each(|d| read_decl(p, &mut totals, d, sm51));
     p.program.decls = decls;
     read?;
+    special_register(p);
     if p.io_regs > MAX_IO_REGISTERS {
         return Err(invalid(
             None,
@@ -39,6 +40,18 @@ pub(super) fn read_decls(p: &mut Prepared) -> Result<(), RuntimeError> {
         ));
     }
     Ok(())
+}
+
+/// A pixel program with special inputs or outputs (vCoverage, oDepth,
+/// ...) gets one more register, after the last v#/o#, to hold them.
+fn special_register(p: &mut Prepared) {
+    let special_inputs = p.program.decls.iter().any(|d| {
+        matches!(d, Decl::Input(op) if crate::runtime::batch::special_component(op.ty).is_some())
+    });
+    if p.program.version.kind == ProgramKind::Pixel && (special_inputs || !p.specials.is_empty()) {
+        p.special_reg = Some(p.io_regs);
+        p.io_regs += 1;
+    }
 }
 
 fn read_decl(p: &mut Prepared, t: &mut Totals, d: &Decl, sm51: bool) -> Result<(), RuntimeError> {
@@ -68,6 +81,10 @@ fn read_decl(p: &mut Prepared, t: &mut Totals, d: &Decl, sm51: bool) -> Result<(
         Decl::TgsmStructured { op, stride, count } => {
             let bytes = u64::from(*stride) * u64::from(*count);
             tgsm(p, t, op, bytes, Some(*stride))
+        }
+        Decl::Output(op) if SpecialOutput::from_operand(op.ty).is_some() => {
+            p.specials.extend(SpecialOutput::from_operand(op.ty));
+            Ok(())
         }
         Decl::Output(op) | Decl::OutputSgv { op, .. } | Decl::OutputSiv { op, .. } => output(p, op),
         Decl::Input(op)
@@ -198,7 +215,7 @@ fn tgsm(
 }
 
 fn output(p: &mut Prepared, op: &Operand) -> Result<(), RuntimeError> {
-    if let Some(r) = op.imm_index(0) {
+    if let Some(r) = op.imm_index(0).filter(|r| !p.outputs.contains(r)) {
         p.outputs.push(r);
         p.io_regs = p.io_regs.max(r.saturating_add(1));
     }

@@ -111,8 +111,15 @@ pub struct Prepared {
     pub tgsm: BTreeMap<u32, TgsmDecl>,
     /// Declared o# registers.
     pub outputs: Vec<u32>,
-    /// Highest v#/o# register number + 1 (for the register files).
+    /// Highest v#/o# register number + 1 (for the register files),
+    /// plus the special register when there is one.
     pub io_regs: u32,
+    /// Declared special pixel outputs (`oDepth`, `oMask`, ...).
+    pub specials: Vec<crate::runtime::SpecialOutput>,
+    /// The register that holds the special pixel registers (one past the
+    /// last v#/o#; see `runtime::batch::special_component`), when the
+    /// program declares any.
+    pub special_reg: Option<u32>,
 }
 
 impl Prepared {
@@ -145,6 +152,8 @@ pub fn prepare(program: &Program) -> Result<Prepared, RuntimeError> {
         tgsm: BTreeMap::new(),
         outputs: Vec::new(),
         io_regs: 0,
+        specials: Vec::new(),
+        special_reg: None,
     };
     decls::read_decls(&mut p)?;
     jumps::build_jumps(&mut p)?;
