@@ -9,7 +9,8 @@
 //! would not parse back to the same bits is printed as hex, and every
 //! non-fxc form has a spelling of ours (see [`super::names`]).
 
-use super::names::{self, ImmKind, COMPONENTS};
+use super::names::{self, COMPONENTS};
+use crate::ir::ImmKind;
 use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
     Program, ResourceDim, Selection, UavFlags,
@@ -91,13 +92,13 @@ impl Printer {
 
     fn inst(&self, inst: &Instruction) -> String {
         let mut s = self.mnemonic(inst);
-        let ndst = names::dst_count(inst.opcode);
+        let ndst = inst.opcode.dst_count();
         let mut first = true;
         for (i, op) in inst.operands.iter().enumerate() {
             s.push_str(if first { " " } else { ", " });
             first = false;
             let role = if i < ndst { Role::Dst } else { Role::Src };
-            let kind = names::imm_kind(inst.opcode, i.saturating_sub(ndst));
+            let kind = inst.opcode.imm_kind(i.saturating_sub(ndst));
             s.push_str(&self.operand(op, role, kind));
         }
         s

@@ -10,8 +10,7 @@
 
 use super::container::{Chunk, Container};
 use super::decode::{
-    allowed_controls, dcl_bits, decl_opcode, ext_opcode_fields, is_other_decl, ICB_CLASS,
-    MAX_ICB_DWORDS,
+    dcl_bits, decl_opcode, ext_opcode_fields, is_other_decl, ICB_CLASS, MAX_ICB_DWORDS,
 };
 use super::EncodeError;
 use crate::ir::{
@@ -145,7 +144,7 @@ impl Enc {
     }
 
     fn inst(&mut self, inst: &Instruction) -> Result<(), EncodeError> {
-        let extra = inst.controls & !allowed_controls(inst.opcode);
+        let extra = inst.controls & !inst.opcode.allowed_controls();
         if extra != 0 || inst.opcode.is_declaration() || inst.opcode == Opcode::CustomData {
             return Err(self.err(format!(
                 "control bits {extra:#x} not allowed, or not an executable opcode"
@@ -965,7 +964,7 @@ mod roundtrip_props {
                 proptest::collection::vec(operand(), n..=n),
             )
                 .prop_map(move |(bits, ext, operands)| {
-                    let mut controls = bits & allowed_controls(op);
+                    let mut controls = bits & op.allowed_controls();
                     if op == Opcode::ResInfo && controls & 3 == 3 {
                         controls &= !1;
                     }

@@ -33,7 +33,7 @@ pub fn exec(
         Opcode::ImmAtomicAlloc => counter(cx, t, inst, counter_alloc),
         Opcode::ImmAtomicConsume => counter(cx, t, inst, counter_consume),
         other => {
-            let Some(kind) = AtomicOp::from_opcode(other) else {
+            let Some(kind) = other.atomic() else {
                 return Err(RuntimeError::Unsupported {
                     inst_index: i,
                     what: other.mnemonic().to_string(),
@@ -50,7 +50,7 @@ fn helper(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runtim
     let returns = matches!(
         inst.opcode,
         Opcode::ImmAtomicAlloc | Opcode::ImmAtomicConsume
-    ) || AtomicOp::from_opcode(inst.opcode).is_some_and(|k| k.returns_old);
+    ) || inst.opcode.atomic().is_some_and(|k| k.returns_old);
     if returns {
         write(cx, t, inst, 0, [0; 4], false)?;
     }

@@ -13,7 +13,8 @@
 //! derivatives are 0, so their LOD comes from the biases alone.
 
 use crate::ir::{Instruction, Opcode, Operand, OperandType, ProgramKind, ResourceDim};
-use crate::runtime::sampling::{self as shared, feedback_base, form, LodSource, SampleArgs};
+use crate::ir::{LodSource, SampleForm};
+use crate::runtime::sampling::{self as shared, SampleArgs};
 use crate::runtime::texture::SampleDim;
 use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, TextureData, TextureView, View};
 use crate::sem::sample as rules;
@@ -30,7 +31,7 @@ pub fn exec(
     inst: &Instruction,
     i: usize,
 ) -> Result<(), RuntimeError> {
-    if let Some((base_op, clamped)) = feedback_base(inst.opcode) {
+    if let Some((base_op, clamped)) = inst.opcode.feedback_base() {
         let status = operand(inst, 1)?.clone();
         let mut base = inst.clone();
         base.operands.remove(1);
@@ -100,7 +101,7 @@ fn run(
     i: usize,
     min_lod: Option<f32>,
 ) -> Result<(), RuntimeError> {
-    let f = form(inst.opcode).ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
+    let f = inst.opcode.sample_form().ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
     if matches!(f.lod, LodSource::Implicit { .. }) && cx.p.version().kind == ProgramKind::Compute {
         return Err(shared::no_derivatives(i, inst.opcode));
     }
@@ -121,7 +122,7 @@ fn args(
     cx: &Ctx,
     t: &Thread,
     inst: &Instruction,
-    f: &shared::Form,
+    f: &SampleForm,
     samp_op: &Operand,
     min_lod: Option<f32>,
 ) -> Result<SampleArgs, RuntimeError> {

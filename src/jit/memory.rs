@@ -948,7 +948,7 @@ impl Lower<'_, '_> {
         match inst.opcode {
             Opcode::ImmAtomicAlloc => self.counter(inst, 1),
             Opcode::ImmAtomicConsume => self.counter(inst, -1),
-            other => match AtomicOp::from_opcode(other) {
+            other => match other.atomic() {
                 Some(kind) => self.rmw(inst, kind.op, kind.returns_old),
                 None => Err(self.unsupported(other)),
             },

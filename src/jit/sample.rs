@@ -23,9 +23,9 @@ use super::lower::{trusted, Lower, Ty, V};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
 use crate::interp::exec_sample::sample_count;
-use crate::ir::{Instruction, Opcode, OperandType, ProgramKind, ResourceDim};
+use crate::ir::{Instruction, LodSource, Opcode, OperandType, ProgramKind, ResourceDim};
 use crate::runtime::sampling::{
-    self as shared, feedback_base, form, LodSource, SampleArgs, FULLY_MAPPED,
+    self as shared, SampleArgs, FULLY_MAPPED,
 };
 use crate::runtime::{TextureData, View};
 use crate::sem::sample::gather_offset;
@@ -195,9 +195,9 @@ impl Lower<'_, '_> {
 
     /// The sample class: sample*, gather4*, lod and their `_s` forms.
     pub fn sample(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        let (base, clamped) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
+        let (base, clamped) = inst.opcode.feedback_base().unwrap_or((inst.opcode, false));
         let fb = usize::from(base != inst.opcode);
-        let f = form(base).ok_or_else(|| self.unsupported(inst.opcode))?;
+        let f = base.sample_form().ok_or_else(|| self.unsupported(inst.opcode))?;
         let k = |x: usize| x + fb;
         if matches!(f.lod, LodSource::Implicit { .. })
             && self.p.version().kind == ProgramKind::Compute
@@ -471,9 +471,9 @@ fn sample_lanes(
     inst: &Instruction,
     io: &mut [u32],
 ) {
-    let (base, clamped) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
+    let (base, clamped) = inst.opcode.feedback_base().unwrap_or((inst.opcode, false));
     let fb = usize::from(base != inst.opcode);
-    let Some(f) = form(base) else {
+    let Some(f) = base.sample_form() else {
         return;
     };
     let Some((tex, declared)) = texture_of(&slot) else {

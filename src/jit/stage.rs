@@ -154,7 +154,7 @@ impl Lower<'_, '_> {
 
     /// Graphics-class instructions: `discard` and the derivatives.
     pub fn stage_inst(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        if let Some(kind) = Deriv::from_opcode(inst.opcode) {
+        if let Some(kind) = inst.opcode.deriv() {
             return self.deriv(inst, kind);
         }
         match inst.opcode {
