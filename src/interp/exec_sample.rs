@@ -13,7 +13,7 @@
 //! derivatives are 0, so their LOD comes from the biases alone.
 
 use crate::ir::{Instruction, Opcode, Operand, OperandType, ProgramKind, ResourceDim};
-use crate::ir::{LodSource, SampleForm};
+use crate::ir::{LodSource, SampleForm, SampleInst};
 use crate::runtime::sampling::{self as shared, SampleArgs};
 use crate::runtime::texture::SampleDim;
 use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, TextureData, TextureView, View};
@@ -26,6 +26,24 @@ use super::resources::Target;
 use super::thread::{Ctx, Thread, Ty};
 
 pub fn exec(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    op: SampleInst,
+    inst: &Instruction,
+    i: usize,
+) -> Result<(), RuntimeError> {
+    use SampleInst::*;
+    match op {
+        Sample | SampleC | SampleCLz | SampleL | SampleD | SampleB | Lod | Gather4 | Gather4C
+        | Gather4Po | Gather4PoC => run(cx, t, inst, i, None),
+        Gather4S | Gather4CS | Gather4PoS | Gather4PoCS | SampleLS | SampleCLzS | SampleClS
+        | SampleBClS | SampleDClS | SampleCClS => feedback(cx, t, inst, i),
+    }
+}
+
+/// A `_s` form: its base op (the table's `Form::Feedback`) without the
+/// status operand and LOD clamp, then [`FULLY_MAPPED`] in the status.
+fn feedback(
     cx: &mut Ctx,
     t: &mut Thread,
     inst: &Instruction,
@@ -101,7 +119,10 @@ fn run(
     i: usize,
     min_lod: Option<f32>,
 ) -> Result<(), RuntimeError> {
-    let f = inst.opcode.sample_form().ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
+    let f = inst
+        .opcode
+        .sample_form()
+        .ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
     if matches!(f.lod, LodSource::Implicit { .. }) && cx.p.version().kind == ProgramKind::Compute {
         return Err(shared::no_derivatives(i, inst.opcode));
     }

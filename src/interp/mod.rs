@@ -33,6 +33,7 @@ pub mod prepare;
 mod quad;
 mod resources;
 mod thread;
+mod visit;
 
 use crate::ir::{Program, ProgramKind};
 use crate::runtime::{
