@@ -88,10 +88,7 @@ ret
 
 fn is_alu(op: Opcode) -> bool {
     use OpClass::*;
-    matches!(
-        op.class(),
-        Float | Int | Compare | Convert | Move | Double
-    )
+    matches!(op.class(), Float | Int | Compare | Convert | Move | Double)
 }
 
 #[test]

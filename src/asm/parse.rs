@@ -687,15 +687,7 @@ fn parse_u32(s: &str) -> Option<u32> {
 }
 
 fn takes_test(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::If
-            | Opcode::Breakc
-            | Opcode::Continuec
-            | Opcode::Retc
-            | Opcode::Callc
-            | Opcode::Discard
-    )
+    op.info().controls & crate::ir::opcode::TEST_NZ != 0
 }
 
 /// Splits `sync_g_t` into `sync` and its suffixes; longest base name first.

@@ -10,6 +10,7 @@
 //! non-fxc form has a spelling of ours (see [`super::names`]).
 
 use super::names::{self, COMPONENTS};
+use crate::ir::opcode::TEST_NZ;
 use crate::ir::ImmKind;
 use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
@@ -687,30 +688,13 @@ fn letters(m: u8) -> String {
         .collect()
 }
 
-/// The control bits the mnemonic spells for `op`.
+/// The control bits the mnemonic spells for `op` (the table's allowed controls).
 fn known_controls(op: Opcode) -> u32 {
-    let mut k = 0x4 | 0xF00;
-    if takes_test(op) {
-        k |= 0x80;
-    }
-    match op {
-        Opcode::ResInfo => k | 0x3,
-        Opcode::SampleInfo => k | 0x1,
-        Opcode::Sync => k | 0xF,
-        _ => k,
-    }
+    op.allowed_controls()
 }
 
 fn takes_test(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::If
-            | Opcode::Breakc
-            | Opcode::Continuec
-            | Opcode::Retc
-            | Opcode::Callc
-            | Opcode::Discard
-    )
+    op.info().controls & TEST_NZ != 0
 }
 
 fn is_ms(d: ResourceDim) -> bool {

@@ -430,7 +430,7 @@ impl Gen {
             8 => (Opcode::Mad, 3),
             _ => (Opcode::Mov, 1),
         };
-        let is_cmp = matches!(op, Opcode::Eq | Opcode::Ge | Opcode::Lt | Opcode::Ne);
+        let is_cmp = op.class() == OpClass::Compare;
         let sat = if is_cmp { "" } else { self.sat() };
         let srcs = self.srcs(n, true);
         let d = self.dst(m);
@@ -510,7 +510,7 @@ impl Gen {
             self.line(&format!("movc {d}, {}", srcs.join(", ")));
         } else {
             let op = self.rng.pick(&CONVERT);
-            let float_src = matches!(op, Opcode::Ftoi | Opcode::Ftou | Opcode::F32tof16);
+            let float_src = floats(op);
             let s = self.src(float_src);
             let sat = if op == Opcode::F16tof32 || op == Opcode::Itof || op == Opcode::Utof {
                 self.sat()
