@@ -270,7 +270,7 @@ fn access_form(inst: &crate::ir::Instruction) -> Option<&'static str> {
         LdRaw | StoreRaw => 0,
         LdStructured | StoreStructured => 1,
         Ld | LdUavTyped | StoreUavTyped => 2,
-        op if op.mnemonic().contains("atomic") => 3,
+        op if op.class() == crate::ir::OpClass::Atomic => 3,
         _ => return None,
     };
     let names = match space {

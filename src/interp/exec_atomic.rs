@@ -8,7 +8,7 @@
 //! leaves memory untouched and an `imm_` form returns 0. Threads of a group
 //! never run concurrently, so read-combine-write is atomic here.
 
-use crate::ir::{AtomicInst, Instruction, Opcode, Operand, OperandType};
+use crate::ir::{AtomicInst, Instruction, Operand, OperandType, Role};
 use crate::runtime::memory::{read_u32, write_u32};
 use crate::runtime::{RuntimeError, View};
 use crate::sem::atomic::{combine, counter_alloc, counter_consume, AtomicOp};
@@ -52,10 +52,8 @@ pub fn exec(
 /// An atomic in a helper lane of a pixel quad: no memory or counter
 /// changes; an `imm_*` form returns 0.
 fn helper(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
-    let returns = matches!(
-        inst.opcode,
-        Opcode::ImmAtomicAlloc | Opcode::ImmAtomicConsume
-    ) || inst.opcode.atomic().is_some_and(|k| k.returns_old);
+    // The forms that return a value have a register destination first (table roles).
+    let returns = inst.opcode.roles().and_then(|r| r.first()) == Some(&Role::Dst);
     if returns {
         write(cx, t, inst, 0, [0; 4], false)?;
     }
