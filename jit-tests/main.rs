@@ -1,5 +1,6 @@
 //! Integration tests: one binary, one module per area.
 
+mod alu_table;
 mod asm_roundtrip;
 mod batch;
 mod bc7;

@@ -350,23 +350,10 @@ impl Window<'_> {
 // Executable instructions
 // ---------------------------------------------------------------------------
 
-/// Control bits an executable instruction may carry (the common rule).
-pub(crate) fn allowed_controls(op: Opcode) -> u32 {
-    use Opcode::*;
-    let base = 0x4 | 0xF00;
-    base | match op {
-        If | Breakc | Continuec | Retc | Callc | Discard => 0x80,
-        ResInfo => 0x3,
-        SampleInfo => 0x1,
-        Sync => 0xF,
-        _ => 0,
-    }
-}
-
 fn decode_inst(w: &mut Window, pos: usize, tok: u32) -> Result<Instruction, DecodeError> {
     let op = w.op;
     let controls = (tok >> 11) & 0x1FFF;
-    let extra = controls & !allowed_controls(op);
+    let extra = controls & !op.allowed_controls();
     if extra != 0 {
         return Err(w.err(
             pos,

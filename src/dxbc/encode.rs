@@ -9,9 +9,7 @@
 //! an [`EncodeError`] naming the declaration or instruction index.
 
 use super::container::{Chunk, Container};
-use super::decode::{
-    allowed_controls, dcl_bits, ext_opcode_fields, is_other_decl, ICB_CLASS, MAX_ICB_DWORDS,
-};
+use super::decode::{dcl_bits, ext_opcode_fields, is_other_decl, ICB_CLASS, MAX_ICB_DWORDS};
 use super::EncodeError;
 use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
@@ -145,7 +143,7 @@ impl Enc {
     }
 
     fn inst(&mut self, inst: &Instruction) -> Result<(), EncodeError> {
-        let extra = inst.controls & !allowed_controls(inst.opcode);
+        let extra = inst.controls & !inst.opcode.allowed_controls();
         if extra != 0 || inst.opcode.is_declaration() || inst.opcode == Opcode::CustomData {
             return Err(self.err(format!(
                 "control bits {extra:#x} not allowed, or not an executable opcode"
@@ -931,7 +929,7 @@ mod roundtrip_props {
                 proptest::collection::vec(operand(), n..=n),
             )
                 .prop_map(move |(bits, ext, operands)| {
-                    let mut controls = bits & allowed_controls(op);
+                    let mut controls = bits & op.allowed_controls();
                     if op == Opcode::ResInfo && controls & 3 == 3 {
                         controls &= !1;
                     }

@@ -17,7 +17,12 @@
 
 pub mod opcode;
 
-pub use opcode::{OpClass, Opcode};
+pub use opcode::{
+    AtomicInst, CompareInst, ConvertInst, CustomDataInst, DeclInst, DoubleInst, FloatInst,
+    FlowInst, Form, GraphicsInst, ImmKind, InstVisitor, IntInst, LodSource, MemoryInst, MiscInst,
+    Model, MoveInst, OpClass, OpInfo, OpKind, Opcode, Role, SampleForm, SampleInst, Shape,
+    SyncInst,
+};
 
 /// Which pipeline stage a program is for (bits [31:16] of the version token).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -27,7 +27,7 @@ use super::context::{N, OFF_DISCARDED, OFF_INPUTS, OFF_OUTPUTS, W};
 use super::flow::Frame;
 use super::lower::{trusted, Lower, Ty, V};
 use super::JitError;
-use crate::ir::{Instruction, Opcode, Operand, ProgramKind};
+use crate::ir::{GraphicsInst, Instruction, Operand, ProgramKind};
 use crate::runtime::batch::special_component;
 use crate::sem::quad::{lanes, Deriv};
 
@@ -184,14 +184,23 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    /// Graphics-class instructions: `discard` and the derivatives.
-    pub fn stage_inst(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        if let Some(kind) = Deriv::from_opcode(inst.opcode) {
-            return self.deriv(inst, kind);
-        }
-        match inst.opcode {
-            Opcode::Discard if self.stage.killed.is_some() => self.discard(inst),
-            other => Err(self.unsupported(other)),
+    /// Graphics-class instructions: `discard` and the derivatives (the
+    /// table's `Form::Deriv` names the lanes); the rest are not lowered.
+    pub fn stage_inst(&mut self, op: GraphicsInst, inst: &Instruction) -> Result<(), JitError> {
+        use GraphicsInst::*;
+        match op {
+            DerivRtx | DerivRty | DerivRtxCoarse | DerivRtxFine | DerivRtyCoarse | DerivRtyFine => {
+                match inst.opcode.deriv() {
+                    Some(kind) => self.deriv(inst, kind),
+                    None => Err(self.unsupported(inst.opcode)),
+                }
+            }
+            Discard if self.stage.killed.is_some() => self.discard(inst),
+            // discard outside a pixel stage; geometry, hull and
+            // interpolation instructions: no such stages in the JIT.
+            Discard | Cut | Emit | EmitThenCut | EmitStream | CutStream | EmitThenCutStream
+            | HsDecls | HsControlPointPhase | HsForkPhase | HsJoinPhase | EvalSnapped
+            | EvalSampleIndex | EvalCentroid => Err(self.unsupported(inst.opcode)),
         }
     }
 
