@@ -5,6 +5,7 @@ mod batch;
 mod bc7;
 mod bench;
 mod cli;
+mod compat;
 mod corpus;
 mod decode;
 mod embed;

@@ -448,15 +448,26 @@ impl Printer {
                 );
                 s
             }
-            Decl::ResourceRaw { op, space } => {
+            Decl::ResourceRaw {
+                op,
+                space,
+                buffer_dim,
+            } => {
                 format!(
-                    "dcl_resource_raw {}{}",
+                    "dcl_resource_raw{} {}{}",
+                    dim_suffix(*buffer_dim),
                     self.decl_op(op),
                     self.space(*space)
                 )
             }
-            Decl::ResourceStructured { op, stride, space } => format!(
-                "dcl_resource_structured {}, {stride}{}",
+            Decl::ResourceStructured {
+                op,
+                stride,
+                space,
+                buffer_dim,
+            } => format!(
+                "dcl_resource_structured{} {}, {stride}{}",
+                dim_suffix(*buffer_dim),
                 self.decl_op(op),
                 self.space(*space)
             ),
@@ -474,9 +485,15 @@ impl Printer {
                 self.decl_op(op),
                 self.space(*space)
             ),
-            Decl::UavRaw { op, flags, space } => {
+            Decl::UavRaw {
+                op,
+                flags,
+                space,
+                buffer_dim,
+            } => {
                 format!(
-                    "dcl_uav_raw{} {}{}",
+                    "dcl_uav_raw{}{} {}{}",
+                    dim_suffix(*buffer_dim),
                     uav_flags(flags),
                     self.decl_op(op),
                     self.space(*space)
@@ -487,8 +504,10 @@ impl Printer {
                 stride,
                 flags,
                 space,
+                buffer_dim,
             } => format!(
-                "dcl_uav_structured{} {}, {stride}{}",
+                "dcl_uav_structured{}{} {}, {stride}{}",
+                dim_suffix(*buffer_dim),
                 uav_flags(flags),
                 self.decl_op(op),
                 self.space(*space)
@@ -722,6 +741,16 @@ fn interp_words(v: u32) -> String {
         w
     } else {
         format!(" {w}")
+    }
+}
+
+/// `_buffer` after a raw or structured declaration whose token spells the
+/// buffer dimension (vkd3d-shader's form; fxc writes none and prints none).
+fn dim_suffix(buffer_dim: bool) -> &'static str {
+    if buffer_dim {
+        "_buffer"
+    } else {
+        ""
     }
 }
 

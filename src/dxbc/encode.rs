@@ -341,9 +341,18 @@ impl Enc {
                     *space,
                 )?
             }
-            Decl::ResourceRaw { op, space } => self.resource_like(0, 0, op, &[], sm51, *space)?,
-            Decl::ResourceStructured { op, stride, space } => {
-                self.resource_like(0, 0, op, &[*stride], sm51, *space)?
+            Decl::ResourceRaw {
+                op,
+                space,
+                buffer_dim,
+            } => self.resource_like(dim_bits(*buffer_dim), RES_DIM, op, &[], sm51, *space)?,
+            Decl::ResourceStructured {
+                op,
+                stride,
+                space,
+                buffer_dim,
+            } => {
+                self.resource_like(dim_bits(*buffer_dim), RES_DIM, op, &[*stride], sm51, *space)?
             }
             Decl::UavTyped {
                 op,
@@ -363,17 +372,28 @@ impl Enc {
                     *space,
                 )?
             }
-            Decl::UavRaw { op, flags, space } => {
-                self.resource_like(flag_bits(*flags), GLC | ROV, op, &[], sm51, *space)?
-            }
+            Decl::UavRaw {
+                op,
+                flags,
+                space,
+                buffer_dim,
+            } => self.resource_like(
+                flag_bits(*flags) | dim_bits(*buffer_dim),
+                RES_DIM | GLC | ROV,
+                op,
+                &[],
+                sm51,
+                *space,
+            )?,
             Decl::UavStructured {
                 op,
                 stride,
                 flags,
                 space,
+                buffer_dim,
             } => self.resource_like(
-                flag_bits(*flags),
-                GLC | ROV | OPC,
+                flag_bits(*flags) | dim_bits(*buffer_dim),
+                RES_DIM | GLC | ROV | OPC,
                 op,
                 &[*stride],
                 sm51,
@@ -503,6 +523,12 @@ fn space_tail(sm51: bool, space: u32) -> Vec<u32> {
     } else {
         Vec::new()
     }
+}
+
+/// The dimension field of a raw or structured declaration: 1 (buffer) in
+/// vkd3d-shader's form, 0 in fxc's.
+fn dim_bits(buffer_dim: bool) -> u32 {
+    u32::from(buffer_dim) * ResourceDim::Buffer as u32
 }
 
 fn flag_bits(f: UavFlags) -> u32 {
@@ -660,11 +686,13 @@ mod tests {
             Decl::ResourceRaw {
                 op: reg(OperandType::Resource, 1),
                 space: 0,
+                buffer_dim: false,
             },
             Decl::ResourceStructured {
                 op: reg(OperandType::Resource, 2),
                 stride: 16,
                 space: 0,
+                buffer_dim: true,
             },
             Decl::UavTyped {
                 op: reg(OperandType::Uav, 0),
@@ -677,12 +705,14 @@ mod tests {
                 op: reg(OperandType::Uav, 1),
                 flags,
                 space: 0,
+                buffer_dim: true,
             },
             Decl::UavStructured {
                 op: reg(OperandType::Uav, 2),
                 stride: 8,
                 flags: opc,
                 space: 0,
+                buffer_dim: false,
             },
             Decl::Temps(3),
             Decl::IndexableTemp {
@@ -737,6 +767,7 @@ mod tests {
                 stride: 4,
                 flags: UavFlags::default(),
                 space: 1,
+                buffer_dim: false,
             },
             Decl::Resource {
                 op: range.clone(),
@@ -1029,7 +1060,7 @@ mod roundtrip_props {
             (
                 register(plain_index()),
                 any::<u32>(),
-                any::<[bool; 3]>(),
+                any::<[bool; 4]>(),
                 any::<u32>()
             )
                 .prop_map(move |(op, stride, f, space)| {
@@ -1043,6 +1074,7 @@ mod roundtrip_props {
                         stride,
                         flags,
                         space: if sm51 { space } else { 0 },
+                        buffer_dim: f[3],
                     }
                 }),
             proptest::collection::vec(any::<u32>(), 0..3).prop_map(|rows| {

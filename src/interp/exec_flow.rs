@@ -54,9 +54,12 @@ pub fn exec(
             }
         }
         Opcode::Discard => {
+            // The pixel becomes a helper lane of its quad: it keeps running
+            // (its neighbours' derivatives read its registers) but writes
+            // no memory from here on, and its outputs are not reported.
             if condition(cx, t, inst) {
                 t.discarded = true;
-                t.status = Status::Done;
+                t.helper = true;
             }
         }
         Opcode::Nop | Opcode::DebugBreak => {}

@@ -210,10 +210,12 @@ fn read_decls(p: &mut Prepared) -> Result<(), RuntimeError> {
                 },
                 sm51,
             )?,
-            Decl::ResourceRaw { op, space } => {
+            Decl::ResourceRaw { op, space, .. } => {
                 push_res(&mut p.srvs, op, *space, ResKind::Raw, sm51)?
             }
-            Decl::ResourceStructured { op, stride, space } => push_res(
+            Decl::ResourceStructured {
+                op, stride, space, ..
+            } => push_res(
                 &mut p.srvs,
                 op,
                 *space,

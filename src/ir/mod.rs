@@ -592,11 +592,19 @@ pub enum Decl {
     ResourceRaw {
         op: Operand,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
     ResourceStructured {
         op: Operand,
         stride: u32,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
     UavTyped {
         op: Operand,
@@ -609,12 +617,20 @@ pub enum Decl {
         op: Operand,
         flags: UavFlags,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
     UavStructured {
         op: Operand,
         stride: u32,
         flags: UavFlags,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
     TgsmRaw {
         op: Operand,

@@ -93,8 +93,12 @@ fn add_decl(v: Version, info: &mut ProgramInfo, index: usize, d: &Decl) -> Resul
             };
             add_srv(v, info, index, op, kind, *space)
         }
-        Decl::ResourceRaw { op, space } => add_srv(v, info, index, op, ResourceKind::Raw, *space),
-        Decl::ResourceStructured { op, stride, space } => {
+        Decl::ResourceRaw { op, space, .. } => {
+            add_srv(v, info, index, op, ResourceKind::Raw, *space)
+        }
+        Decl::ResourceStructured {
+            op, stride, space, ..
+        } => {
             limits::check_stride(*stride)?;
             add_srv(
                 v,
@@ -120,14 +124,15 @@ fn add_decl(v: Version, info: &mut ProgramInfo, index: usize, d: &Decl) -> Resul
             };
             add_uav(v, info, index, op, kind, *flags, *space)
         }
-        Decl::UavRaw { op, flags, space } => {
-            add_uav(v, info, index, op, ResourceKind::Raw, *flags, *space)
-        }
+        Decl::UavRaw {
+            op, flags, space, ..
+        } => add_uav(v, info, index, op, ResourceKind::Raw, *flags, *space),
         Decl::UavStructured {
             op,
             stride,
             flags,
             space,
+            ..
         } => {
             limits::check_stride(*stride)?;
             add_uav(
@@ -770,6 +775,7 @@ mod tests {
             op: slot(T::Uav, i),
             flags: UavFlags::default(),
             space: 0,
+            buffer_dim: false,
         }
     }
 
@@ -779,6 +785,7 @@ mod tests {
             stride,
             flags: UavFlags::default(),
             space: 0,
+            buffer_dim: false,
         }
     }
 
@@ -956,6 +963,7 @@ mod tests {
             op: slot(T::Resource, 3),
             stride: 16,
             space: 0,
+            buffer_dim: false,
         };
         let info = validate(&cs50(1, vec![srv], vec![ld])).unwrap();
         assert_eq!(
