@@ -3,14 +3,9 @@
 mod asm_roundtrip;
 mod batch;
 mod bc7;
-mod bench;
-mod cli;
 mod compat;
-mod corpus;
 mod decode;
 mod embed;
-mod fault;
-mod fuzz;
 mod interp;
 mod jit;
 #[cfg(target_os = "linux")]
@@ -19,7 +14,6 @@ mod peer;
 #[cfg(target_os = "linux")]
 mod rss;
 mod sampling;
-mod threads;
 mod util;
 mod validate;
 

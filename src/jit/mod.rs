@@ -34,8 +34,6 @@
 mod batch;
 pub mod context;
 mod double;
-pub mod engine;
-pub mod fault;
 mod flow;
 mod flushed;
 mod lanes;
