@@ -486,16 +486,19 @@ ret
         jit.dispatch_threads(b, [2, 1, 1], &o, 1).map(|_| ())
     })
     .unwrap_err();
+    // The JIT names the `endloop` (instruction 3) whose charge ran out, and
+    // the message says how to raise the budget.
     assert!(
         matches!(
             err,
             RuntimeError::BudgetExhausted {
                 group: [0, 0, 0],
-                ..
+                inst_index: 3,
             }
         ),
         "{err:?}"
     );
+    assert!(err.to_string().contains("--budget N"), "{err}");
 }
 
 #[test]

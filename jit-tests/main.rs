@@ -4,6 +4,7 @@ mod alu_table;
 mod asm_roundtrip;
 mod batch;
 mod bc7;
+mod compat;
 mod decode;
 mod embed;
 mod interp;

@@ -427,29 +427,47 @@ impl Printer {
                 )
             }
             Decl::Resource(r) => self.typed_resource(r),
-            Decl::ResourceRaw { op, space } => {
+            Decl::ResourceRaw {
+                op,
+                space,
+                buffer_dim,
+            } => {
                 format!(
-                    "dcl_resource_raw {}{}",
+                    "dcl_resource_raw{} {}{}",
+                    dim_suffix(*buffer_dim),
                     self.decl_op(op),
                     self.space(*space)
                 )
             }
-            Decl::ResourceStructured { op, stride, space } => format!(
-                "dcl_resource_structured {}, {stride}{}",
+            Decl::ResourceStructured {
+                op,
+                stride,
+                space,
+                buffer_dim,
+            } => format!(
+                "dcl_resource_structured{} {}, {stride}{}",
+                dim_suffix(*buffer_dim),
                 self.decl_op(op),
                 self.space(*space)
             ),
             Decl::UavTyped(u) => self.typed_uav(u),
-            Decl::UavRaw { op, flags, space } => {
+            Decl::UavRaw {
+                op,
+                flags,
+                space,
+                buffer_dim,
+            } => {
                 format!(
-                    "dcl_uav_raw{} {}{}",
+                    "dcl_uav_raw{}{} {}{}",
+                    dim_suffix(*buffer_dim),
                     uav_flags(flags),
                     self.decl_op(op),
                     self.space(*space)
                 )
             }
             Decl::UavStructured(u) => format!(
-                "dcl_uav_structured{} {}, {}{}",
+                "dcl_uav_structured{}{} {}, {}{}",
+                dim_suffix(u.buffer_dim),
                 uav_flags(&u.flags),
                 self.decl_op(&u.op),
                 u.stride,
@@ -682,6 +700,16 @@ fn interp_words(v: u32) -> String {
         w
     } else {
         format!(" {w}")
+    }
+}
+
+/// `_buffer` after a raw or structured declaration whose token spells the
+/// buffer dimension (vkd3d-shader's form; fxc writes none and prints none).
+fn dim_suffix(buffer_dim: bool) -> &'static str {
+    if buffer_dim {
+        "_buffer"
+    } else {
+        ""
     }
 }
 

@@ -81,9 +81,12 @@ pub fn graphics(
     use GraphicsInst::*;
     match op {
         Discard => {
+            // The pixel becomes a helper lane of its quad: it keeps running
+            // (its neighbours' derivatives read its registers) but writes
+            // no memory from here on, and its outputs are not reported.
             if condition(cx, t, inst) {
                 t.discarded = true;
-                t.status = Status::Done;
+                t.helper = true;
             }
             Ok(())
         }

@@ -132,7 +132,7 @@ pub fn run_batch(
         run_lockstep(&mut cx, &mut threads, &ends)?;
         for (k, t) in threads.iter().enumerate() {
             let inv = first + k;
-            result.lanes[inv] = if t.helper {
+            result.lanes[inv] = if inputs.is_helper(inv) {
                 LaneResult::Helper
             } else if t.discarded {
                 LaneResult::Discarded

@@ -138,7 +138,7 @@ impl JitShader {
                 STATUS_BUDGET => {
                     return Err(RuntimeError::BudgetExhausted {
                         group: [(first / W) as u32, 0, 0],
-                        inst_index: 0,
+                        inst_index: c.stopped_at as usize,
                     })
                 }
                 other => return Err(super::context::status_error(other)),

@@ -21,7 +21,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder};
 use cranelift_frontend::Variable;
 
-use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, STATUS_BARRIER};
+use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, STATUS_BARRIER};
 use super::lower::{trusted, Lower, V};
 use super::JitError;
 use crate::analysis::Jump;
@@ -285,7 +285,14 @@ impl Lower<'_, '_> {
         let new = self.b.ins().select(ok, rest, zero);
         self.b.ins().store(trusted(), new, self.ctx, OFF_BUDGET);
         let again = self.b.create_block();
-        self.b.ins().brif(ok, again, &[], self.budget_exit, &[]);
+        let stop = self.b.create_block();
+        self.b.ins().brif(ok, again, &[], stop, &[]);
+        // Out of budget: name this `endloop` for the error, then stop.
+        self.b.seal_block(stop);
+        self.b.switch_to_block(stop);
+        let at = self.b.ins().iconst(types::I32, self.at as i64);
+        self.b.ins().store(trusted(), at, self.ctx, OFF_STOPPED_AT);
+        self.b.ins().jump(self.budget_exit, &[]);
         self.b.seal_block(again);
         self.b.switch_to_block(again);
         let any = self.any(next);

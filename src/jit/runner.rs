@@ -352,7 +352,7 @@ impl JitShader {
                     STATUS_BUDGET => {
                         return Err(RuntimeError::BudgetExhausted {
                             group: id,
-                            inst_index: 0,
+                            inst_index: bt.ctx.stopped_at as usize,
                         })
                     }
                     other => return Err(super::context::status_error(other)),

@@ -523,6 +523,7 @@ mod tests {
             op: slot(OperandType::Resource, 0),
             stride: 4,
             space: 0,
+            buffer_dim: false,
         };
         let mut p = ps50(1, vec![srv], vec![]);
         p.version.major = 4;

@@ -99,8 +99,15 @@ fn check_role(op: &Operand, role: Role) -> Result<(), String> {
     match (role, op.comps) {
         (Dst | Uav | Mem, Components::Four(Selection::Mask(_))) => Ok(()),
         (Dst | Uav | Mem, Components::Four(_)) => Err("a destination needs a write mask".into()),
+        // A replicated swizzle (`.xxxx`, vkd3d-shader's form) names one
+        // component as surely as fxc's select-1 `.x`.
+        (Scalar, Components::Four(Selection::Swizzle([c, d, e, f])))
+            if c == d && c == e && c == f =>
+        {
+            Ok(())
+        }
         (Scalar, Components::Four(Selection::Mask(_) | Selection::Swizzle(_))) => {
-            Err("needs a single component (.x, .y, .z or .w)".into())
+            Err("needs a single component (.x, .y, .z or .w, or a replicated .xxxx)".into())
         }
         (Src, Components::Four(Selection::Mask(_))) if op.ty != T::Imm32 && op.ty != T::Imm64 => {
             Err("a source needs a swizzle, not a write mask".into())
@@ -285,6 +292,15 @@ mod tests {
         assert!(e.message.contains("single component"), "{e}");
         let p = cs50(2, vec![], vec![inst(If, vec![rx(0)]), bare(EndIf)]);
         assert!(validate(&p).is_ok());
+        // vkd3d-shader's replicated swizzle is one component too; a mixed
+        // swizzle is not.
+        let mut yyyy = rx(0);
+        yyyy.comps = Components::Four(Selection::Swizzle([1; 4]));
+        let p = cs50(2, vec![], vec![inst(If, vec![yyyy.clone()]), bare(EndIf)]);
+        assert!(validate(&p).is_ok());
+        yyyy.comps = Components::Four(Selection::Swizzle([1, 1, 1, 0]));
+        let e = operand_err(vec![inst(If, vec![yyyy]), bare(EndIf)]);
+        assert!(e.message.contains("single component"), "{e}");
     }
 
     #[test]
@@ -293,6 +309,7 @@ mod tests {
             op: slot(OperandType::Uav, 0),
             flags: crate::ir::UavFlags::default(),
             space: 0,
+            buffer_dim: false,
         };
         for (m, ok) in [
             (0x1, true),
