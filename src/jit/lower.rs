@@ -106,6 +106,9 @@ pub struct Lower<'a, 'f> {
     /// loaded and stored where it is used and defined, instead of being an
     /// SSA variable. `None`: tier 1, SSA variables.
     pub slots: Option<Value>,
+    /// Tier 0: per variable, the block and value of its last load or
+    /// store there (`tier0.rs`).
+    pub slot_cache: Vec<Option<(Block, Value)>>,
 }
 
 pub fn mem() -> MemFlagsData {

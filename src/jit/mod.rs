@@ -494,6 +494,7 @@ fn build(
             flushed_regs: flushed::flushed_temps(p),
             known_flushed: Default::default(),
             slots,
+            slot_cache: Vec::new(),
         };
         // Resume id 0 starts at the top; others go through the dispatch.
         // Tier 0 branches before initialising its variables, which live

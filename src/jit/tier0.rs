@@ -9,6 +9,10 @@
 //! any load can reach it, so the code never reads a slot it did not write
 //! in the same batch call (or, after a barrier, in an earlier call).
 //!
+//! Within one block, a variable loaded or stored before is not loaded
+//! again: the value is reused (`slot_cache`, keyed by the block so that it
+//! never crosses a block boundary, and only `def_var` writes slots).
+//!
 //! Why this is faster to compile: no SSA construction, no block
 //! parameters at joins and loop heads, and short live ranges, so
 //! Cranelift's single-pass allocator (with `opt_level=none`, see
@@ -29,15 +33,39 @@ impl Lower<'_, '_> {
         (16 * v.as_u32()) as i32
     }
 
-    /// Loads variable `v` from its slot.
+    /// Loads variable `v` from its slot, or reuses the value it had
+    /// earlier in the current block.
     pub(super) fn load_slot(&mut self, base: Value, v: Variable) -> Value {
-        self.b
+        let block = self.b.current_block();
+        let k = v.as_u32() as usize;
+        if let (Some(block), Some(Some((b, x)))) = (block, self.slot_cache.get(k)) {
+            if *b == block {
+                return *x;
+            }
+        }
+        let x = self
+            .b
             .ins()
-            .load(types::I32X4, trusted(), base, Self::slot_offset(v))
+            .load(types::I32X4, trusted(), base, Self::slot_offset(v));
+        self.remember(v, x);
+        x
     }
 
     /// Stores `x` to the slot of variable `v`.
     pub(super) fn store_slot(&mut self, base: Value, v: Variable, x: Value) {
         self.b.ins().store(trusted(), x, base, Self::slot_offset(v));
+        self.remember(v, x);
+    }
+
+    /// Notes that `v` holds `x` from here to the end of the current block.
+    fn remember(&mut self, v: Variable, x: Value) {
+        let Some(block) = self.b.current_block() else {
+            return;
+        };
+        let k = v.as_u32() as usize;
+        if self.slot_cache.len() <= k {
+            self.slot_cache.resize(k + 1, None);
+        }
+        self.slot_cache[k] = Some((block, x));
     }
 }
