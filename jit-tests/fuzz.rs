@@ -33,7 +33,7 @@ fn bounded_run() -> &'static FuzzReport {
 fn bounded_run_validates_runs_and_agrees() {
     let r = bounded_run();
     let text = summary(r, false);
-    assert_eq!(r.engines, ["interp", "jit"], "{text}");
+    assert_eq!(r.engines, ["interp", "jit0", "jit1"], "{text}");
     assert_eq!(r.programs, PROGRAMS, "{text}");
     assert!(r.failures.is_empty(), "{text}");
     // Bounded loops: nothing should come near the budget.
@@ -50,7 +50,7 @@ fn the_two_interpreters_agree_on_generated_programs() {
         seed: 1_000_000,
         programs: Some(N),
         threads: 2,
-        engines: ["interp".into(), "interp2".into()],
+        engines: vec!["interp".into(), "interp2".into()],
         ..FuzzOptions::default()
     });
     let text = summary(&r, false);
