@@ -62,6 +62,7 @@ pub mod validate;
 pub use api::{DispatchConfig, EngineKind, Shader};
 pub use error::Error;
 pub use ir::Program;
+pub use jit::{CompileOptions, Tier};
 pub use runtime::Bindings;
 pub use runtime::{
     AddressMode, BatchInputs, BatchResult, BufferKind, BufferView, ComparisonFunc, DispatchStats,
