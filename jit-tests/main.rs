@@ -19,6 +19,7 @@ mod peer;
 mod rss;
 mod sampling;
 mod threads;
+mod tiers;
 mod util;
 mod validate;
 

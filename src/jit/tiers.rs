@@ -99,6 +99,8 @@ impl CompileOptions {
 /// Counts of background tier-1 compiles, for tests and reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TierUpStats {
+    /// Jobs that found their shader alive and started compiling.
+    pub started: u64,
     /// Tier-1 code installed into a live shader.
     pub installed: u64,
     /// Tier-1 code compiled for a shader dropped meanwhile, and freed.
@@ -109,6 +111,7 @@ pub struct TierUpStats {
     pub failed: u64,
 }
 
+static STARTED: AtomicU64 = AtomicU64::new(0);
 static INSTALLED: AtomicU64 = AtomicU64::new(0);
 static DISCARDED: AtomicU64 = AtomicU64::new(0);
 static SKIPPED: AtomicU64 = AtomicU64::new(0);
@@ -116,9 +119,21 @@ static FAILED: AtomicU64 = AtomicU64::new(0);
 /// Jobs queued and not finished yet.
 static PENDING: AtomicU64 = AtomicU64::new(0);
 
+/// Microseconds each background job waits after it starts, before it
+/// compiles (tests only: it makes "dropped while compiling" certain).
+static PAUSE_US: AtomicU64 = AtomicU64::new(0);
+
+/// Makes each background job pause `us` microseconds after it starts
+/// (for tests of dropping shaders while tier 1 compiles).
+#[doc(hidden)]
+pub fn set_tier_up_pause(us: u64) {
+    PAUSE_US.store(us, Ordering::Relaxed);
+}
+
 /// The background compile counters so far.
 pub fn tier_up_stats() -> TierUpStats {
     TierUpStats {
+        started: STARTED.load(Ordering::Relaxed),
         installed: INSTALLED.load(Ordering::Relaxed),
         discarded: DISCARDED.load(Ordering::Relaxed),
         skipped: SKIPPED.load(Ordering::Relaxed),
@@ -166,6 +181,11 @@ fn tier_up(job: Weak<Inner>) {
     };
     let prepared = inner.prepared.clone();
     drop(inner);
+    STARTED.fetch_add(1, Ordering::Relaxed);
+    let pause = PAUSE_US.load(Ordering::Relaxed);
+    if pause > 0 {
+        std::thread::sleep(std::time::Duration::from_micros(pause));
+    }
     let plan = super::plan::Plan::new(&prepared);
     let compiled = match super::compile_code(&prepared, &plan, 1, false) {
         Ok((c, _)) => c,
