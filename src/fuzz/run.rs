@@ -383,20 +383,24 @@ fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), Str
     for (k, v) in &g.forms {
         *report.forms.entry(k).or_default() += v;
     }
-    let mut a = Side::new(&opts.engines[0])?;
+    // The first engine against each other one, each pair on fresh engines.
     let mut verdict = Verdict::Agree;
-    let mut counted = a.instructions();
+    let mut instructions = None;
     for name in &opts.engines[1..] {
+        let mut a = Side::new(&opts.engines[0])?;
         let mut b = Side::new(name)?;
-        verdict = compare_engines(a.engine(), b.engine(), &g.program, &g.inputs);
-        counted = counted.or(b.instructions());
-        if !matches!(verdict, Verdict::Agree) {
-            break;
+        let v = compare_engines(a.engine(), b.engine(), &g.program, &g.inputs);
+        instructions = instructions.or(a.instructions()).or(b.instructions());
+        match v {
+            Verdict::Agree => {}
+            Verdict::BothOutOfBudget => verdict = v,
+            _ => {
+                verdict = v;
+                break;
+            }
         }
-        // The next comparison starts from a fresh first engine.
-        a = Side::new(&opts.engines[0])?;
     }
-    report.instructions += a.instructions().or(counted).unwrap_or(0);
+    report.instructions += instructions.unwrap_or(0);
     report.programs += 1;
     match verdict {
         Verdict::Agree => Ok(()),

@@ -109,6 +109,9 @@ pub struct Lower<'a, 'f> {
     /// Tier 0: per variable, the block and value of its last load or
     /// store there (`tier0.rs`).
     pub slot_cache: Vec<Option<(Block, Value)>>,
+    /// Tier 0: splatted constants and bitcasts already built in a block
+    /// (`tier0.rs`; tier 1 leaves this to Cranelift's e-graph).
+    pub value_cache: HashMap<(u32, u32), (Block, Value)>,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -184,8 +187,12 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// An `i32x4` with every lane `x`.
     pub fn vsplat(&mut self, x: u32) -> Value {
+        if let Some(v) = self.reuse(super::tier0::SPLAT, x) {
+            return v;
+        }
         let s = self.b.ins().iconst(types::I32, i64::from(x as i32));
         let v = self.b.ins().splat(types::I32X4, s);
+        self.keep(super::tier0::SPLAT, x, v);
         if super::flushed::is_flushed_bits(x) {
             self.known_flushed.insert(v);
         }
@@ -249,11 +256,23 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     fn f(&mut self, v: Value) -> Value {
-        self.b.ins().bitcast(types::F32X4, mem(), v)
+        let key = v.as_u32();
+        if let Some(x) = self.reuse(super::tier0::AS_FLOAT, key) {
+            return x;
+        }
+        let x = self.b.ins().bitcast(types::F32X4, mem(), v);
+        self.keep(super::tier0::AS_FLOAT, key, x);
+        x
     }
 
     fn i(&mut self, v: Value) -> Value {
-        self.b.ins().bitcast(types::I32X4, mem(), v)
+        let key = v.as_u32();
+        if let Some(x) = self.reuse(super::tier0::AS_INT, key) {
+            return x;
+        }
+        let x = self.b.ins().bitcast(types::I32X4, mem(), v);
+        self.keep(super::tier0::AS_INT, key, x);
+        x
     }
 
     // -----------------------------------------------------------------

@@ -495,6 +495,7 @@ fn build(
             known_flushed: Default::default(),
             slots,
             slot_cache: Vec::new(),
+            value_cache: Default::default(),
         };
         // Resume id 0 starts at the top; others go through the dispatch.
         // Tier 0 branches before initialising its variables, which live

@@ -13,6 +13,10 @@
 //! again: the value is reused (`slot_cache`, keyed by the block so that it
 //! never crosses a block boundary, and only `def_var` writes slots).
 //!
+//! Splatted constants and the float/int bitcasts of a value are built once
+//! per block as well (`value_cache`): with `opt_level=none` nothing else
+//! would share them, and they were over half of the instructions.
+//!
 //! Why this is faster to compile: no SSA construction, no block
 //! parameters at joins and loop heads, and short live ranges, so
 //! Cranelift's single-pass allocator (with `opt_level=none`, see
@@ -27,7 +31,35 @@ use cranelift_frontend::Variable;
 
 use super::lower::{trusted, Lower};
 
+/// `value_cache` kinds: a splatted constant, keyed by its bits.
+pub(super) const SPLAT: u32 = 0;
+/// `value_cache` kinds: the `f32x4` bitcast of a value, keyed by the value.
+pub(super) const AS_FLOAT: u32 = 1;
+/// `value_cache` kinds: the `i32x4` bitcast of a value, keyed by the value.
+pub(super) const AS_INT: u32 = 2;
+
 impl Lower<'_, '_> {
+    /// Tier 0: the value of kind `kind` and key `key` built earlier in the
+    /// current block, if any.
+    pub(super) fn reuse(&self, kind: u32, key: u32) -> Option<Value> {
+        self.slots?;
+        let block = self.b.current_block()?;
+        match self.value_cache.get(&(kind, key)) {
+            Some((b, v)) if *b == block => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// Tier 0: remembers `v` as the value of `kind`/`key` in this block.
+    pub(super) fn keep(&mut self, kind: u32, key: u32, v: Value) {
+        if self.slots.is_none() {
+            return;
+        }
+        if let Some(block) = self.b.current_block() {
+            self.value_cache.insert((kind, key), (block, v));
+        }
+    }
+
     /// The slot of variable `v`, as an offset from the slot base.
     fn slot_offset(v: Variable) -> i32 {
         (16 * v.as_u32()) as i32
