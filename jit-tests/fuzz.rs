@@ -260,7 +260,10 @@ fn cli_fuzz_prints_a_summary_and_rejects_unknown_engines() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.starts_with("30 programs in "), "{stdout}");
-    assert!(stdout.contains(" on interp against jit, "), "{stdout}");
+    assert!(
+        stdout.contains(" on interp against jit0 and jit1, "),
+        "{stdout}"
+    );
     assert!(stdout.contains(" 0 mismatches"), "{stdout}");
     assert!(stdout.contains("operand forms: "), "{stdout}");
     assert!(stdout.contains("opcodes generated: "), "{stdout}");

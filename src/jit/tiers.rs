@@ -12,10 +12,12 @@
 //!   thread group and every batch call, so a group that started on tier 0
 //!   finishes on tier 0 (its barrier save area and resume ids belong to
 //!   the code that started it);
-//! - the background job holds only a `Weak` reference to the shader while
-//!   it compiles: dropping the shader meanwhile frees it at once, and the
-//!   finished tier-1 code is then freed by the job (no leak, no use after
-//!   free);
+//! - a queued job holds only a `Weak` reference (a shader dropped before
+//!   its job starts is skipped); a running job holds the shader, because
+//!   the code embeds addresses of data the shader owns, and when the
+//!   caller dropped it meanwhile, the job's reference is the last one and
+//!   frees the shader and both codes once the compile ends (no leak, no
+//!   use after free);
 //! - the cache maps (program, options) to the compiled shader; a hit is
 //!   confirmed by comparing whole programs, so a hash collision can only
 //!   cost a compile, never return the wrong code. It holds at most
@@ -77,10 +79,22 @@ pub struct CompileOptions {
 }
 
 impl Default for CompileOptions {
+    /// Tier auto, tier-up after [`TIER_UP_AFTER`] batch calls, cached. The
+    /// environment variables `SM5JIT_TIER=0|1|auto` and
+    /// `SM5JIT_TIER_UP_AFTER=N` override the tier and the threshold (to run
+    /// a whole program or test suite on one tier, or to tier up at once).
     fn default() -> Self {
+        let tier = std::env::var("SM5JIT_TIER")
+            .ok()
+            .and_then(|t| Tier::parse(&t))
+            .unwrap_or(Tier::Auto);
+        let tier_up_after = std::env::var("SM5JIT_TIER_UP_AFTER")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(TIER_UP_AFTER);
         CompileOptions {
-            tier: Tier::Auto,
-            tier_up_after: TIER_UP_AFTER,
+            tier,
+            tier_up_after,
             cache: true,
         }
     }
@@ -103,7 +117,7 @@ pub struct TierUpStats {
     pub started: u64,
     /// Tier-1 code installed into a live shader.
     pub installed: u64,
-    /// Tier-1 code compiled for a shader dropped meanwhile, and freed.
+    /// Tier-1 code compiled for a shader dropped meanwhile, and freed with it.
     pub discarded: u64,
     /// Jobs skipped because the shader was gone before they started.
     pub skipped: u64,
@@ -172,40 +186,41 @@ pub(super) fn spawn_tier_up(shader: Weak<Inner>) {
     }
 }
 
-/// One background job: compile tier 1 without holding the shader, then
-/// install it if the shader still exists.
+/// One background job: compile tier 1 and install it.
+///
+/// The job holds the shader while it compiles: the generated code embeds
+/// addresses of data the shader owns (the immediate constant buffer, for
+/// one), so it must be compiled from the shader's own prepared program.
+/// If every other reference was dropped meanwhile, the job's reference is
+/// the last: dropping it frees the shader and both codes, on this thread.
 fn tier_up(job: Weak<Inner>) {
     let Some(inner) = job.upgrade() else {
         SKIPPED.fetch_add(1, Ordering::Relaxed);
         return;
     };
-    let prepared = inner.prepared.clone();
-    drop(inner);
     STARTED.fetch_add(1, Ordering::Relaxed);
     let pause = PAUSE_US.load(Ordering::Relaxed);
     if pause > 0 {
         std::thread::sleep(std::time::Duration::from_micros(pause));
     }
-    let plan = super::plan::Plan::new(&prepared);
-    let compiled = match super::compile_code(&prepared, &plan, 1, false) {
+    let compiled = match super::compile_code(&inner.prepared, &inner.plan, 1, false) {
         Ok((c, _)) => c,
         Err(_) => {
             FAILED.fetch_add(1, Ordering::Relaxed);
             return;
         }
     };
-    match job.upgrade() {
-        Some(inner) => {
-            // A second install cannot happen (one job per shader); if it
-            // did, the returned code would simply be freed here.
-            let _ = inner.upgraded.set(compiled);
-            INSTALLED.fetch_add(1, Ordering::Relaxed);
-        }
-        None => {
-            drop(compiled);
-            DISCARDED.fetch_add(1, Ordering::Relaxed);
-        }
+    if std::sync::Arc::strong_count(&inner) == 1 {
+        // Dropped while compiling: free the new code and the shader.
+        drop(compiled);
+        DISCARDED.fetch_add(1, Ordering::Relaxed);
+    } else {
+        // A second install cannot happen (one job per shader); if it did,
+        // the returned code would simply be freed here.
+        let _ = inner.upgraded.set(compiled);
+        INSTALLED.fetch_add(1, Ordering::Relaxed);
     }
+    drop(inner);
 }
 
 /// One cached shader.
