@@ -34,8 +34,6 @@
 mod batch;
 pub mod context;
 mod double;
-pub mod engine;
-pub mod fault;
 mod flow;
 mod flushed;
 mod lanes;
@@ -185,8 +183,9 @@ fn host_isa(
     insts: usize,
 ) -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
     type Isa = Arc<dyn cranelift_codegen::isa::TargetIsa>;
-    static CACHE: std::sync::Mutex<Vec<((String, bool, u8), Isa)>> =
-        std::sync::Mutex::new(Vec::new());
+    /// (register allocator, verifier on, tier).
+    type Key = (String, bool, u8);
+    static CACHE: std::sync::Mutex<Vec<(Key, Isa)>> = std::sync::Mutex::new(Vec::new());
     // Cranelift's IR verifier: in debug builds, and in any build with
     // SM5JIT_VERIFY=1 (CI runs the release test suite with it).
     let verify = cfg!(debug_assertions) || std::env::var("SM5JIT_VERIFY").is_ok_and(|v| v == "1");
