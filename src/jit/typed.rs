@@ -37,6 +37,9 @@ pub struct TypedEnv {
     pub shader: Option<super::JitShader>,
     /// The bound samplers.
     pub samplers: std::collections::BTreeMap<crate::runtime::Slot, crate::runtime::SamplerDesc>,
+    /// Samples per pixel of the render target (`sampleinfo`/`samplepos`
+    /// on `rasterizer`); 1 outside pixel batches.
+    pub raster_samples: u32,
 }
 
 // SAFETY: the pointers point into bindings borrowed for the whole

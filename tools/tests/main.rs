@@ -2,11 +2,13 @@
 
 mod bench;
 mod cli;
+mod cli_stage;
 mod corpus;
 mod engines;
 mod fault;
 mod fuzz;
 mod mutant;
+mod shader_tests;
 mod threads;
 
 /// The shared corpus beside the checkout (`../shared/corpus` from the
