@@ -18,6 +18,7 @@ mod reflect;
 mod rss;
 mod sampling;
 mod snapshots;
+mod tiers;
 mod util;
 mod validate;
 

@@ -543,12 +543,16 @@ impl Lower<'_, '_> {
     }
 
     /// `sync_*_t`: save every variable, return, and continue here on resume.
+    /// On tier 0 the variables already live in the save area: nothing
+    /// is saved or reloaded.
     fn barrier(&mut self) {
         let count = self.all_vars.len();
-        let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
-        for k in 0..count {
-            let v = self.b.use_var(self.all_vars[k]);
-            self.b.ins().store(trusted(), v, save, (16 * k) as i32);
+        if self.slots.is_none() {
+            let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
+            for k in 0..count {
+                let v = self.b.use_var(self.all_vars[k]);
+                self.b.ins().store(trusted(), v, save, (16 * k) as i32);
+            }
         }
         let id = self.resumes.len() as i64 + 1;
         let idv = self.b.ins().iconst(types::I32, id);
@@ -559,13 +563,15 @@ impl Lower<'_, '_> {
         let resume = self.b.create_block();
         let cont = self.b.create_block();
         self.b.switch_to_block(resume);
-        let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
-        for k in 0..count {
-            let v = self
-                .b
-                .ins()
-                .load(types::I32X4, trusted(), save, (16 * k) as i32);
-            self.b.def_var(self.all_vars[k], v);
+        if self.slots.is_none() {
+            let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
+            for k in 0..count {
+                let v = self
+                    .b
+                    .ins()
+                    .load(types::I32X4, trusted(), save, (16 * k) as i32);
+                self.b.def_var(self.all_vars[k], v);
+            }
         }
         self.b.ins().jump(cont, &[]);
         self.resumes.push((resume, count));

@@ -102,6 +102,17 @@ pub struct Lower<'a, 'f> {
     /// `finish`, min/max, reads of always-flushed registers, constants):
     /// `flush` returns them as they are.
     pub known_flushed: HashSet<Value>,
+    /// Tier 0 (`tier0.rs`): every variable lives in a 16-byte slot of the
+    /// batch's save area at this address (variable `k` at `16 * k`) and is
+    /// loaded and stored where it is used and defined, instead of being an
+    /// SSA variable. `None`: tier 1, SSA variables.
+    pub slots: Option<Value>,
+    /// Tier 0: per variable, the block and value of its last load or
+    /// store there (`tier0.rs`).
+    pub slot_cache: Vec<Option<(Block, Value)>>,
+    /// Tier 0: splatted constants and bitcasts already built in a block
+    /// (`tier0.rs`; tier 1 leaves this to Cranelift's e-graph).
+    pub value_cache: HashMap<(u32, u32), (Block, Value)>,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -137,9 +148,10 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// A new vector variable, zero-initialised where it is declared.
     pub fn new_var(&mut self) -> Variable {
         let v = self.b.declare_var(types::I32X4);
-        let z = self.vsplat(0);
-        self.b.def_var(v, z);
+        debug_assert_eq!(v.as_u32() as usize, self.all_vars.len());
         self.all_vars.push(v);
+        let z = self.vsplat(0);
+        self.def_var(v, z);
         v
     }
 
@@ -148,19 +160,40 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     pub fn use_vars(&mut self, vars: [Variable; N]) -> V {
-        vars.map(|v| self.b.use_var(v))
+        vars.map(|v| self.use_var(v))
     }
 
     pub fn def_vars(&mut self, vars: [Variable; N], vals: V) {
         for j in 0..N {
-            self.b.def_var(vars[j], vals[j]);
+            self.def_var(vars[j], vals[j]);
+        }
+    }
+
+    /// The value of one vector variable here: an SSA use on tier 1, a
+    /// load from its slot on tier 0.
+    pub fn use_var(&mut self, v: Variable) -> Value {
+        match self.slots {
+            Some(base) => self.load_slot(base, v),
+            None => self.b.use_var(v),
+        }
+    }
+
+    /// Defines one vector variable here (see [`Lower::use_var`]).
+    pub fn def_var(&mut self, v: Variable, x: Value) {
+        match self.slots {
+            Some(base) => self.store_slot(base, v, x),
+            None => self.b.def_var(v, x),
         }
     }
 
     /// An `i32x4` with every lane `x`.
     pub fn vsplat(&mut self, x: u32) -> Value {
+        if let Some(v) = self.reuse(super::tier0::SPLAT, x) {
+            return v;
+        }
         let s = self.b.ins().iconst(types::I32, i64::from(x as i32));
         let v = self.b.ins().splat(types::I32X4, s);
+        self.keep(super::tier0::SPLAT, x, v);
         if super::flushed::is_flushed_bits(x) {
             self.known_flushed.insert(v);
         }
@@ -224,11 +257,23 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     fn f(&mut self, v: Value) -> Value {
-        self.b.ins().bitcast(types::F32X4, mem(), v)
+        let key = v.as_u32();
+        if let Some(x) = self.reuse(super::tier0::AS_FLOAT, key) {
+            return x;
+        }
+        let x = self.b.ins().bitcast(types::F32X4, mem(), v);
+        self.keep(super::tier0::AS_FLOAT, key, x);
+        x
     }
 
     fn i(&mut self, v: Value) -> Value {
-        self.b.ins().bitcast(types::I32X4, mem(), v)
+        let key = v.as_u32();
+        if let Some(x) = self.reuse(super::tier0::AS_INT, key) {
+            return x;
+        }
+        let x = self.b.ins().bitcast(types::I32X4, mem(), v);
+        self.keep(super::tier0::AS_INT, key, x);
+        x
     }
 
     // -----------------------------------------------------------------

@@ -36,7 +36,7 @@ fn bounded_run() -> &'static FuzzReport {
 fn bounded_run_validates_runs_and_agrees() {
     let r = bounded_run();
     let text = summary(r, false);
-    assert_eq!(r.engines, ["interp", "jit"], "{text}");
+    assert_eq!(r.engines, ["interp", "jit0", "jit1"], "{text}");
     assert_eq!(r.programs, PROGRAMS, "{text}");
     assert!(r.failures.is_empty(), "{text}");
     // Bounded loops: nothing should come near the budget.
@@ -53,7 +53,7 @@ fn the_two_interpreters_agree_on_generated_programs() {
         seed: 1_000_000,
         programs: Some(N),
         threads: 2,
-        engines: ["interp".into(), "interp2".into()],
+        engines: vec!["interp".into(), "interp2".into()],
         ..FuzzOptions::default()
     });
     let text = summary(&r, false);
@@ -263,7 +263,10 @@ fn cli_fuzz_prints_a_summary_and_rejects_unknown_engines() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.starts_with("30 programs in "), "{stdout}");
-    assert!(stdout.contains(" on interp against jit, "), "{stdout}");
+    assert!(
+        stdout.contains(" on interp against jit0 and jit1, "),
+        "{stdout}"
+    );
     assert!(stdout.contains(" 0 mismatches"), "{stdout}");
     assert!(stdout.contains("operand forms: "), "{stdout}");
     assert!(stdout.contains("opcodes generated: "), "{stdout}");

@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use super::binding::parse_binding;
 use super::error::{CliError, ExitCode};
 use super::front::{self, Loaded, SourceFormat};
-use super::{CaseArgs, EngineChoice, DEFAULT_ENGINE};
+use super::{CaseArgs, EngineChoice, TierArg, DEFAULT_ENGINE};
 use crate::case::spec::ResourceKindSpec;
 use crate::case::{
     self, CaseReport, Engine, EngineOptions, Outcome, Resource, SlotClass, SlotRef, Summary,
@@ -55,6 +55,9 @@ pub struct RunArgs {
     /// Engine to run on.
     #[arg(long, value_enum, default_value_t = DEFAULT_ENGINE)]
     pub engine: EngineChoice,
+    /// JIT tier: 0 (fast compile), 1 (optimised) or auto (0, then 1 in the background).
+    #[arg(long, value_enum, default_value_t = TierArg::Auto)]
+    pub tier: TierArg,
     /// Worker threads (default and 0: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -97,6 +100,7 @@ impl Default for RunArgs {
             cbs: Vec::new(),
             counters: Vec::new(),
             engine: DEFAULT_ENGINE,
+            tier: TierArg::Auto,
             threads: None,
             budget: None,
             dumps: Vec::new(),
@@ -380,10 +384,11 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         return super::stage::run_stage(a, &name, &loaded, &resources);
     }
     check_dumps(a, &resources)?;
-    super::codedump::dump(&name, &loaded.program, &a.code)?;
+    super::codedump::dump(&name, &loaded.program, &a.code, a.tier.into())?;
     let opts = EngineOptions {
         budget: a.budget.or(a.synthetic.then_some(SYNTHETIC_BUDGET)),
         threads: a.threads,
+        tier: a.tier.into(),
     };
     let mut runs = Vec::new();
     for mut engine in make_engines(a.engine, opts)? {
@@ -643,7 +648,7 @@ fn showcase(a: &RunArgs) -> Result<ExitCode, CliError> {
     let program = front::parse(name, SHOWCASE_ASM)?;
     front::validate(name, &program)?;
     let parse_time = t.elapsed();
-    super::codedump::dump(name, &program, &a.code)?;
+    super::codedump::dump(name, &program, &a.code, a.tier.into())?;
     let (x0, y0, x1, y1) = (-2.2f32, -1.2f32, 0.8f32, 1.2f32);
     let dx = (x1 - x0) / SHOW_W as f32;
     let dy = (y1 - y0) / SHOW_H as f32;
@@ -670,6 +675,7 @@ fn showcase(a: &RunArgs) -> Result<ExitCode, CliError> {
     let opts = EngineOptions {
         budget: a.budget.or(a.synthetic.then_some(SYNTHETIC_BUDGET)),
         threads: a.threads,
+        tier: a.tier.into(),
     };
     let mut runs = Vec::new();
     for mut engine in make_engines(a.engine, opts)? {
@@ -793,7 +799,11 @@ pub fn cases(a: &CaseArgs) -> Result<ExitCode, CliError> {
     if dirs.is_empty() {
         return Err(CliError::usage("no case.json found under the given paths"));
     }
-    let mut engines = make_engines(a.engine, EngineOptions::default())?;
+    let opts = EngineOptions {
+        tier: a.tier.into(),
+        ..EngineOptions::default()
+    };
+    let mut engines = make_engines(a.engine, opts)?;
     let label = engines.len() > 1;
     let mut summary = Summary::default();
     let bar = Progress::new(dirs.len() as u64, "cases");
