@@ -27,6 +27,18 @@ use super::JitError;
 use crate::interp::prepare::Jump;
 use crate::ir::{sync_flags, Instruction, Opcode};
 
+/// What `Lower::full_stack` keeps per open construct.
+pub struct Open {
+    /// `full_exec` when the construct opened.
+    pub full: bool,
+    /// `lane_exits` when the construct opened.
+    pub exits: u64,
+    /// Where the lanes outside `exec` inside the construct continue
+    /// (instruction indices), or `None` when that is not tracked
+    /// (switch, inlined call: writes always blend).
+    pub resume: Option<Vec<usize>>,
+}
+
 /// Instructions all inlined subroutine bodies together may add.
 const MAX_INLINED: usize = 100_000;
 
@@ -50,6 +62,9 @@ pub enum Frame {
         exit: Block,
         /// Budget charged per back-edge and active lane.
         cost: u64,
+        /// Whether a `continue` of this loop exists (else `cont` stays
+        /// empty and is not merged).
+        has_continue: bool,
     },
     /// An inlined subroutine: `ret` inside it ends only the subroutine.
     Call { saved: [Variable; N] },
@@ -68,6 +83,11 @@ impl Lower<'_, '_> {
     fn cond_mask(&mut self, inst: &Instruction) -> Result<V, JitError> {
         let op = self.operand(inst, 0)?;
         let v = self.scalar_src(op)?;
+        // A comparison result is a mask already (every lane all ones or
+        // zero): `_nz` is the value itself.
+        if inst.test_nz() && v.iter().all(|x| self.mask_values.contains(x)) {
+            return Ok(v);
+        }
         let zero = self.vsplat(0);
         let cc = if inst.test_nz() {
             IntCC::NotEqual
@@ -92,7 +112,75 @@ impl Lower<'_, '_> {
         self.def_vars(vars, new);
     }
 
+    /// Entering a construct: its body may run on part of the lanes, the
+    /// others continue at `resume`.
+    fn push_full(&mut self, keep: bool, resume: Option<Vec<usize>>) {
+        self.full_stack.push(Open {
+            full: self.full_exec,
+            exits: self.lane_exits,
+            resume,
+        });
+        self.full_exec &= keep;
+    }
+
+    /// The jump target of instruction `k` (`Prepared::jumps`).
+    fn jump_target(&self, k: usize) -> Option<usize> {
+        match self.p.jumps.get(k) {
+            Some(Jump::To(t) | Jump::IfFalse(t)) => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// Where the lanes outside a loop's `exec` continue: after its
+    /// `endloop`, and at its head when it has a `continue`.
+    fn loop_resume(&self, at: usize) -> Option<Vec<usize>> {
+        let insts = &self.p.program.insts;
+        let mut depth = 0usize;
+        let mut cont = false;
+        for (k, inst) in insts.iter().enumerate().skip(at + 1) {
+            match inst.opcode {
+                Opcode::Loop => depth += 1,
+                Opcode::EndLoop if depth == 0 => {
+                    let mut v = vec![k + 1];
+                    if cont {
+                        v.push(at + 1);
+                    }
+                    return Some(v);
+                }
+                Opcode::EndLoop => depth -= 1,
+                Opcode::Continue | Opcode::Continuec => {
+                    cont |= self.jump_target(k) == Some(at + 1);
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Leaving a construct: every lane that entered is back unless some
+    /// instruction inside may have dropped lanes for good (`ret` to the
+    /// top, counted conservatively with break and continue). `returns`
+    /// says the construct restores its entry mask whatever happened
+    /// inside (an inlined call).
+    fn pop_full(&mut self, returns: bool) {
+        if let Some(o) = self.full_stack.pop() {
+            self.full_exec = o.full && (returns || o.exits == self.lane_exits);
+        }
+    }
+
     pub fn flow(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
+        if matches!(
+            inst.opcode,
+            Opcode::Ret
+                | Opcode::Retc
+                | Opcode::Break
+                | Opcode::Breakc
+                | Opcode::Continue
+                | Opcode::Continuec
+        ) {
+            self.full_exec = false;
+            self.lane_exits += 1;
+        }
         match inst.opcode {
             Opcode::If => self.op_if(inst),
             Opcode::Else => self.op_else(),
@@ -155,6 +243,8 @@ impl Lower<'_, '_> {
         self.b.seal_block(body);
         self.b.seal_block(skip);
         self.b.switch_to_block(body);
+        let resume = self.jump_target(self.at).map(|t| vec![t]);
+        self.push_full(false, resume);
         self.stack.push(Frame::If {
             saved,
             els,
@@ -178,6 +268,11 @@ impl Lower<'_, '_> {
         };
         *had_else = true;
         let (els, skip, end) = (*els, *skip, *end);
+        // In the else branch the idle lanes are those that took the if.
+        let resume = self.jump_target(self.at).map(|t| vec![t]);
+        if let Some(o) = self.full_stack.last_mut() {
+            o.resume = resume;
+        }
         let check = self.b.create_block();
         self.b.ins().jump(check, &[]);
         self.b.switch_to_block(skip);
@@ -214,6 +309,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(end);
         let s = self.use_vars(saved);
         self.set_exec(s);
+        self.pop_full(false);
         Ok(())
     }
 
@@ -228,12 +324,16 @@ impl Lower<'_, '_> {
         self.b.ins().brif(any, head, &[], exit, &[]);
         self.b.switch_to_block(head);
         let cost = self.loop_len.get(&i).copied().unwrap_or(1).max(1);
+        let resume = self.loop_resume(i);
+        let has_continue = resume.as_ref().is_none_or(|r| r.len() > 1);
+        self.push_full(false, resume);
         self.stack.push(Frame::Loop {
             saved,
             cont,
             head,
             exit,
             cost,
+            has_continue,
         });
         Ok(())
     }
@@ -245,17 +345,23 @@ impl Lower<'_, '_> {
             head,
             exit,
             cost,
+            has_continue,
         }) = self.stack.pop()
         else {
             return Err(self.unsupported(Opcode::EndLoop));
         };
         // Lanes that continued rejoin for the next iteration.
         let exec = self.exec_v();
-        let c = self.use_vars(cont);
-        let next = self.or_v(exec, c);
-        self.set_exec(next);
-        let z = self.splat_v(0);
-        self.def_vars(cont, z);
+        let next = if has_continue {
+            let c = self.use_vars(cont);
+            let next = self.or_v(exec, c);
+            self.set_exec(next);
+            let z = self.splat_v(0);
+            self.def_vars(cont, z);
+            next
+        } else {
+            exec
+        };
         // Charge the budget: the loop's length for each lane that ran the
         // iteration (the interpreter charges every instruction of every
         // thread); an exhausted budget stops the batch.
@@ -289,6 +395,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(exit);
         let s = self.use_vars(saved);
         self.set_exec(s);
+        self.pop_full(false);
         Ok(())
     }
 
@@ -413,6 +520,7 @@ impl Lower<'_, '_> {
         }
         let at = self.at;
         self.stack.push(Frame::Call { saved });
+        self.push_full(cond.is_none(), None);
         self.call_depth += 1;
         self.body(start, end)?;
         self.call_depth -= 1;
@@ -421,6 +529,7 @@ impl Lower<'_, '_> {
             Some(Frame::Call { saved }) => {
                 let s = self.use_vars(saved);
                 self.set_exec(s);
+                self.pop_full(true);
                 Ok(())
             }
             _ => Err(self.unsupported_operand("subroutine with an unclosed construct")),
@@ -465,6 +574,7 @@ impl Lower<'_, '_> {
         self.def_vars(nomatch, nm);
         let z = self.splat_v(0);
         self.set_exec(z);
+        self.push_full(false, None);
         self.stack.push(Frame::Switch {
             saved,
             sel,
@@ -526,6 +636,7 @@ impl Lower<'_, '_> {
         };
         let s = self.use_vars(saved);
         self.set_exec(s);
+        self.pop_full(false);
         Ok(())
     }
 

@@ -5,6 +5,9 @@
 //! means every value that component can ever hold — its initial zero and
 //! the result of every instruction in the program that writes it —
 //! satisfies `sem::float::flush(x) == x` bit for bit (not a denormal).
+//! Float results written to unobserved components (`observed.rs`) skip
+//! `finish`, so arithmetic into such a component does not count as
+//! flushed.
 //! Invariant: the answer is flow-insensitive and inductive (the greatest
 //! fixpoint of "every write of the component produces a flushed value if
 //! the components it copies from hold flushed values"), so it holds at
@@ -23,8 +26,10 @@ pub fn is_flushed_bits(x: u32) -> bool {
     flush(f32::from_bits(x)).to_bits() == x
 }
 
-/// The components of every temp register that only hold flushed values.
-pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
+/// The components of every temp register that only hold flushed values,
+/// given which components are observed (`observed.rs`; the JIT finishes
+/// float results only where they are).
+pub fn flushed_temps(p: &Prepared, observed: &[[bool; 4]]) -> Vec<[bool; 4]> {
     let insts = &p.program.insts;
     let mut state = vec![[true; 4]; p.temps as usize];
     loop {
@@ -44,7 +49,7 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
                     if mask & (1 << c) == 0 {
                         continue;
                     }
-                    let keeps = writes_flushed(inst, c, &state);
+                    let keeps = writes_flushed(inst, c, &state, observed);
                     if let Some(s) = state.get_mut(r as usize) {
                         if s[c] && !keeps {
                             s[c] = false;
@@ -62,18 +67,28 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
 
 /// Whether component `c` of any destination of `inst` is always flushed,
 /// given which temp components are (`state`).
-fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]]) -> bool {
+fn writes_flushed(
+    inst: &Instruction,
+    c: usize,
+    state: &[[bool; 4]],
+    observed: &[[bool; 4]],
+) -> bool {
     use Opcode::*;
+    let finished = !super::observed::writes_unobserved(inst, observed);
     let src = |n: usize| {
         inst.operands
             .get(dst_count(inst.opcode) + n)
             .is_some_and(|op| source_flushed(op, c, state))
     };
     match inst.opcode {
-        // Rounded through `sem::float::finish`, `min`/`max` or a shim of
-        // `sem::float` that finishes (or returns ±INF, ±0 or canonical NaN).
-        Add | Mul | Div | Mad | Min | Max | Sqrt | RoundNe | RoundNi | RoundPi | RoundZ | Rcp
-        | Frc | Exp | Log | Rsq | Dp2 | Dp3 | Dp4 | SinCos => true,
+        // `_sat` clamps through min/max, which flush.
+        _ if inst.saturate() && finishes_float(inst.opcode) => true,
+        // Rounded through `finish` when the result is observed.
+        Add | Mul | Div | Mad | Sqrt | RoundNe | RoundNi | RoundPi | RoundZ | Rcp | Frc | Dp2
+        | Dp3 | Dp4 => finished,
+        // `min`/`max` flush their inputs; shims of `sem::float` finish (or
+        // return ±INF, ±0 or canonical NaN).
+        Min | Max | Exp | Log | Rsq | SinCos => true,
         // All-ones or zero.
         Eq | Ne | Lt | Ge | IEq | INe | ILt | IGe | ULt | UGe => true,
         // An integer as a float: zero or at least 1 in magnitude.
@@ -86,6 +101,27 @@ fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]]) -> bool {
         Swapc => src(1) && src(2),
         _ => false,
     }
+}
+
+/// Float ops whose `_sat` runs through min/max.
+fn finishes_float(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Add | Mul
+            | Div
+            | Mad
+            | Sqrt
+            | RoundNe
+            | RoundNi
+            | RoundPi
+            | RoundZ
+            | Rcp
+            | Frc
+            | Dp2
+            | Dp3
+            | Dp4
+    )
 }
 
 /// Whether the source component `op` gives destination component `c`
@@ -122,7 +158,8 @@ mod tests {
     fn temps(src: &str) -> Vec<[bool; 4]> {
         let p = crate::asm::parse_program(src).expect("parse");
         let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
-        flushed_temps(&prepared)
+        let observed = vec![[true; 4]; prepared.temps as usize];
+        flushed_temps(&prepared, &observed)
     }
 
     #[test]

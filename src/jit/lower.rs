@@ -101,6 +101,35 @@ pub struct Lower<'a, 'f> {
     /// `finish`, min/max, reads of always-flushed registers, constants):
     /// `flush` returns them as they are.
     pub known_flushed: HashSet<Value>,
+    /// Float arithmetic runs with MXCSR DAZ (`fpmode::hw_flush`): the
+    /// hardware reads denormal operands as signed zeros, so no input flush
+    /// is emitted for add/mul/div/sqrt/round/compare.
+    pub hw_flush: bool,
+    /// Per r# component: whether its bits are observed (`observed.rs`).
+    pub observed_regs: Vec<[bool; 4]>,
+    /// The instruction being lowered writes only unobserved components:
+    /// its float results are left as the hardware rounded them (a
+    /// denormal or a NaN of any payload), since every later reader treats
+    /// them as `finish` would have made them.
+    pub unobserved: bool,
+    /// `exec` is known, when compiling, to hold every lane of the batch
+    /// (top level of a compute program whose group is a whole number of
+    /// batches, before any construct that may drop lanes): register
+    /// writes need no blend with the old value.
+    pub full_exec: bool,
+    /// Per open construct (`flow.rs`): `full_exec` and `lane_exits` when
+    /// it opened, and where its lanes outside `exec` continue.
+    pub full_stack: Vec<super::flow::Open>,
+    /// Live temp components (compute programs; `liveness.rs`): a write
+    /// needs no blend when the component is dead wherever the lanes
+    /// outside `exec` continue.
+    pub live: Option<super::liveness::Liveness>,
+    /// Instructions lowered so far that may drop lanes (ret, break,
+    /// continue and their conditional forms).
+    pub lane_exits: u64,
+    /// Values whose every lane is all ones or zero (comparison results):
+    /// a condition on them needs no compare (`flow.rs`).
+    pub mask_values: HashSet<Value>,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -112,6 +141,17 @@ pub fn mem() -> MemFlagsData {
 /// is claimed (caller memory may be unaligned).
 pub fn trusted() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
+}
+
+/// Flags for loads of memory that does not change while the batch
+/// function runs (the resource table, cb# and ICB contents, the
+/// context's thread ids, group id and pointers): like [`trusted`], and
+/// Cranelift may hoist them out of loops.
+pub fn fixed() -> MemFlagsData {
+    if super::opt_off("hoist") {
+        return trusted();
+    }
+    trusted().with_readonly().with_can_move()
 }
 
 impl<'a, 'f> Lower<'a, 'f> {
@@ -248,8 +288,25 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.ins().bitselect(is_small, signed_zero, v)
     }
 
-    /// `sem::float::finish`: NaN → canonical NaN, denormal → signed zero.
+    /// The input flush of a hardware float op: nothing under DAZ (which
+    /// reads a denormal operand as a zero of its sign), else `flush`.
+    pub fn flush_in(&mut self, v: Value) -> Value {
+        if self.hw_flush {
+            return v;
+        }
+        self.flush(v)
+    }
+
+    /// `sem::float::finish` of a hardware float op's result: NaN →
+    /// canonical NaN, denormal → signed zero. When the instruction writes
+    /// only unobserved components (`unobserved`) the result is left as
+    /// it is: its readers flush it (DAZ or `flush_in`) and do not depend
+    /// on a NaN's payload (`observed.rs`); `flushed.rs` does not count
+    /// such a component as flushed.
     pub fn finish(&mut self, v: Value) -> Value {
+        if self.unobserved {
+            return v;
+        }
         let fl = self.flush(v);
         let fv = self.f(v);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, fv, fv);
@@ -261,8 +318,8 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// A binary float op on flushed inputs with a finished output.
     fn fbin(&mut self, a: Value, b: Value, op: Opcode) -> Value {
-        let a = self.flush(a);
-        let b = self.flush(b);
+        let a = self.flush_in(a);
+        let b = self.flush_in(b);
         let (fa, fb) = (self.f(a), self.f(b));
         let r = match op {
             Opcode::Add => self.b.ins().fadd(fa, fb),
@@ -327,7 +384,7 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// `round_*` and `sqrt`: a unary float op on a flushed input.
     fn funary(&mut self, v: Value, op: Opcode) -> Value {
-        let x = self.flush(v);
+        let x = self.flush_in(v);
         let fx = self.f(x);
         let r = match op {
             Opcode::RoundNe => self.b.ins().nearest(fx),
@@ -343,7 +400,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// Semantics: `sem::float::frc`: x − floor(x), a result ≥ 1 becomes the
     /// largest float below 1.
     fn frc(&mut self, v: Value) -> Value {
-        let x = self.flush(v);
+        let x = self.flush_in(v);
         let fx = self.f(x);
         let fl = self.b.ins().floor(fx);
         let d = self.b.ins().fsub(fx, fl);
@@ -358,10 +415,12 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     fn fcompare(&mut self, a: Value, b: Value, cc: FloatCC) -> Value {
-        let a = self.flush(a);
-        let b = self.flush(b);
+        let a = self.flush_in(a);
+        let b = self.flush_in(b);
         let (fa, fb) = (self.f(a), self.f(b));
-        self.b.ins().fcmp(cc, fa, fb)
+        let r = self.b.ins().fcmp(cc, fa, fb);
+        self.mask_values.insert(r);
+        r
     }
 
     // -----------------------------------------------------------------
@@ -457,7 +516,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         std::array::from_fn(|j| {
             self.b
                 .ins()
-                .load(types::I32X4, trusted(), self.ctx, off + 16 * j as i32)
+                .load(types::I32X4, fixed(), self.ctx, off + 16 * j as i32)
         })
     }
 
@@ -510,7 +569,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             OperandType::ThreadGroupId => {
                 let s = self.b.ins().load(
                     types::I32,
-                    trusted(),
+                    fixed(),
                     self.ctx,
                     OFF_GROUP_ID + 4 * comp as i32,
                 );
@@ -544,6 +603,10 @@ impl<'a, 'f> Lower<'a, 'f> {
                         continue;
                     }
                     let Some(v) = vals[c] else { continue };
+                    if self.full_exec || self.idle_lanes_never_read(r, c) {
+                        self.def_vars(reg[c], v);
+                        continue;
+                    }
                     let old = self.use_vars(reg[c]);
                     let new = self.map3(exec, v, old, |s, m, n, o| s.b.ins().bitselect(m, n, o));
                     self.def_vars(reg[c], new);
@@ -554,6 +617,20 @@ impl<'a, 'f> Lower<'a, 'f> {
             OperandType::Output => self.output_write(op, vals),
             _ => Err(self.unsupported_operand(format!("{} destination", op.ty.prefix()))),
         }
+    }
+
+    /// Whether no lane outside `exec` can read `r#.c` again: at each open
+    /// construct the component is dead where its idle lanes continue
+    /// (`liveness.rs`); switches and inlined calls always keep it.
+    fn idle_lanes_never_read(&self, r: u32, c: usize) -> bool {
+        let Some(live) = &self.live else {
+            return false;
+        };
+        self.full_stack.iter().all(|o| {
+            o.resume
+                .as_ref()
+                .is_some_and(|pts| pts.iter().all(|&k| !live.live_at(k, r, c)))
+        })
     }
 
     /// The union of the write masks of the non-null destinations `dsts`.
@@ -749,7 +826,9 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     fn icmp(&mut self, inst: &Instruction, cc: IntCC) -> Result<(), JitError> {
         self.cw(inst, Ty::Int, false, move |s, [a, b]| {
-            s.b.ins().icmp(cc, a, b)
+            let r = s.b.ins().icmp(cc, a, b);
+            s.mask_values.insert(r);
+            r
         })
     }
 
@@ -1070,7 +1149,10 @@ impl<'a, 'f> Lower<'a, 'f> {
     pub fn inst_family(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
         match inst.opcode.class() {
             OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move => {
-                self.alu(inst)
+                self.unobserved = super::observed::writes_unobserved(inst, &self.observed_regs);
+                let r = self.alu(inst);
+                self.unobserved = false;
+                r
             }
             OpClass::Double => self.double(inst),
             OpClass::Memory if super::sample::is_texture_memory_op(inst.opcode) => {

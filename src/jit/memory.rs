@@ -15,7 +15,9 @@
 //!   order), the order in which the interpreter runs the same threads.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AtomicRmwOp, Block, BlockArg, InstBuilder, Value};
+use cranelift_codegen::ir::{
+    types, AtomicRmwOp, Block, BlockArg, InstBuilder, MemFlagsData, Value,
+};
 
 use super::context::{
     N, OFF_IO, OFF_LANES, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_UAV_LANES, OFF_XREGS,
@@ -23,7 +25,7 @@ use super::context::{
 };
 use super::fault::{self, Fault};
 use super::lanes;
-use super::lower::{trusted, Lower, Ty, V};
+use super::lower::{fixed, trusted, Lower, Ty, V};
 use super::JitError;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::runtime::BindingKind;
@@ -64,6 +66,22 @@ impl Lower<'_, '_> {
 
     /// Loads DWORD `d` (i64) of a window, or 0 when `d` is out of bounds.
     pub(super) fn load_dword(&mut self, base: Value, dwords: Value, d: Value) -> Value {
+        self.load_dword_as(base, dwords, d, trusted())
+    }
+
+    /// [`Self::load_dword`] of memory no store changes while the shader
+    /// runs (cb#, the ICB): the load may be hoisted out of loops.
+    pub(super) fn load_fixed_dword(&mut self, base: Value, dwords: Value, d: Value) -> Value {
+        self.load_dword_as(base, dwords, d, fixed())
+    }
+
+    fn load_dword_as(
+        &mut self,
+        base: Value,
+        dwords: Value,
+        d: Value,
+        flags: MemFlagsData,
+    ) -> Value {
         let mut inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
         if fault::active(Fault::LoadBoundOneShort) {
             let next = self.b.ins().iadd_imm_s(d, 1);
@@ -74,7 +92,7 @@ impl Lower<'_, '_> {
         let addr = self.b.ins().iadd(base, off);
         let zero = self.ptr_at(OFF_ZERO);
         let p = self.b.ins().select(inb, addr, zero);
-        self.b.ins().load(types::I32, trusted(), p, 0)
+        self.b.ins().load(types::I32, flags, p, 0)
     }
 
     /// The address of DWORD `d` when it is in bounds and `ok` (i8) holds,
@@ -106,16 +124,16 @@ impl Lower<'_, '_> {
     }
 
     pub(super) fn desc_field(&mut self, idx: usize, field: i32, ty: types::Type) -> Value {
-        let res = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_RES);
+        let res = self.b.ins().load(types::I64, fixed(), self.ctx, OFF_RES);
         if let Some(e) = self.range_entry(idx) {
             // An SM5.1 range: the entry the index selected.
             let e = self.b.ins().uextend(types::I64, e);
             let off = self.b.ins().imul_imm_s(e, RES_SIZE);
             let p = self.b.ins().iadd(res, off);
-            return self.b.ins().load(ty, trusted(), p, field);
+            return self.b.ins().load(ty, fixed(), p, field);
         }
         let off = idx as i64 * RES_SIZE + i64::from(field);
-        self.b.ins().load(ty, trusted(), res, off as i32)
+        self.b.ins().load(ty, fixed(), res, off as i32)
     }
 
     fn desc_window(&mut self, idx: usize, writable: bool, stride: Option<u32>) -> Window {
@@ -154,7 +172,7 @@ impl Lower<'_, '_> {
                 let Some(place) = self.plan.tgsm.get(&reg).copied() else {
                     return Err(self.unsupported_operand("undeclared g#"));
                 };
-                let t = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_TGSM);
+                let t = self.b.ins().load(types::I64, fixed(), self.ctx, OFF_TGSM);
                 let base = self.b.ins().iadd_imm_s(t, i64::from(place.first) * 4);
                 let dwords = self.b.ins().iconst(types::I64, i64::from(place.dwords));
                 Ok(Window {
@@ -764,7 +782,7 @@ impl Lower<'_, '_> {
                 match d.and_then(|d| i64::try_from(d).ok()) {
                     Some(d) => {
                         let dv = self.b.ins().iconst(types::I64, d);
-                        let x = self.load_dword(base, dwords, dv);
+                        let x = self.load_fixed_dword(base, dwords, dv);
                         let v = self.b.ins().splat(types::I32X4, x);
                         [v; N]
                     }
@@ -775,7 +793,7 @@ impl Lower<'_, '_> {
                 let ds = self.rows_to_dwords(rows, comp, 4);
                 let lanes: Vec<Value> = ds
                     .into_iter()
-                    .map(|d| self.load_dword(base, dwords, d))
+                    .map(|d| self.load_fixed_dword(base, dwords, d))
                     .collect();
                 self.lanes_to_v(&lanes)
             }
