@@ -5,9 +5,8 @@
 //! means every value that component can ever hold — its initial zero and
 //! the result of every instruction in the program that writes it —
 //! satisfies `sem::float::flush(x) == x` bit for bit (not a denormal).
-//! Float results written to unobserved components (`observed.rs`) skip
-//! `finish`, so arithmetic into such a component does not count as
-//! flushed.
+//! Float results nobody observes (`observed.rs`) skip `finish`, so
+//! arithmetic whose result is unobserved does not count as flushed.
 //! Invariant: the answer is flow-insensitive and inductive (the greatest
 //! fixpoint of "every write of the component produces a flushed value if
 //! the components it copies from hold flushed values"), so it holds at
@@ -21,20 +20,23 @@ use crate::interp::Prepared;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::sem::float::flush;
 
+use super::observed::Observed;
+
 /// Whether the bits `x` are unchanged by the denormal flush.
 pub fn is_flushed_bits(x: u32) -> bool {
     flush(f32::from_bits(x)).to_bits() == x
 }
 
 /// The components of every temp register that only hold flushed values,
-/// given which components are observed (`observed.rs`; the JIT finishes
+/// given which results are observed (`observed.rs`; the JIT finishes
 /// float results only where they are).
-pub fn flushed_temps(p: &Prepared, observed: &[[bool; 4]]) -> Vec<[bool; 4]> {
+pub fn flushed_temps(p: &Prepared, observed: &Observed) -> Vec<[bool; 4]> {
     let insts = &p.program.insts;
     let mut state = vec![[true; 4]; p.temps as usize];
     loop {
         let mut changed = false;
-        for inst in insts {
+        for (k, inst) in insts.iter().enumerate() {
+            let finished = !observed.writes_unobserved(k, inst);
             for dst in inst.operands.iter().take(dst_count(inst.opcode)) {
                 if dst.ty != OperandType::Temp {
                     continue;
@@ -49,7 +51,7 @@ pub fn flushed_temps(p: &Prepared, observed: &[[bool; 4]]) -> Vec<[bool; 4]> {
                     if mask & (1 << c) == 0 {
                         continue;
                     }
-                    let keeps = writes_flushed(inst, c, &state, observed);
+                    let keeps = writes_flushed(inst, c, &state, finished);
                     if let Some(s) = state.get_mut(r as usize) {
                         if s[c] && !keeps {
                             s[c] = false;
@@ -67,14 +69,8 @@ pub fn flushed_temps(p: &Prepared, observed: &[[bool; 4]]) -> Vec<[bool; 4]> {
 
 /// Whether component `c` of any destination of `inst` is always flushed,
 /// given which temp components are (`state`).
-fn writes_flushed(
-    inst: &Instruction,
-    c: usize,
-    state: &[[bool; 4]],
-    observed: &[[bool; 4]],
-) -> bool {
+fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]], finished: bool) -> bool {
     use Opcode::*;
-    let finished = !super::observed::writes_unobserved(inst, observed);
     let src = |n: usize| {
         inst.operands
             .get(dst_count(inst.opcode) + n)
@@ -158,8 +154,7 @@ mod tests {
     fn temps(src: &str) -> Vec<[bool; 4]> {
         let p = crate::asm::parse_program(src).expect("parse");
         let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
-        let observed = vec![[true; 4]; prepared.temps as usize];
-        flushed_temps(&prepared, &observed)
+        flushed_temps(&prepared, &Observed::all())
     }
 
     #[test]

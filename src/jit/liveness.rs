@@ -129,7 +129,7 @@ impl Liveness {
 }
 
 /// Where control may go after instruction `k` (`len` = the end).
-fn successors(p: &Prepared, k: usize, len: usize) -> Vec<usize> {
+pub(super) fn successors(p: &Prepared, k: usize, len: usize) -> Vec<usize> {
     let inst = &p.program.insts[k];
     let jump = p.jumps.get(k).copied().unwrap_or_default();
     let to = |j: Jump| match j {
@@ -163,7 +163,7 @@ fn successors(p: &Prepared, k: usize, len: usize) -> Vec<usize> {
 
 /// Whether `inst` writes every component of its temp destinations' masks
 /// in every active lane (ALU instructions).
-fn kills(inst: &Instruction) -> bool {
+pub(super) fn kills(inst: &Instruction) -> bool {
     matches!(
         inst.opcode.class(),
         OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move

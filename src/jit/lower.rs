@@ -105,8 +105,8 @@ pub struct Lower<'a, 'f> {
     /// hardware reads denormal operands as signed zeros, so no input flush
     /// is emitted for add/mul/div/sqrt/round/compare.
     pub hw_flush: bool,
-    /// Per r# component: whether its bits are observed (`observed.rs`).
-    pub observed_regs: Vec<[bool; 4]>,
+    /// Which results are observed (`observed.rs`).
+    pub observed: super::observed::Observed,
     /// The instruction being lowered writes only unobserved components:
     /// its float results are left as the hardware rounded them (a
     /// denormal or a NaN of any payload), since every later reader treats
@@ -302,7 +302,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// only unobserved components (`unobserved`) the result is left as
     /// it is: its readers flush it (DAZ or `flush_in`) and do not depend
     /// on a NaN's payload (`observed.rs`); `flushed.rs` does not count
-    /// such a component as flushed.
+    /// such a result as flushed.
     pub fn finish(&mut self, v: Value) -> Value {
         if self.unobserved {
             return v;
@@ -1149,7 +1149,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     pub fn inst_family(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
         match inst.opcode.class() {
             OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move => {
-                self.unobserved = super::observed::writes_unobserved(inst, &self.observed_regs);
+                self.unobserved = self.observed.writes_unobserved(i, inst);
                 let r = self.alu(inst);
                 self.unobserved = false;
                 r

@@ -273,9 +273,10 @@ impl Lower<'_, '_> {
     /// each `k` is one scalar load broadcast to the lanes; otherwise the
     /// lanes load one by one.
     fn load_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
-        let Some((consec, d0)) = self.same_shape(a, off, w.stride, j, Shape::Consecutive) else {
+        let consecutive = self.same_shape(a, off, w.stride, j, Shape::Consecutive);
+        if consecutive.is_none() && (!fast_path_enabled() || w.stride.is_none()) {
             return self.lane_loads(w, a, off, j, ks);
-        };
+        }
         let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
         let merge = self.b.create_block();
         let params: Vec<Value> = ks
@@ -283,13 +284,15 @@ impl Lower<'_, '_> {
             .map(|_| self.b.append_block_param(merge, types::I32X4))
             .collect();
         // Consecutive: DWORDs d0 .. d0 + kmax + 3 in bounds.
-        let vector = |s: &mut Self, p: Value| -> Vec<Value> {
-            ks.iter()
-                .map(|&k| s.b.ins().load(types::I32X4, trusted(), p, 4 * i32::from(k)))
-                .collect()
-        };
-        let rest = self.fast_case(w, consec, d0, kmax + 3, merge, vector);
-        self.b.switch_to_block(rest);
+        if let Some((consec, d0)) = consecutive {
+            let vector = |s: &mut Self, p: Value| -> Vec<Value> {
+                ks.iter()
+                    .map(|&k| s.b.ins().load(types::I32X4, trusted(), p, 4 * i32::from(k)))
+                    .collect()
+            };
+            let rest = self.fast_case(w, consec, d0, kmax + 3, merge, vector);
+            self.b.switch_to_block(rest);
+        }
         // Uniform: DWORDs d0 .. d0 + kmax in bounds.
         if let Some((same, u0)) = self.same_shape(a, off, w.stride, j, Shape::Uniform) {
             let broadcast = |s: &mut Self, p: Value| -> Vec<Value> {
@@ -385,6 +388,23 @@ impl Lower<'_, '_> {
             }
         };
         match (stride, off) {
+            // Uniform structured access, any stride: every lane has lane 0's
+            // index and offset, so lane 0's DWORD (as `lane_dword`).
+            (Some(s), Some(off)) if shape == Shape::Uniform => {
+                let i0 = self.b.ins().extractlane(a[j], 0);
+                let is = self.b.ins().splat(types::I32X4, i0);
+                let eq = self.b.ins().icmp(IntCC::Equal, a[j], is);
+                let o0 = self.b.ins().extractlane(off[j], 0);
+                let os = self.b.ins().splat(types::I32X4, o0);
+                let same = self.b.ins().icmp(IntCC::Equal, off[j], os);
+                let both = self.b.ins().band(eq, same);
+                let all = self.b.ins().vall_true(both);
+                let i0 = self.b.ins().uextend(types::I64, i0);
+                let o0 = self.b.ins().uextend(types::I64, o0);
+                let m = self.b.ins().imul_imm_s(i0, i64::from(s));
+                let flat = self.b.ins().iadd(m, o0);
+                Some((all, self.b.ins().ushr_imm_s(flat, 2)))
+            }
             (None, _) => {
                 let q = self.b.ins().ushr_imm_s(a[j], 2);
                 let q0 = self.b.ins().extractlane(q, 0);

@@ -397,10 +397,11 @@ fn build(
     let mut fctx = FunctionBuilderContext::new();
     let save_slots;
     let observed = if opt_off("nan") {
-        vec![[true; 4]; p.temps as usize]
+        observed::Observed::all()
     } else {
-        observed::observed_temps(p)
+        observed::Observed::new(p)
     };
+    let flushed_regs = flushed::flushed_temps(p, &observed);
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let entry = b.create_block();
@@ -431,10 +432,10 @@ fn build(
             inlined: 0,
             tex: sample::TexState::default(),
             stage: stage::StageVars::default(),
-            flushed_regs: flushed::flushed_temps(p, &observed),
+            flushed_regs,
             known_flushed: Default::default(),
             hw_flush: fpmode::hw_flush(),
-            observed_regs: observed.clone(),
+            observed,
             unobserved: false,
             full_exec: !opt_off("full") && p.version().kind == ProgramKind::Compute && {
                 let g = p.group_size;

@@ -1,56 +1,212 @@
-//! Which temp-register components hold bits anybody can see, so float
-//! results written elsewhere can skip NaN canonicalisation.
+//! Which float results anybody can see bit for bit, so the others can
+//! skip `finish` (the output flush and NaN canonicalisation).
 //!
-//! In: a prepared program. Out: per `r#` register, four booleans; `false`
-//! ("unobserved") means every instruction that reads the component reads
-//! it as a float operand of an operation whose result does not depend on
-//! a NaN operand's bits (float arithmetic, min/max, comparisons, `ftoi`/
-//! `ftou`, `_sat`), or copies it (`mov`, `movc`, `swapc`) into another
-//! unobserved component. Everything else observes: stores, outputs,
-//! integer and bit ops, conditions, indices, shims, doubles, unknown
-//! opcodes. Invariant: the answer is flow-insensitive (the least fixpoint
-//! of "a component is observed when some read of it is payload-sensitive
-//! or copies it into an observed place"), so it holds at every program
-//! point, in every lane. A NaN with a non-canonical payload in an
-//! unobserved component changes no result: every consumer maps it to the
-//! same result any NaN gives (a NaN, canonicalised before it becomes
-//! visible, or a comparison result, or 0), so the JIT matches the
-//! interpreter, which canonicalises every NaN it produces, bit for bit.
+//! In: a prepared program. Out: [`Observed`]: for each instruction of the
+//! main program (up to the first label), the temp components whose value
+//! after it may be observed. A component's value is observed when some
+//! path reads it, before it is written again, in a way that depends on
+//! its bits: stores, outputs, integer and bit ops, conditions, indices,
+//! shims, doubles, unknown opcodes; or copies it (`mov`, `movc`,
+//! `swapc`) into a component whose value is observed. Reads as float
+//! operands of operations whose result does not depend on a NaN's payload
+//! nor on a denormal beyond its sign (float arithmetic, min/max,
+//! comparisons, `ftoi`/`ftou`, `_sat`) do not observe: under DAZ (or with
+//! the explicit input flush) and for any NaN they give what the finished
+//! value gives. Invariant: an over-approximation of what can be observed
+//! (a backward dataflow over the interpreter's jumps; only ALU
+//! instructions end a value's life; a `call` observes every register;
+//! instructions outside the main program always finish), so a result left
+//! unfinished (a denormal, or a NaN of any payload) changes no result the
+//! interpreter, which finishes every result, would give.
 
 use crate::asm::names::dst_count;
 use crate::interp::Prepared;
 use crate::ir::{Components, Index, Instruction, Opcode, Operand, OperandType, Selection};
 
-/// The components of every temp register whose bits are observed.
-pub fn observed_temps(p: &Prepared) -> Vec<[bool; 4]> {
-    let insts = &p.program.insts;
-    let mut state = vec![[false; 4]; p.temps as usize];
-    loop {
-        let mut changed = false;
-        for inst in insts {
-            changed |= visit(inst, &mut state);
+/// Observed temp components after each main-program instruction.
+pub struct Observed {
+    words: usize,
+    /// `out[k * words ..][bit 4 * r + c]`: observed after instruction `k`.
+    out: Vec<u64>,
+    len: usize,
+}
+
+impl Observed {
+    /// Nothing is known: every result is finished.
+    pub fn all() -> Observed {
+        Observed {
+            words: 1,
+            out: Vec::new(),
+            len: 0,
         }
-        if !changed {
-            return state;
+    }
+
+    fn observed_after(&self, k: usize, r: u32, c: usize) -> bool {
+        if k >= self.len {
+            return true;
         }
+        let bit = 4 * r as usize + (c & 3);
+        match self.out.get(k * self.words + bit / 64) {
+            Some(w) => w & (1 << (bit % 64)) != 0,
+            None => true,
+        }
+    }
+
+    /// Whether instruction `k` (`inst`) writes only temp components whose
+    /// new values are never observed (null destinations count as such).
+    pub fn writes_unobserved(&self, k: usize, inst: &Instruction) -> bool {
+        if k >= self.len {
+            return false;
+        }
+        let dsts = dst_count(inst.opcode);
+        inst.operands.iter().take(dsts).all(|d| match d.ty {
+            OperandType::Null => true,
+            OperandType::Temp => match d.imm_index(0) {
+                Some(r) => {
+                    let m = d.write_mask();
+                    (0..4).all(|c| m & (1 << c) == 0 || !self.observed_after(k, r, c))
+                }
+                None => false,
+            },
+            _ => false,
+        })
+    }
+
+    /// Computes what is observed after each main-program instruction of `p`.
+    pub fn new(p: &Prepared) -> Observed {
+        let insts = &p.program.insts;
+        let len = insts
+            .iter()
+            .position(|i| i.opcode == Opcode::Label)
+            .unwrap_or(insts.len());
+        let bits = 4 * p.temps as usize;
+        let words = bits.div_ceil(64).max(1);
+        let bit = |r: u32, c: usize| {
+            let b = 4 * r as usize + (c & 3);
+            (b < bits).then_some(b)
+        };
+        let mut uses = vec![0u64; len * words];
+        let mut defs = vec![0u64; len * words];
+        // (instruction, source register, source comp, dst comp) of copies.
+        let mut copies: Vec<Vec<(u32, usize, usize)>> = vec![Vec::new(); len];
+        let mut everything = vec![false; len];
+        for (k, inst) in insts.iter().enumerate().take(len) {
+            let u = &mut uses[k * words..(k + 1) * words];
+            let mut all = matches!(inst.opcode, Opcode::Call | Opcode::Callc);
+            let mut mark = |r: u32, c: usize| match bit(r, c) {
+                Some(b) => u[b / 64] |= 1 << (b % 64),
+                None => all = true,
+            };
+            for op in &inst.operands {
+                for_index_temps(op, &mut mark);
+            }
+            let dsts = dst_count(inst.opcode);
+            let how = reads(inst);
+            for (n, op) in inst.operands.iter().enumerate().skip(dsts) {
+                if op.ty != OperandType::Temp {
+                    continue;
+                }
+                let Some(r) = op.imm_index(0) else {
+                    mark(u32::MAX, 0);
+                    continue;
+                };
+                match how {
+                    Reads::Float => {}
+                    Reads::Copy { from } if n - dsts >= from => {
+                        for c in 0..4 {
+                            copies[k].push((r, source_comp(op, c), c));
+                        }
+                    }
+                    _ => {
+                        for c in read_comps(op) {
+                            mark(r, c);
+                        }
+                    }
+                }
+            }
+            everything[k] = all;
+            if super::liveness::kills(inst) {
+                let d = &mut defs[k * words..(k + 1) * words];
+                for op in inst.operands.iter().take(dsts) {
+                    if op.ty != OperandType::Temp {
+                        continue;
+                    }
+                    if let Some(r) = op.imm_index(0) {
+                        let m = op.write_mask();
+                        for c in 0..4 {
+                            if let (true, Some(b)) = (m & (1 << c) != 0, bit(r, c)) {
+                                d[b / 64] |= 1 << (b % 64);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let succs: Vec<Vec<usize>> = (0..len)
+            .map(|k| super::liveness::successors(p, k, len))
+            .collect();
+        let mut ins = vec![0u64; len * words];
+        let mut out = vec![0u64; len * words];
+        loop {
+            let mut changed = false;
+            for k in (0..len).rev() {
+                let o = &mut out[k * words..(k + 1) * words];
+                for w in 0..words {
+                    let mut v = 0u64;
+                    for &s in &succs[k] {
+                        if s < len {
+                            v |= ins[s * words + w];
+                        }
+                    }
+                    o[w] = v;
+                }
+                let mut new: Vec<u64> = (0..words)
+                    .map(|w| uses[k * words + w] | (out[k * words + w] & !defs[k * words + w]))
+                    .collect();
+                if everything[k] {
+                    new.iter_mut().for_each(|w| *w = u64::MAX);
+                }
+                let inst = &insts[k];
+                for &(r, sc, dc) in &copies[k] {
+                    if dst_observed(inst, &out[k * words..(k + 1) * words], dc, &bit) {
+                        if let Some(b) = bit(r, sc) {
+                            new[b / 64] |= 1 << (b % 64);
+                        }
+                    }
+                }
+                if new[..] != ins[k * words..(k + 1) * words] {
+                    ins[k * words..(k + 1) * words].copy_from_slice(&new);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        Observed { words, out, len }
     }
 }
 
-/// Whether every destination component `inst` writes is an unobserved r#
-/// component (so its float results may keep any NaN payload).
-pub fn writes_unobserved(inst: &Instruction, observed: &[[bool; 4]]) -> bool {
-    let dsts = dst_count(inst.opcode);
-    inst.operands.iter().take(dsts).all(|d| match d.ty {
-        OperandType::Null => true,
-        OperandType::Temp => {
-            let Some(r) = d.imm_index(0).and_then(|r| observed.get(r as usize)) else {
-                return false;
-            };
-            let m = d.write_mask();
-            (0..4).all(|c| m & (1 << c) == 0 || !r[c])
-        }
-        _ => false,
-    })
+/// Whether component `c` of some destination of `inst` is observed after
+/// it (`out`); a non-temp destination always is.
+fn dst_observed(
+    inst: &Instruction,
+    out: &[u64],
+    c: usize,
+    bit: &dyn Fn(u32, usize) -> Option<usize>,
+) -> bool {
+    inst.operands
+        .iter()
+        .take(dst_count(inst.opcode))
+        .any(|d| match d.ty {
+            OperandType::Null => false,
+            _ if d.write_mask() & (1 << c) == 0 => false,
+            OperandType::Temp => match d.imm_index(0).and_then(|r| bit(r, c)) {
+                Some(b) => out[b / 64] & (1 << (b % 64)) != 0,
+                None => true,
+            },
+            _ => true,
+        })
 }
 
 /// How an instruction reads its source operands.
@@ -77,67 +233,6 @@ fn reads(inst: &Instruction) -> Reads {
         Movc | Swapc => Reads::Copy { from: 1 },
         _ => Reads::Observes,
     }
-}
-
-/// Applies one instruction's reads to `state`; true when anything changed.
-fn visit(inst: &Instruction, state: &mut [[bool; 4]]) -> bool {
-    let dsts = dst_count(inst.opcode);
-    let mut changed = false;
-    let mut mark = |state: &mut [[bool; 4]], r: u32, c: usize| {
-        if let Some(s) = state.get_mut(r as usize) {
-            if !s[c & 3] {
-                s[c & 3] = true;
-                changed = true;
-            }
-        }
-    };
-    // Relative indices are integer reads, in every operand.
-    for op in &inst.operands {
-        for_index_temps(op, &mut |r, c| mark(state, r, c));
-    }
-    let how = reads(inst);
-    // Whether component `c` of some destination is observed (a non-temp
-    // destination always is).
-    let dst_observed = |state: &[[bool; 4]], c: usize| {
-        inst.operands.iter().take(dsts).any(|d| match d.ty {
-            OperandType::Null => false,
-            OperandType::Temp => match d.imm_index(0).and_then(|r| state.get(r as usize)) {
-                Some(s) => d.write_mask() & (1 << c) != 0 && s[c],
-                None => true,
-            },
-            _ => d.write_mask() & (1 << c) != 0,
-        })
-    };
-    for (k, op) in inst.operands.iter().enumerate().skip(dsts) {
-        if op.ty != OperandType::Temp {
-            continue;
-        }
-        let Some(r) = op.imm_index(0) else {
-            // Not lowered by the JIT; observe the whole register set.
-            for r in 0..state.len() {
-                for c in 0..4 {
-                    mark(state, r as u32, c);
-                }
-            }
-            continue;
-        };
-        match how {
-            Reads::Float => {}
-            Reads::Copy { from } if k - dsts >= from => {
-                for c in 0..4 {
-                    if dst_observed(state, c) {
-                        mark(state, r, source_comp(op, c));
-                    }
-                }
-            }
-            _ => {
-                for c in read_comps(op) {
-                    mark(state, r, c);
-                }
-            }
-        }
-    }
-    changed
 }
 
 /// The component of `op` destination component `c` reads (as `src`).
@@ -191,16 +286,26 @@ mod tests {
     use super::*;
     use crate::interp::Interpreter;
 
-    fn temps(src: &str) -> (Prepared, Vec<[bool; 4]>) {
+    fn analyse(src: &str) -> (Prepared, Observed) {
         let p = crate::asm::parse_program(src).expect("parse");
         let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
-        let o = observed_temps(&prepared);
+        let o = Observed::new(&prepared);
         (prepared, o)
+    }
+
+    fn at(p: &Prepared, op: Opcode, nth: usize) -> (usize, &Instruction) {
+        p.program
+            .insts
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.opcode == op)
+            .nth(nth)
+            .unwrap()
     }
 
     #[test]
     fn a_float_only_loop_is_unobserved_and_stores_observe() {
-        let (p, t) = temps(
+        let (p, o) = analyse(
             "cs_5_0
 dcl_constantbuffer CB0[1], immediateIndexed
 dcl_uav_raw u0
@@ -220,34 +325,42 @@ store_raw u0.xy, l(0), r3.yw
 ret
 ",
         );
-        // r0.x, r0.y (copied to the unobserved r3.x) and r1.x only meet
-        // float ops; r2.x is a condition; r0.z reaches the store through
-        // r3.y; r0.w is an integer.
-        assert_eq!(t[0], [false, false, true, true]);
-        assert_eq!(t[1], [false; 4]);
-        assert!(t[2][0]);
-        assert_eq!(t[3], [false, true, false, true]);
-        let insts = &p.program.insts;
-        let mul = insts.iter().find(|i| i.opcode == Opcode::Mul).unwrap();
-        assert!(writes_unobserved(mul, &t));
-        let lt = insts.iter().find(|i| i.opcode == Opcode::Lt).unwrap();
-        assert!(!writes_unobserved(lt, &t));
+        for (op, n, unobserved) in [
+            (Opcode::Mul, 0, true),
+            (Opcode::Mad, 0, true),
+            (Opcode::Lt, 0, false),
+            (Opcode::Mov, 1, true),
+            (Opcode::Mov, 2, false),
+        ] {
+            let (k, inst) = at(&p, op, n);
+            assert_eq!(o.writes_unobserved(k, inst), unobserved, "{op:?} {n}");
+        }
     }
 
     #[test]
-    fn integer_ops_and_indices_observe() {
-        let (_, t) = temps(
+    fn a_register_reused_for_an_integer_is_observed_only_there() {
+        let (p, o) = analyse(
             "cs_5_0
+dcl_uav_raw u0
 dcl_constantbuffer CB0[4], dynamicIndexed
 dcl_temps 3
 dcl_thread_group 1, 1, 1
 add r0.x, r0.y, r0.z
-and r1.x, r0.x, l(0x7fffffff)
-add r2.x, cb0[r0.w + 0].x, r2.y
+mul r1.x, r0.x, r0.x
+iadd r0.x, r0.w, l(1)
+store_raw u0.x, l(0), r0.x
+add r2.x, cb0[r1.x + 0].x, r2.y
+store_raw u0.x, l(0), r2.x
 ret
 ",
         );
-        assert_eq!(t[0], [true, false, false, true]);
-        assert_eq!(t[2], [false; 4]);
+        // The float r0.x is dead before the integer r0.x is stored; r1.x
+        // is read as an index.
+        let (k, inst) = at(&p, Opcode::Add, 0);
+        assert!(o.writes_unobserved(k, inst));
+        let (k, inst) = at(&p, Opcode::Mul, 0);
+        assert!(!o.writes_unobserved(k, inst));
+        let (k, inst) = at(&p, Opcode::Add, 1);
+        assert!(!o.writes_unobserved(k, inst));
     }
 }
