@@ -640,12 +640,44 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    /// `sync_*_t`: save every variable, return, and continue here on resume.
+    /// The r# variables whose components are dead after the barrier at
+    /// `self.at` for the active lanes and wherever the idle lanes continue
+    /// (`liveness.rs`; none inside an inlined subroutine).
+    fn dead_after_barrier(&self) -> std::collections::HashSet<u32> {
+        let mut dead = std::collections::HashSet::new();
+        let Some(live) = self.live.as_ref().filter(|_| self.call_depth == 0) else {
+            return dead;
+        };
+        for (r, reg) in self.regs.iter().enumerate() {
+            for (c, vars) in reg.iter().enumerate() {
+                // Dead on the path of the active lanes and where every idle
+                // lane continues (they pass the barrier without running the
+                // instructions after it).
+                if !live.live_at(self.at + 1, r as u32, c)
+                    && self.idle_lanes_never_read(r as u32, c)
+                {
+                    dead.extend(vars.iter().map(|v| v.as_u32()));
+                }
+            }
+        }
+        dead
+    }
+
+    /// `sync_*_t`: save every variable still needed, return, and continue
+    /// here on resume (r# components dead after the barrier are neither
+    /// saved nor restored; they restart as zero).
     fn barrier(&mut self) {
-        let count = self.all_vars.len();
+        let dead = self.dead_after_barrier();
+        let kept: Vec<Variable> = self
+            .all_vars
+            .iter()
+            .copied()
+            .filter(|v| !dead.contains(&v.as_u32()))
+            .collect();
+        let count = kept.len();
         let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
-        for k in 0..count {
-            let v = self.b.use_var(self.all_vars[k]);
+        for (k, var) in kept.iter().enumerate() {
+            let v = self.b.use_var(*var);
             self.b.ins().store(trusted(), v, save, (16 * k) as i32);
         }
         let id = self.resumes.len() as i64 + 1;
@@ -658,12 +690,20 @@ impl Lower<'_, '_> {
         let cont = self.b.create_block();
         self.b.switch_to_block(resume);
         let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
-        for k in 0..count {
+        for (k, var) in kept.iter().enumerate() {
             let v = self
                 .b
                 .ins()
                 .load(types::I32X4, trusted(), save, (16 * k) as i32);
-            self.b.def_var(self.all_vars[k], v);
+            self.b.def_var(*var, v);
+        }
+        if !dead.is_empty() {
+            let zero = self.vsplat(0);
+            for var in self.all_vars.clone() {
+                if dead.contains(&var.as_u32()) {
+                    self.b.def_var(var, zero);
+                }
+            }
         }
         self.b.ins().jump(cont, &[]);
         self.resumes.push((resume, count));

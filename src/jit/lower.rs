@@ -622,7 +622,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// Whether no lane outside `exec` can read `r#.c` again: at each open
     /// construct the component is dead where its idle lanes continue
     /// (`liveness.rs`); switches and inlined calls always keep it.
-    fn idle_lanes_never_read(&self, r: u32, c: usize) -> bool {
+    pub fn idle_lanes_never_read(&self, r: u32, c: usize) -> bool {
         let Some(live) = &self.live else {
             return false;
         };
