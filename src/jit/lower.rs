@@ -7,11 +7,15 @@
 //! - every register component is `N` `Variable`s of type `i32x4`, one lane
 //!   per thread; floats are bitcast to `f32x4` only around float ops;
 //! - the current execution mask (`exec`, all-ones lanes = active) guards
-//!   every register write (`bitselect(exec, new, old)`) and every memory
-//!   side effect, so inactive lanes never change state;
+//!   every memory side effect, and every register write whose old value
+//!   an inactive lane may still read, so inactive lanes never change
+//!   state they can see;
 //! - every scalar rule is either emitted here exactly as [`crate::sem`]
-//!   computes it (flush denormal inputs, op, flush output, canonical NaN)
-//!   or taken from `sem` through a [`Shim`] call per lane.
+//!   computes it (denormal inputs flushed — by MXCSR.DAZ, `fpmode` —, op,
+//!   output flushed and NaN canonicalised where the result can be seen,
+//!   `observed.rs`) or taken from `sem` through a [`Shim`] call per lane;
+//! - a register write blends with the old value unless no idle lane can
+//!   read it again (`liveness.rs`).
 //!
 //! Control flow lives in `flow.rs`, memory in `memory.rs`, v#/o#,
 //! discard and derivatives in `stage.rs`; all extend
@@ -25,7 +29,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 
-use super::context::{N, OFF_FLAT, OFF_GROUP_ID, OFF_GTID, OFF_LANES, OFF_TID, W};
+use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_LANES, OFF_TID, W};
 use super::fault::{self, Fault};
 use super::flow::Frame;
 use super::libcalls::Shim;
@@ -130,6 +134,12 @@ pub struct Lower<'a, 'f> {
     /// Values whose every lane is all ones or zero (comparison results):
     /// a condition on them needs no compare (`flow.rs`).
     pub mask_values: HashSet<Value>,
+    /// Values whose four lanes in every live vector are `v0, v0 + 1,
+    /// v0 + 2, v0 + 3` (thread ids along x): the contiguous memory path
+    /// needs no run-time shape test for them (`memory.rs`).
+    pub consecutive: HashSet<Value>,
+    /// `i32x4` constants made by `vsplat`, with their lane value.
+    pub splats: HashMap<Value, u32>,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -203,6 +213,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         if super::flushed::is_flushed_bits(x) {
             self.known_flushed.insert(v);
         }
+        self.splats.insert(v, x);
         v
     }
 
@@ -558,14 +569,33 @@ impl<'a, 'f> Lower<'a, 'f> {
                 if comp == 3 {
                     return Ok(self.splat_v(0));
                 }
-                let base = if op.ty == OperandType::ThreadId {
-                    OFF_GTID
-                } else {
-                    OFF_TID
-                };
-                Ok(self.ctx_lanes(base + (comp * 4 * W) as i32))
+                let mut v = self.ctx_lanes(OFF_TID + (comp * 4 * W) as i32);
+                if op.ty == OperandType::ThreadId {
+                    // vThreadID = the group's base + vThreadIDInGroup.
+                    let s = self.b.ins().load(
+                        types::I32,
+                        fixed(),
+                        self.ctx,
+                        OFF_GROUP_BASE + 4 * comp as i32,
+                    );
+                    let base = self.b.ins().splat(types::I32X4, s);
+                    v = self.map1(v, |b, x| b.b.ins().iadd(x, base));
+                }
+                // Consecutive in each vector when rows are whole vectors
+                // (batches start at multiples of W).
+                if comp == 0 && self.p.group_size[0] % 4 == 0 {
+                    self.consecutive.extend(v);
+                }
+                Ok(v)
             }
-            OperandType::ThreadIdInGroupFlattened => Ok(self.ctx_lanes(OFF_FLAT)),
+            OperandType::ThreadIdInGroupFlattened => {
+                let v = self.ctx_lanes(OFF_FLAT);
+                let g = self.p.group_size;
+                if (g[0] * g[1] * g[2]) % 4 == 0 {
+                    self.consecutive.extend(v);
+                }
+                Ok(v)
+            }
             OperandType::ThreadGroupId => {
                 let s = self.b.ins().load(
                     types::I32,

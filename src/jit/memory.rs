@@ -380,6 +380,9 @@ impl Lower<'_, '_> {
         if !fast_path_enabled() {
             return None;
         }
+        if let Some(known) = self.known_shape(a, off, stride, j, shape) {
+            return Some(known);
+        }
         let step = match shape {
             Shape::Consecutive => self.lane_steps(),
             Shape::Uniform => {
@@ -434,6 +437,42 @@ impl Lower<'_, '_> {
                 let o0 = self.b.ins().uextend(types::I64, o0);
                 let o0 = self.b.ins().ushr_imm_s(o0, 2);
                 Some((consec, self.b.ins().iadd(i0, o0)))
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Self::same_shape`] decided when compiling: a structured access
+    /// whose offset is a literal and whose index is a known consecutive
+    /// thread id (only the no-wrap test remains), or whose index is a
+    /// literal too (uniform).
+    fn known_shape(
+        &mut self,
+        a: V,
+        off: Option<V>,
+        stride: Option<u32>,
+        j: usize,
+        shape: Shape,
+    ) -> Option<(Value, Value)> {
+        let (Some(s), Some(off)) = (stride, off) else {
+            return None;
+        };
+        let o0 = u64::from(*self.splats.get(&off[j])?);
+        match shape {
+            Shape::Consecutive if s == 4 && self.consecutive.contains(&a[j]) => {
+                let i0 = self.b.ins().extractlane(a[j], 0);
+                let i0 = self.b.ins().uextend(types::I64, i0);
+                let nowrap =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i0, 0xFFFF_FFFC_i64);
+                Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
+            }
+            Shape::Uniform => {
+                let i0 = u64::from(*self.splats.get(&a[j])?);
+                let d0 = (i0 * u64::from(s) + o0) >> 2;
+                let yes = self.b.ins().iconst(types::I8, 1);
+                Some((yes, self.b.ins().iconst(types::I64, d0 as i64)))
             }
             _ => None,
         }

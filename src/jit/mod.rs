@@ -22,8 +22,11 @@
 //! `stage` (v#, o#, discard, quad derivatives), `runner` (groups,
 //! batches, worker threads), `pool` (the worker threads dispatches
 //! share), `lanes` (the out-of-line per-lane memory path), `flushed`
-//! (registers known to hold flushed floats), `batch` (vertex/pixel
-//! invocation batches), `engine` (the case-runner engine).
+//! (registers known to hold flushed floats), `fpmode` (MXCSR.DAZ around
+//! generated code), `observed` (which float results are seen bit for
+//! bit), `liveness` (live registers: blend-free writes, barrier saves),
+//! `batch` (vertex/pixel invocation batches), `engine` (the case-runner
+//! engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): relative v#/o#
 //! indices and the special pixel registers (vCoverage, oDepth, ...),
@@ -446,6 +449,8 @@ fn build(
                 .then(|| liveness::Liveness::new(p)),
             lane_exits: 0,
             mask_values: Default::default(),
+            consecutive: Default::default(),
+            splats: Default::default(),
         };
         lw.exec = lw.new_vars();
         for _ in 0..p.temps {
