@@ -36,6 +36,14 @@ fn median(mut v: Vec<Duration>) -> f64 {
     v[v.len() / 2].as_secs_f64() * 1e3
 }
 
+/// A validated program from DXBC bytes, or why not.
+fn decode(bytes: &[u8]) -> Result<sm5jit::Program, String> {
+    let shader = sm5jit::dxbc::read_dxbc(bytes, &sm5jit::dxbc::ReadOptions::default())
+        .map_err(|e| format!("decode error: {e}"))?;
+    sm5jit::validate::validate(&shader.program).map_err(|e| format!("validation error: {e}"))?;
+    Ok(shader.program)
+}
+
 fn main() {
     let runs: usize = std::env::args()
         .nth(1)
@@ -53,7 +61,7 @@ fn main() {
         let Ok(bytes) = std::fs::read(&file) else {
             continue;
         };
-        let program = match sm5jit::case::decode_shader(&bytes) {
+        let program = match decode(&bytes) {
             Ok(p) => p,
             Err(e) => {
                 println!("{name:60} skipped: {e}");

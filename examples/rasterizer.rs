@@ -10,13 +10,12 @@
 //! [`TRANSFORM`] constants and an image size. Out: an RGBA8 image
 //! (background [`BACKGROUND`], triangles drawn in order with
 //! screen-linearly interpolated colours) written as a PNG by
-//! `sm5jit::util::png`. Per triangle: edge functions over the bounding
+//! the `png` crate. Per triangle: edge functions over the bounding
 //! box, visited in 2x2 quads; quads with no covered pixel are skipped,
 //! uncovered pixels of a touched quad run as helper lanes. The same
 //! functions are run by the `embed` integration tests, which probe the
 //! image.
 
-use sm5jit::util::png::{self, ColorType};
 use sm5jit::{BatchInputs, Bindings, EngineKind, Error, LaneResult, Shader, Slot};
 
 /// o0 = (v0.xy * cb0[0].xy + cb0[0].zw, v0.zw) (the position), o1 = v1
@@ -222,6 +221,23 @@ pub fn shaders(engine: EngineKind) -> Result<(Shader, Shader), Error> {
     Ok((Shader::from_asm(VS, engine)?, Shader::from_asm(PS, engine)?))
 }
 
+/// Writes an 8-bit RGBA image to `path` as a PNG file.
+fn write_png(
+    path: &str,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(rgba)?;
+    writer.finish()?;
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().map_or("rasterizer.png", |s| s.as_str());
@@ -234,7 +250,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = std::time::Instant::now();
     let image = render(&vs, &ps, width, height)?;
     let took = start.elapsed();
-    std::fs::write(path, png::encode(width, height, ColorType::Rgba, &image)?)?;
+    write_png(path, width, height, &image)?;
     println!(
         "{} triangles, {width}x{height}, {:.1} ms -> {path}",
         TRIANGLES.len(),

@@ -1,5 +1,5 @@
 //! The showcase `sm5jit run` runs with no arguments — a Mandelbrot set
-//! computed by an SM5 compute shader (`src/showcase/mandelbrot.asm`) —
+//! computed by an SM5 compute shader (`examples/showcase.asm`) —
 //! driven through the public embedding API and written as a PNG.
 //!
 //! ```sh
@@ -8,17 +8,16 @@
 //!
 //! In: the shader text, an image size and the iteration limit. Out: one
 //! iteration count per pixel (from the shader's raw UAV), coloured into
-//! RGB and encoded by `sm5jit::util::png`. The same functions are run by
+//! RGB and encoded by the `png` crate ([`encode_png`]). The same functions are run by
 //! the `embed` integration tests, which check the image.
 
 use std::time::Instant;
 
-use sm5jit::util::png::{self, ColorType};
 use sm5jit::{Bindings, EngineKind, Error, Shader, Slot, View};
 
 /// The shader: cb0[0] = (width, height, max_iter, -), cb0[1] = (x of the
 /// first pixel centre, y of it, dx, dy); u0 = one u32 count per pixel.
-pub const SHADER: &str = include_str!("../src/showcase/mandelbrot.asm");
+pub const SHADER: &str = include_str!("showcase.asm");
 
 /// The complex-plane window the image shows.
 pub const WINDOW: (f32, f32, f32, f32) = (-2.2, -1.2, 0.8, 1.2);
@@ -84,6 +83,18 @@ pub fn colorize(counts: &[u32], max_iter: u32) -> Vec<u8> {
     rgb
 }
 
+/// An 8-bit RGB image (`rgb` holds `3 * width * height` bytes) as a PNG file.
+pub fn encode_png(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(rgb)?;
+    writer.finish()?;
+    Ok(out)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let out = args
@@ -114,7 +125,7 @@ fn run(out: &str, width: Result<u32, String>, height: Result<u32, String>) -> Re
     let counts = render(&shader, width, height, max_iter).map_err(|e| e.to_string())?;
     let ran = t.elapsed();
     let rgb = colorize(&counts, max_iter);
-    let bytes = png::encode(width, height, ColorType::Rgb, &rgb).map_err(|e| e.to_string())?;
+    let bytes = encode_png(width, height, &rgb).map_err(|e| e.to_string())?;
     std::fs::write(out, bytes).map_err(|e| format!("{out}: {e}"))?;
     println!(
         "wrote {out}: {width}x{height}, up to {max_iter} iterations; compile {:.2} ms, dispatch {:.2} ms",

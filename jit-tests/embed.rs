@@ -353,9 +353,15 @@ fn showcase_image_matches_the_interpreter_and_known_points() {
     let rgb = showcase::colorize(&a, iters);
     assert_eq!(rgb.len(), (w * h * 3) as usize);
     assert_eq!(&rgb[..3], showcase::colorize(&[1], iters).as_slice());
-    let png = sm5jit::util::png::encode(w, h, sm5jit::util::png::ColorType::Rgb, &rgb).unwrap();
-    assert_eq!(&png[1..4], b"PNG");
-    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), w);
+    let file = showcase::encode_png(w, h, &rgb).unwrap();
+    let mut reader = png::Decoder::new(std::io::Cursor::new(file))
+        .read_info()
+        .unwrap();
+    let mut decoded = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut decoded).unwrap();
+    assert_eq!((frame.width, frame.height), (w, h));
+    assert_eq!(frame.color_type, png::ColorType::Rgb);
+    assert_eq!(&decoded[..frame.buffer_size()], rgb.as_slice());
 }
 
 /// Textures and samplers through the C ABI: a texel read with `ld` from a

@@ -1,89 +1,16 @@
-//! Interpreter integration tests: the corpus conformance cases through the
-//! case runner, and hand-written programs for every instruction family,
+//! Interpreter integration tests: hand-written programs for every
+//! instruction family,
 //! the out-of-bounds rules, barriers, calls, switches, the budget and the
 //! binding errors.
 
 use crate::util::{parse, raw, structured, to_bytes, to_words, typed};
 use std::path::PathBuf;
 
-use sm5jit::case::interp::InterpEngine;
-use sm5jit::case::{self, EngineOptions, Outcome};
 use sm5jit::interp::Interpreter;
 use sm5jit::runtime::{
     Bindings, BufferKind, BufferView, DispatchOptions, Format, RuntimeError, Slot, TextureView,
     View,
 };
-
-// ---------------------------------------------------------------------------
-// Corpus cases through the case runner's interpreter engine
-// ---------------------------------------------------------------------------
-
-fn case_dirs(suite: &str) -> Vec<PathBuf> {
-    let root = crate::corpus_dir().join(suite);
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("case.json").is_file())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-/// Decodes a case's shader without the validator (the interpreter is
-/// judged on its own) and runs it through the case runner.
-fn run_unvalidated(dir: &std::path::Path) -> Outcome {
-    let case = match case::Case::load(dir) {
-        Ok(c) => c,
-        Err(e) => return Outcome::Fail(e.to_string()),
-    };
-    let bytes = std::fs::read(case.shader_path()).expect("shader.dxbc");
-    let shader = match sm5jit::dxbc::read_dxbc(&bytes, &sm5jit::dxbc::ReadOptions::default()) {
-        Ok(s) => s,
-        Err(e) => return Outcome::Fail(format!("decode: {e}")),
-    };
-    case::run_program(
-        &case.spec,
-        &shader.program,
-        &mut InterpEngine::new(EngineOptions::default()),
-    )
-}
-
-/// Runs a corpus suite; returns (pass, skip) and fails on any FAIL.
-fn run_suite(suite: &str) -> (usize, usize) {
-    let dirs = case_dirs(suite);
-    assert!(!dirs.is_empty(), "no cases in {suite}");
-    let (mut pass, mut skip, mut fails) = (0, 0, Vec::new());
-    for dir in &dirs {
-        let outcome = run_unvalidated(dir);
-        let line = format!("{outcome:?} {}", dir.display());
-        match outcome {
-            Outcome::Pass => pass += 1,
-            Outcome::Skip(_) => skip += 1,
-            Outcome::Fail(_) => fails.push(line.clone()),
-        }
-        eprintln!("{line}");
-    }
-    assert!(
-        fails.is_empty(),
-        "{} of {} {suite} cases failed:\n{}",
-        fails.len(),
-        dirs.len(),
-        fails.join("\n")
-    );
-    (pass, skip)
-}
-
-#[test]
-fn corpus_conformance_cases_pass() {
-    let (pass, skip) = run_suite("conformance");
-    assert!(pass >= 45, "only {pass} passed ({skip} skipped)");
-}
-
-#[test]
-fn corpus_pixel_cases_pass() {
-    let (pass, skip) = run_suite("conformance_ps");
-    assert!(pass >= 60, "only {pass} passed ({skip} skipped)");
-}
 
 // ---------------------------------------------------------------------------
 // Hand-written programs

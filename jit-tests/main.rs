@@ -3,13 +3,8 @@
 mod asm_roundtrip;
 mod batch;
 mod bc7;
-mod bench;
-mod cli;
-mod corpus;
 mod decode;
 mod embed;
-mod fault;
-mod fuzz;
 mod interp;
 mod jit;
 #[cfg(target_os = "linux")]
@@ -18,7 +13,6 @@ mod peer;
 #[cfg(target_os = "linux")]
 mod rss;
 mod sampling;
-mod threads;
 mod util;
 mod validate;
 

@@ -741,7 +741,7 @@ fn texture_view(dim: ResourceDim) -> TextureView {
 #[test]
 fn realworld_sampling_shaders_run_a_group() {
     use sm5jit::interp::prepare::ResKind;
-    let root = sm5jit_corpus().join("realworld");
+    let root = crate::corpus_dir().join("realworld");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -838,74 +838,4 @@ fn realworld_sampling_shaders_run_a_group() {
         sampled += 1;
     }
     assert!(sampled >= 10, "only {sampled} real-world shaders sample");
-}
-
-fn sm5jit_corpus() -> PathBuf {
-    crate::corpus_dir()
-}
-
-/// `sm5jit run SHADER --synthetic` with `args` added.
-fn run_cli(shader: &std::path::Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_sm5jit"))
-        .arg("run")
-        .arg(shader)
-        .args(["--synthetic", "--budget", "100000000"])
-        .args(args)
-        .output()
-        .expect("sm5jit runs")
-}
-
-/// Shaders whose output depends on the order groups finish: append
-/// positions come from `imm_atomic_iadd` on a counter. Inside a group both
-/// engines run waves of 8 threads in lockstep (`docs/semantics.md`), so
-/// with one worker thread (groups in order) they must agree byte for byte.
-const GROUP_ORDER_DEPENDENT: [&str; 1] = ["bgfx_cs_terrain_lod"];
-
-/// Every real-world shader compiles in the JIT, and `--engine both` finds
-/// identical bytes in every UAV (two shaders at a time).
-#[test]
-fn realworld_shaders_agree_on_both_engines() {
-    let root = sm5jit_corpus().join("realworld");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("shader.dxbc").is_file())
-        .collect();
-    dirs.sort();
-    assert_eq!(dirs.len(), 36, "real-world shaders");
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failures = std::sync::Mutex::new(Vec::new());
-    let work = || loop {
-        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let Some(dir) = dirs.get(k) else { return };
-        if let Some(problem) = check_realworld(dir) {
-            failures.lock().unwrap().push(problem);
-        }
-    };
-    std::thread::scope(|s| {
-        s.spawn(work);
-        s.spawn(work);
-    });
-    let failures = failures.into_inner().unwrap();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// `None` when the engines agree on `dir`'s shader, else what differs.
-fn check_realworld(dir: &std::path::Path) -> Option<String> {
-    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-    let shader = dir.join("shader.dxbc");
-    let mut args = vec!["--engine", "both"];
-    if GROUP_ORDER_DEPENDENT.contains(&name.as_str()) {
-        args.extend(["--threads", "1"]);
-    }
-    let out = run_cli(&shader, &args);
-    let text = String::from_utf8_lossy(&out.stdout);
-    if out.status.success() && text.contains("identical bytes in every UAV") {
-        return None;
-    }
-    Some(format!(
-        "{name}: {}{}",
-        text.lines().last().unwrap_or(""),
-        String::from_utf8_lossy(&out.stderr)
-    ))
 }

@@ -44,19 +44,14 @@
 
 pub mod api;
 pub mod asm;
-pub mod bench;
 pub mod capi;
-pub mod case;
-pub mod cli;
 pub mod dxbc;
 pub mod error;
-pub mod fuzz;
 pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod runtime;
 pub mod sem;
-pub mod util;
 pub mod validate;
 
 pub use api::{DispatchConfig, EngineKind, Shader};

@@ -18,7 +18,6 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use pipeline::{Encoder, Engine, Image};
-use sm5jit::util::png::{self, ColorType};
 
 struct Args {
     out: PathBuf,
@@ -68,8 +67,15 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn write_png(path: &std::path::Path, image: &Image) -> Result<(), Box<dyn Error>> {
-    let bytes = png::encode(image.width, image.height, ColorType::Rgba, &image.rgba)?;
-    std::fs::write(path, bytes).map_err(|e| format!("writing {}: {e}", path.display()).into())
+    let file =
+        std::fs::File::create(path).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), image.width, image.height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&image.rgba)?;
+    writer.finish()?;
+    Ok(())
 }
 
 fn run(args: &Args) -> Result<(), Box<dyn Error>> {

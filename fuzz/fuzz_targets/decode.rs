@@ -2,5 +2,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    sm5jit::fuzz::harness::decode_target(data);
+    sm5jit_tools::fuzz::harness::decode_target(data);
 });

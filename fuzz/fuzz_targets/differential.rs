@@ -3,5 +3,6 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    sm5jit::fuzz::harness::differential_target(data, sm5jit::fuzz::run::DEFAULT_ENGINES);
+    use sm5jit_tools::fuzz::{harness, run};
+    harness::differential_target(data, run::DEFAULT_ENGINES);
 });

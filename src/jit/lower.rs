@@ -30,15 +30,12 @@ use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 
 use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_LANES, OFF_TID, W};
-use super::fault::{self, Fault};
 use super::flow::Frame;
 use super::libcalls::Shim;
 use super::plan::Plan;
 use super::JitError;
 use crate::interp::Prepared;
-use crate::ir::{
-    Components, Index, Instruction, Modifier, OpClass, Opcode, Operand, OperandType, Selection,
-};
+use crate::ir::{Components, Index, Instruction, Modifier, OpClass, Opcode, Operand, OperandType};
 
 /// One register component of a whole batch: `N` vectors of `i32x4`.
 pub type V = [Value; N];
@@ -389,7 +386,6 @@ impl<'a, 'f> Lower<'a, 'f> {
         let zero = self.vsplat(0);
         let one = self.vsplat(ONE);
         let m = self.fminmax(zero, v, false);
-        let m = fault::choose(Fault::SatNoLowerClamp, v, m);
         self.fminmax(one, m, true)
     }
 
@@ -477,9 +473,6 @@ impl<'a, 'f> Lower<'a, 'f> {
     pub fn src(&mut self, op: &Operand, c: usize, ty: Ty) -> Result<V, JitError> {
         let comp = match op.comps {
             Components::One | Components::Zero => 0,
-            Components::Four(Selection::Swizzle(_)) if fault::active(Fault::SwizzleXySwapped) => {
-                op.swizzle()[[1, 0, 2, 3][c & 3]] & 3
-            }
             _ => op.swizzle()[c] & 3,
         };
         let v = self.fetch(op, comp)?;
@@ -721,12 +714,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 s.fcompare(a, b, FloatCC::NotEqual)
             }),
             Lt => self.cw(inst, Ty::Float, false, |s, [a, b]| {
-                let cc = FloatCC::LessThan;
-                s.fcompare(
-                    a,
-                    b,
-                    fault::choose(Fault::LtNanTrue, FloatCC::UnorderedOrLessThan, cc),
-                )
+                s.fcompare(a, b, FloatCC::LessThan)
             }),
             Ge => self.cw(inst, Ty::Float, false, |s, [a, b]| {
                 s.fcompare(a, b, FloatCC::GreaterThanOrEqual)
@@ -755,14 +743,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             Not => self.cw(inst, i, false, |s, [a]| s.b.ins().bnot(a)),
             IEq => self.icmp(inst, IntCC::Equal),
             INe => self.icmp(inst, IntCC::NotEqual),
-            ILt => self.icmp(
-                inst,
-                fault::choose(
-                    Fault::IltAsIle,
-                    IntCC::SignedLessThanOrEqual,
-                    IntCC::SignedLessThan,
-                ),
-            ),
+            ILt => self.icmp(inst, IntCC::SignedLessThan),
             IGe => self.icmp(inst, IntCC::SignedGreaterThanOrEqual),
             ULt => self.icmp(inst, IntCC::UnsignedLessThan),
             UGe => self.icmp(inst, IntCC::UnsignedGreaterThanOrEqual),
@@ -1225,7 +1206,7 @@ impl Lower<'_, '_> {
 fn shift_op(s: &mut Lower, op: Opcode, x: Value, amt: Value) -> Value {
     match op {
         Opcode::IShl => s.b.ins().ishl(x, amt),
-        Opcode::UShr if !fault::active(Fault::UshrAsIshr) => s.b.ins().ushr(x, amt),
+        Opcode::UShr => s.b.ins().ushr(x, amt),
         _ => s.b.ins().sshr(x, amt),
     }
 }

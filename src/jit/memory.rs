@@ -23,7 +23,6 @@ use super::context::{
     N, OFF_IO, OFF_LANES, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_UAV_LANES, OFF_XREGS,
     OFF_ZERO, RES_BASE, RES_BUFINFO, RES_COUNTER, RES_DWORDS, RES_SIZE, W,
 };
-use super::fault::{self, Fault};
 use super::lanes;
 use super::lower::{fixed, trusted, Lower, Ty, V};
 use super::JitError;
@@ -82,12 +81,7 @@ impl Lower<'_, '_> {
         d: Value,
         flags: MemFlagsData,
     ) -> Value {
-        let mut inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
-        if fault::active(Fault::LoadBoundOneShort) {
-            let next = self.b.ins().iadd_imm_s(d, 1);
-            let short = self.b.ins().icmp(IntCC::UnsignedLessThan, next, dwords);
-            inb = self.b.ins().band(inb, short);
-        }
+        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
         let off = self.b.ins().ishl_imm_s(d, 2);
         let addr = self.b.ins().iadd(base, off);
         let zero = self.ptr_at(OFF_ZERO);
@@ -345,7 +339,7 @@ impl Lower<'_, '_> {
     /// The per-lane path of [`Self::load_vector`]: every lane's DWORD is
     /// bounds-checked on its own (out of bounds reads the `zero` DWORD).
     fn lane_loads(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
-        if self.out_of_line(w, Fault::LoadBoundOneShort) {
+        if self.out_of_line(w) {
             return self.lane_call(w, a, off, j, ks, None);
         }
         let mut out = vec![self.vsplat(0); ks.len()];
@@ -556,7 +550,7 @@ impl Lower<'_, '_> {
 
     /// The per-lane path of [`Self::store_vector`].
     fn lane_stores(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
-        if self.out_of_line(w, Fault::StoreIgnoresExec) {
+        if self.out_of_line(w) {
             let ks: Vec<u8> = (0..vals.len() as u8).collect();
             self.lane_call(w, a, off, j, &ks, Some(vals));
             return;
@@ -564,10 +558,7 @@ impl Lower<'_, '_> {
         for i in 0..4 {
             let l = 4 * j + i;
             let base = self.lane_dword(a, off, w.stride, l);
-            let mut active = self.lane_writes(l);
-            if fault::active(Fault::StoreIgnoresExec) {
-                active = self.b.ins().iconst(types::I8, 1);
-            }
+            let active = self.lane_writes(l);
             for (k, v) in vals.iter().enumerate() {
                 let d = self.b.ins().iadd_imm_s(base, k as i64);
                 let (p, _) = self.store_ptr(w.base, w.dwords, d, active);
@@ -579,10 +570,9 @@ impl Lower<'_, '_> {
 
     /// Whether the per-lane path of an access to `w` is the call to
     /// `lanes::lane_access` (the inline sequence stays for strides the
-    /// spec cannot carry, under fault injection of that path, and with
-    /// `SM5JIT_INLINE_LANES=1`).
-    fn out_of_line(&self, w: Window, fault: Fault) -> bool {
-        w.stride.is_none_or(|s| s <= 0xFFF) && !fault::active(fault) && !inline_lanes()
+    /// spec cannot carry and with `SM5JIT_INLINE_LANES=1`).
+    fn out_of_line(&self, w: Window) -> bool {
+        w.stride.is_none_or(|s| s <= 0xFFF) && !inline_lanes()
     }
 
     /// The per-lane path of vector `j` as one call: the addresses (and

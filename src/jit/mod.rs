@@ -37,8 +37,6 @@
 mod batch;
 pub mod context;
 mod double;
-pub mod engine;
-pub mod fault;
 mod flow;
 mod flushed;
 pub mod fpmode;

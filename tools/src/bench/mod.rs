@@ -1,0 +1,412 @@
+//! Benchmarks: the kernels of [`kernels`] timed on any [`Engine`] and
+//! against their native Rust baselines.
+//!
+//! In: a [`Kernel`], a problem size, a way to make engines and a number of
+//! runs. Out: [`EngineTiming`] (compile ms, median dispatch ms, threads per
+//! second) and [`NativeTiming`], and the [`Row`] `sm5jit bench` prints.
+//! Invariant: a timing is only returned after the engine's output of the
+//! same problem has passed the kernel's checker against the native output,
+//! so a fast wrong engine never shows up as a number; every timed dispatch
+//! starts from a fresh copy of the problem's resources, made outside the
+//! timed region.
+
+pub mod kernels;
+
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+pub use kernels::{kernel, Kernel, Problem, Tolerance, KERNELS};
+
+use crate::case::{Engine, EngineError};
+use sm5jit::ir::Program;
+
+/// Instruction budget per thread group for benchmark runs: large enough for
+/// every kernel at any size [`Kernel::fit_size`] allows to finish.
+pub const BENCH_BUDGET: u64 = 1 << 40;
+
+/// Why a kernel could not be measured.
+#[derive(Debug, Error)]
+pub enum BenchError {
+    #[error("{kernel}: assembly: {message}")]
+    Assembly {
+        kernel: &'static str,
+        message: String,
+    },
+    #[error("{kernel}: {engine}: {source}")]
+    Engine {
+        kernel: &'static str,
+        engine: String,
+        #[source]
+        source: EngineError,
+    },
+    #[error("{kernel}: cannot make the engine: {message}")]
+    NoEngine {
+        kernel: &'static str,
+        message: String,
+    },
+    /// The engine's output differs from the native output.
+    #[error("{engine} output differs from native: {message}")]
+    Mismatch { engine: String, message: String },
+}
+
+/// Parses and validates a kernel's assembly.
+pub fn program(k: &Kernel) -> Result<Program, BenchError> {
+    let err = |message: String| BenchError::Assembly {
+        kernel: k.name,
+        message,
+    };
+    let p = sm5jit::asm::parse_program(k.asm).map_err(|e| err(e.to_string()))?;
+    sm5jit::validate::validate(&p).map_err(|e| err(e.to_string()))?;
+    Ok(p)
+}
+
+/// Median of durations in milliseconds (0 for none).
+pub fn median_ms(samples: &mut [Duration]) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.sort_unstable();
+    let n = samples.len();
+    let mid = if n % 2 == 1 {
+        samples[n / 2]
+    } else {
+        (samples[n / 2 - 1] + samples[n / 2]) / 2
+    };
+    mid.as_secs_f64() * 1e3
+}
+
+/// What one engine took on one problem.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EngineTiming {
+    /// Median of `prepare` on a fresh engine, ms.
+    pub compile_ms: f64,
+    /// Median of one dispatch, ms.
+    pub dispatch_ms: f64,
+    /// Invocations per second at the median dispatch time.
+    pub threads_per_s: f64,
+}
+
+/// What the native baseline took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NativeTiming {
+    /// Median of one call, ms.
+    pub ms: f64,
+    /// Its output words, per output UAV (the reference for the checker).
+    pub outputs: Vec<Vec<u32>>,
+}
+
+/// Runs the native baseline `runs` times (at least once).
+pub fn time_native(k: &Kernel, p: &Problem, runs: usize) -> NativeTiming {
+    time_fn(k.native, p, runs)
+}
+
+/// Runs the kernel's plain "limit" loop `runs` times, when it has one, and
+/// checks it against the native output (`native`): `Err` names the kernel
+/// whose two baselines disagree.
+pub fn time_plain(
+    k: &Kernel,
+    p: &Problem,
+    native: &[Vec<u32>],
+    runs: usize,
+) -> Result<Option<f64>, BenchError> {
+    let Some(plain) = k.plain else {
+        return Ok(None);
+    };
+    let t = time_fn(plain, p, runs);
+    k.check(p, native, &t.outputs)
+        .map_err(|message| BenchError::Mismatch {
+            engine: "limit baseline".into(),
+            message,
+        })?;
+    Ok(Some(t.ms))
+}
+
+fn time_fn(f: kernels::Baseline, p: &Problem, runs: usize) -> NativeTiming {
+    let mut samples = Vec::new();
+    let mut outputs = Vec::new();
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        outputs = std::hint::black_box(f(std::hint::black_box(p)));
+        samples.push(start.elapsed());
+    }
+    NativeTiming {
+        ms: median_ms(&mut samples),
+        outputs,
+    }
+}
+
+/// The machine a table was measured on, one line: the CPU model (from
+/// `/proc/cpuinfo` where there is one) and the vector extensions the CPU
+/// has, e.g. `cpu: AMD EPYC; vector: sse2 sse4.2 avx avx2 fma avx512f`.
+pub fn machine_line() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!(
+        "cpu: {model} ({threads} hardware threads); vector: {}",
+        vector_extensions().join(" ")
+    )
+}
+
+/// The SIMD extensions of the host CPU, oldest first.
+pub fn vector_extensions() -> Vec<&'static str> {
+    #[allow(unused_mut)]
+    let mut v = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        macro_rules! has {
+            ($($f:tt),*) => {
+                $(if std::arch::is_x86_feature_detected!($f) { v.push($f); })*
+            };
+        }
+        has!(
+            "sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "avx512f",
+            "avx512bw", "avx512vl", "avx512dq"
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("neon") {
+            v.push("neon");
+        }
+    }
+    v
+}
+
+/// Runs one dispatch of `p` on `engine` from fresh resources and returns
+/// the time and the output words.
+pub fn dispatch_once(
+    engine: &mut dyn Engine,
+    program: &Program,
+    k: &Kernel,
+    p: &Problem,
+) -> Result<(Duration, Vec<Vec<u32>>), BenchError> {
+    let mut resources = p.resources.clone();
+    let start = Instant::now();
+    engine
+        .dispatch(program, &mut resources, p.groups)
+        .map_err(|source| BenchError::Engine {
+            kernel: k.name,
+            engine: engine.name().to_string(),
+            source,
+        })?;
+    let took = start.elapsed();
+    Ok((took, p.outputs_of(&resources)))
+}
+
+/// Times `runs` compiles (each on a fresh engine from `make`) and `runs`
+/// dispatches, after one checked warm-up dispatch.
+pub fn time_engine(
+    k: &Kernel,
+    p: &Problem,
+    native: &[Vec<u32>],
+    make: &mut dyn FnMut() -> Result<Box<dyn Engine>, String>,
+    runs: usize,
+) -> Result<EngineTiming, BenchError> {
+    let program = program(k)?;
+    let runs = runs.max(1);
+    let no_engine = |message| BenchError::NoEngine {
+        kernel: k.name,
+        message,
+    };
+    let mut compiles = Vec::new();
+    let mut engine = make().map_err(no_engine)?;
+    for n in 0..runs {
+        if n > 0 {
+            engine = make().map_err(no_engine)?;
+        }
+        let start = Instant::now();
+        engine
+            .prepare(&program)
+            .map_err(|source| BenchError::Engine {
+                kernel: k.name,
+                engine: engine.name().to_string(),
+                source,
+            })?;
+        compiles.push(start.elapsed());
+    }
+    let (_, outputs) = dispatch_once(engine.as_mut(), &program, k, p)?;
+    k.check(p, native, &outputs)
+        .map_err(|message| BenchError::Mismatch {
+            engine: engine.name().to_string(),
+            message,
+        })?;
+    let mut dispatches = Vec::new();
+    for _ in 0..runs {
+        dispatches.push(dispatch_once(engine.as_mut(), &program, k, p)?.0);
+    }
+    let dispatch_ms = median_ms(&mut dispatches);
+    Ok(EngineTiming {
+        compile_ms: median_ms(&mut compiles),
+        dispatch_ms,
+        threads_per_s: if dispatch_ms > 0.0 {
+            p.threads as f64 / (dispatch_ms / 1e3)
+        } else {
+            0.0
+        },
+    })
+}
+
+/// One line of `sm5jit bench`: a kernel at one thread count; `None` where
+/// not measured.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Row {
+    pub kernel: String,
+    pub threads: usize,
+    pub size: u32,
+    /// Invocations in the dispatch.
+    pub invocations: u64,
+    /// Compile time of the engine shown first (the JIT if measured).
+    pub compile_ms: Option<f64>,
+    pub jit_ms: Option<f64>,
+    pub interp_ms: Option<f64>,
+    pub native_ms: Option<f64>,
+    /// The plain-loop "limit" baseline where the kernel has one
+    /// ([`Kernel::plain`]).
+    pub limit_ms: Option<f64>,
+}
+
+impl Row {
+    /// Invocations per second of the fastest engine measured.
+    pub fn threads_per_s(&self) -> Option<f64> {
+        let ms = self.jit_ms.or(self.interp_ms)?;
+        (ms > 0.0).then(|| self.invocations as f64 / (ms / 1e3))
+    }
+
+    /// `a / b` when both are measured.
+    pub fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+        match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        }
+    }
+}
+
+fn cell(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{v:.digits$}"))
+}
+
+/// The table header of [`format_row`].
+pub fn table_header() -> String {
+    format!(
+        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
+        "kernel",
+        "thr",
+        "size",
+        "compile_ms",
+        "interp_ms",
+        "jit_ms",
+        "native_ms",
+        "limit_ms",
+        "threads/s",
+        "interp/nat",
+        "jit/nat",
+        "jit/interp"
+    )
+}
+
+/// One table line: times, throughput and the ratios engine/native and
+/// JIT/interpreter (`-` where not measured).
+pub fn format_row(r: &Row) -> String {
+    format!(
+        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
+        r.kernel,
+        r.threads,
+        r.size,
+        cell(r.compile_ms, 3),
+        cell(r.interp_ms, 3),
+        cell(r.jit_ms, 3),
+        cell(r.native_ms, 3),
+        cell(r.limit_ms, 3),
+        r.threads_per_s()
+            .map_or_else(|| "-".to_string(), |t| format!("{t:.3e}")),
+        cell(Row::ratio(r.interp_ms, r.native_ms), 1),
+        cell(Row::ratio(r.jit_ms, r.native_ms), 2),
+        cell(Row::ratio(r.jit_ms, r.interp_ms), 4),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{interp_engine, EngineOptions};
+
+    fn interp() -> Result<Box<dyn Engine>, String> {
+        interp_engine(EngineOptions {
+            budget: Some(BENCH_BUDGET),
+            threads: Some(1),
+        })
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let ms = Duration::from_millis;
+        assert_eq!(median_ms(&mut [ms(3), ms(1), ms(2)]), 2.0);
+        assert_eq!(median_ms(&mut [ms(4), ms(1), ms(2), ms(3)]), 2.5);
+        assert_eq!(median_ms(&mut []), 0.0);
+    }
+
+    #[test]
+    fn interpreter_histogram_is_timed_after_a_check() {
+        let k = kernel("histogram").unwrap();
+        let p = k.problem(200);
+        let native = time_native(k, &p, 1);
+        let t = time_engine(k, &p, &native.outputs, &mut interp, 2).unwrap();
+        assert!(t.dispatch_ms > 0.0 && t.threads_per_s > 0.0, "{t:?}");
+        let mut wrong = native.outputs.clone();
+        wrong[0][0] += 1;
+        let e = time_engine(k, &p, &wrong, &mut interp, 1).unwrap_err();
+        assert!(matches!(e, BenchError::Mismatch { .. }), "{e}");
+    }
+
+    #[test]
+    fn same_algorithm_and_limit_baselines_agree() {
+        for k in KERNELS.iter().filter(|k| k.plain.is_some()) {
+            let p = k.problem(k.test_size);
+            let native = time_native(k, &p, 1);
+            let limit = time_plain(k, &p, &native.outputs, 1).unwrap();
+            assert!(limit.is_some(), "{}", k.name);
+        }
+    }
+
+    #[test]
+    fn the_machine_line_names_a_cpu_and_its_vectors() {
+        let m = machine_line();
+        assert!(m.starts_with("cpu: "), "{m}");
+        #[cfg(target_arch = "x86_64")]
+        assert!(m.contains("sse2"), "{m}");
+    }
+
+    #[test]
+    fn rows_print_dashes_for_what_was_not_measured() {
+        let r = Row {
+            kernel: "saxpy".into(),
+            threads: 1,
+            size: 10,
+            invocations: 1000,
+            compile_ms: Some(0.5),
+            jit_ms: None,
+            interp_ms: Some(2.0),
+            native_ms: Some(0.5),
+            limit_ms: None,
+        };
+        let line = format_row(&r);
+        assert!(line.starts_with("saxpy"), "{line}");
+        assert!(line.contains("4.0"), "{line}");
+        assert_eq!(line.split_whitespace().filter(|c| *c == "-").count(), 4);
+        assert_eq!(r.threads_per_s(), Some(500_000.0));
+        assert_eq!(
+            table_header().split_whitespace().count(),
+            line.split_whitespace().count()
+        );
+    }
+}
