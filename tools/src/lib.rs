@@ -5,7 +5,8 @@
 //! ([`cli`]), the conformance case runner ([`case`], with the
 //! engine-harness trait [`case::Engine`] and its interpreter and JIT
 //! implementations), the differential fuzzer ([`fuzz`]), the benchmark
-//! harness ([`bench`]) and terminal progress ([`progress`]). Invariant:
+//! harness ([`bench`]), vkd3d's `.shader_test` runner ([`shader_test`]) and
+//! terminal progress ([`progress`]). Invariant:
 //! nothing here changes what a shader computes; the library never depends
 //! on this crate (see `docs/architecture.md`).
 
@@ -14,3 +15,4 @@ pub mod case;
 pub mod cli;
 pub mod fuzz;
 pub mod progress;
+pub mod shader_test;

@@ -7,6 +7,7 @@ mod engines;
 mod fault;
 mod fuzz;
 mod mutant;
+mod shader_tests;
 mod threads;
 
 /// The shared corpus beside the checkout (`../shared/corpus` from the

@@ -14,6 +14,7 @@ pub mod error;
 pub mod front;
 pub mod fuzz;
 pub mod run;
+pub mod shader_test;
 
 use std::path::PathBuf;
 
@@ -61,6 +62,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Differential fuzzing: random valid programs on two engines.
     Fuzz(fuzz::FuzzArgs),
+    /// Run vkd3d `.shader_test` files (shaders as dxbc-tpf-hex blocks).
+    ShaderTest(shader_test::ShaderTestArgs),
 }
 
 #[derive(Debug, Args)]
@@ -166,6 +169,7 @@ pub fn execute(cli: Cli) -> Result<ExitCode, CliError> {
         Some(Command::Case(a)) => run::cases(&a),
         Some(Command::Bench(a)) => bench::bench(&a),
         Some(Command::Fuzz(a)) => fuzz::run(&a),
+        Some(Command::ShaderTest(a)) => shader_test::run(&a),
     }
 }
 

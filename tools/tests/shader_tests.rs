@@ -1,0 +1,226 @@
+//! vkd3d's `.shader_test` suite (`../shared/shader-tests/`) on both
+//! engines through `sm5jit::shader_test`, and the `shader-test` command's
+//! counting, todo handling and exit codes on small files written here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sm5jit::EngineKind;
+use sm5jit_tools::shader_test::{run_text, Report};
+
+/// Features D3D11 hardware has that the runner or the library does not
+/// implement yet. A probe may be skipped only for one of these (each is
+/// named in the report); anything else is a failure of this test.
+const KNOWN_SKIPS: &[&str] = &["pixel shader writes the coverage mask (oMask, SV_Coverage)"];
+
+/// Files that still fail, each with the cause in the library (not in the
+/// runner). A failure in any other file fails the test. The vkd3d tpf forms
+/// (replicated-swizzle conditions, dimension bits on raw UAV declarations)
+/// are accepted by a change landing separately; measured with it: 1350
+/// passed, 10 failed (sample-bias's 8, and a probe ending in `;` handled
+/// since), 4 skipped.
+const PENDING: &[(&str, &str)] = &[
+    (
+        "sample-bias.shader_test",
+        "implicit-LOD sampling in pixel quads does not use the quad's derivatives yet",
+    ),
+    ("barriers.shader_test", "vkd3d tpf forms"),
+    ("cf-cond-types.shader_test", "vkd3d tpf forms"),
+    ("clip.shader_test", "vkd3d tpf forms"),
+    ("conditional.shader_test", "vkd3d tpf forms"),
+    ("for.shader_test", "vkd3d tpf forms"),
+    ("function-return.shader_test", "vkd3d tpf forms"),
+    ("hard-copy-prop.shader_test", "vkd3d tpf forms"),
+    ("loop.shader_test", "vkd3d tpf forms"),
+    ("minimum-precision.shader_test", "vkd3d tpf forms"),
+    ("return.shader_test", "vkd3d tpf forms"),
+    ("switch.shader_test", "vkd3d tpf forms"),
+    ("uav-rwbyteaddressbuffer.shader_test", "vkd3d tpf forms"),
+    ("unroll.shader_test", "vkd3d tpf forms"),
+];
+
+fn suite_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/shader-tests");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "shader_test"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn run_files(files: &[PathBuf]) -> Report {
+    let engines = [EngineKind::Interpreter, EngineKind::Jit];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    let chunks: Vec<Vec<PathBuf>> = (0..threads)
+        .map(|t| files.iter().skip(t).step_by(threads).cloned().collect())
+        .collect();
+    let mut report = Report::default();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut r = Report::default();
+                    for f in chunk {
+                        let text = std::fs::read_to_string(f).expect("read a shader_test file");
+                        run_text(&f.display().to_string(), &text, &engines, &mut r);
+                    }
+                    r
+                })
+            })
+            .collect();
+        for h in handles {
+            report.merge(h.join().expect("runner thread"));
+        }
+    });
+    report
+}
+
+#[test]
+fn vkd3d_shader_tests_pass_on_both_engines() {
+    let files = suite_files();
+    assert!(files.len() >= 90, "only {} files found", files.len());
+    let report = run_files(&files);
+    println!("{}", report.render(false));
+    let unexplained: Vec<&str> = report
+        .failures
+        .iter()
+        .filter(|f| {
+            !PENDING
+                .iter()
+                .any(|(file, _)| f.contains(&format!("/{file}:")))
+        })
+        .map(String::as_str)
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "failures outside the pending list:\n{}",
+        unexplained.join("\n")
+    );
+    if report.failed > 0 {
+        println!("{} failures, all in pending files:", report.failed);
+        for (file, why) in PENDING {
+            println!("  {file}: {why}");
+        }
+    }
+    for why in report.skip_reasons.keys() {
+        assert!(
+            KNOWN_SKIPS.contains(&why.as_str()),
+            "a probe was skipped for a reason not on the list: {why}"
+        );
+    }
+    // Two engines: at least 500 probes each must really run and pass
+    // (1068 per engine... 1350 in all with the tpf forms accepted).
+    assert!(report.passed >= 1000, "{}", report.summary());
+}
+
+/// A pixel shader `o0 = v0` (with ISGN/OSGN) as a dxbc-tpf-hex block:
+/// SV_Position in, SV_Target out.
+fn position_ps_hex() -> String {
+    // Signature chunks: one element each (name at offset 32).
+    fn sig(name: &str, sv: u32, ty: u32) -> Vec<u8> {
+        let mut d = Vec::new();
+        for w in [1u32, 8, 32, 0, sv, ty, 0] {
+            d.extend_from_slice(&w.to_le_bytes());
+        }
+        d.extend_from_slice(&[0xf, 0xf, 0, 0]);
+        d.extend_from_slice(name.as_bytes());
+        d.push(0);
+        while d.len() % 4 != 0 {
+            d.push(0);
+        }
+        d
+    }
+    let program = sm5jit::asm::parse_program(
+        "ps_4_0\ndcl_input_ps_siv linear noperspective v0.xyzw, position\ndcl_output o0.xyzw\n\
+         mov o0.xyzw, v0.xyzw\nret\n",
+    )
+    .expect("assemble");
+    let blob = sm5jit::dxbc::write_dxbc(
+        &program,
+        Some(&sig("SV_Position", 1, 3)),
+        Some(&sig("SV_Target", 0, 3)),
+    )
+    .expect("encode");
+    blob.chunks(4)
+        .map(|w| format!("{:08x}", u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+        .collect::<Vec<_>>()
+        .chunks(8)
+        .map(|l| l.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn file_with(tests: &str) -> String {
+    format!(
+        "% a test\n[require]\nshader model >= 4.0\nshader model < 4.1\n\n\
+         [pixel shader dxbc-tpf-hex]\n{}\n\n[test]\n{tests}",
+        position_ps_hex()
+    )
+}
+
+#[test]
+fn pixel_centres_and_todo_counting() {
+    let text = file_with(
+        "draw quad\n\
+         probe (0, 0) rgba (0.5, 0.5, 0.0, 1.0)\n\
+         probe (0, 0, 640, 480) f32(0.5, 0.5) 0\n\
+         probe (639, 479) rgba (639.5, 479.5, 0.0, 1.0)\n\
+         todo probe (1, 0) rgba (9.0, 9.0, 9.0, 9.0)\n\
+         todo(msl) probe (1, 0) rgba (1.5, 0.5, 0.0, 1.0)\n\
+         todo probe (2, 3) rgba (2.5, 3.5, 0.0, 1.0)\n\
+         if(sm>=6) probe (0, 0) rgba (7.0, 7.0, 7.0, 7.0)\n",
+    );
+    let mut r = Report::default();
+    run_text(
+        "t",
+        &text,
+        &[EngineKind::Interpreter, EngineKind::Jit],
+        &mut r,
+    );
+    // Per engine: (0,0), (639,479), the todo(msl) probe (an ordinary
+    // probe here) and the passing todo pass; the rectangle fails (only
+    // pixel (0, 0) is at 0.5); the failing todo is todo; if(sm>=6) never runs.
+    assert_eq!(r.failed, 2, "{}", r.render(true));
+    assert_eq!(r.passed, 8, "{}", r.render(true));
+    assert_eq!(r.todo_failed, 2);
+    assert_eq!(r.todo_passed, 2);
+    assert_eq!(r.skipped, 0);
+    assert!(r.failures[0].contains("(1, 0): got"), "{}", r.failures[0]);
+}
+
+#[test]
+fn the_command_prints_the_summary_and_exits_1_on_failure() {
+    let dir = std::env::temp_dir().join(format!("sm5jit-shader-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.shader_test");
+    let bad = dir.join("bad.shader_test");
+    std::fs::write(
+        &good,
+        file_with("draw quad\nprobe (3, 2) rgba (3.5, 2.5, 0.0, 1.0)\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        &bad,
+        file_with("draw quad\nprobe (3, 2) rgba (3.5, 2.5, 0.0, 2.0)\n"),
+    )
+    .unwrap();
+    let run = |f: &Path, engine: &str| {
+        Command::new(env!("CARGO_BIN_EXE_sm5jit"))
+            .args(["shader-test", f.to_str().unwrap(), "--engine", engine])
+            .output()
+            .unwrap()
+    };
+    let out = run(&good, "both");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("2 passed, 0 failed, 0 skipped"));
+    let out = run(&bad, "jit");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("0 passed, 1 failed, 0 skipped"));
+    assert!(stdout.contains("bad.shader_test:"), "{stdout}");
+    std::fs::remove_dir_all(&dir).ok();
+}
