@@ -750,10 +750,12 @@ ret
 fn unsupported_instructions_fail_compilation_with_their_index() {
     let program = parse(
         "ps_5_0
-dcl_output oDepth
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
 dcl_temps 1
 mov r0.x, l(0.5)
-mov oDepth, r0.x
+eval_centroid r0.xy, v0.xyxx
+mov o0.xyzw, r0.xyxy
 ret
 ",
     );
@@ -1109,8 +1111,8 @@ fn words(seed: u32, n: usize, f: impl Fn(u32) -> u32) -> Vec<u32> {
 
 /// Synthetic bindings for every resource a prepared program declares:
 /// floats in [0, 1) for float data, small integers otherwise.
-fn synthetic_resources(p: &sm5jit::interp::Prepared) -> Vec<Res> {
-    use sm5jit::interp::prepare::ResKind;
+fn synthetic_resources(p: &sm5jit::analysis::Prepared) -> Vec<Res> {
+    use sm5jit::analysis::ResKind;
     use sm5jit::ir::{ResourceDim, ReturnType};
     use sm5jit::runtime::TextureView;
     let float = |x: u32| ((x >> 9) as f32 / (1 << 23) as f32).to_bits();

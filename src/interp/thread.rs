@@ -11,7 +11,7 @@
 use crate::ir::{Components, Index, Instruction, Modifier, Operand, OperandType};
 use crate::runtime::{Bindings, RuntimeError, Slot};
 
-use super::prepare::Prepared;
+use crate::analysis::Prepared;
 
 /// Where a thread stands in the group schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +90,8 @@ pub struct Ctx<'p, 'b, 'a> {
     pub group_id: [u32; 3],
     pub executed: u64,
     pub budget: u64,
+    /// Samples per pixel of the render target (`sampleinfo rasterizer`).
+    pub raster_samples: u32,
 }
 
 impl Ctx<'_, '_, '_> {
@@ -153,7 +155,20 @@ impl Ctx<'_, '_, '_> {
             ThreadGroupId => [self.group_id[0], self.group_id[1], self.group_id[2], 0],
             ThreadIdInGroup => [t.tid[0], t.tid[1], t.tid[2], 0],
             ThreadIdInGroupFlattened => [t.flat; 4],
+            InputCoverageMask | InnerCoverage => [self.special_in(t, op.ty); 4],
             _ => [0; 4],
+        }
+    }
+
+    /// A special pixel input (vCoverage, vInnerCoverage) from the special
+    /// register; 0 when the program has none.
+    fn special_in(&self, t: &Thread, ty: OperandType) -> u32 {
+        match (
+            self.p.special_reg,
+            crate::runtime::batch::special_component(ty),
+        ) {
+            (Some(r), Some(c)) => get4(&t.inputs, u64::from(r))[c],
+            _ => 0,
         }
     }
 
@@ -234,7 +249,21 @@ impl Ctx<'_, '_, '_> {
                     None => None,
                 }
             }
-            _ => None,
+            ty => {
+                // oDepth, oMask, ...: one component of the special register.
+                let special = self
+                    .p
+                    .special_reg
+                    .zip(crate::runtime::batch::special_component(ty));
+                if let Some((r, c)) = special {
+                    if let Some(reg) = get_mut(&mut t.outputs, u64::from(r)) {
+                        if mask & 1 != 0 {
+                            reg[c] = v[0];
+                        }
+                    }
+                }
+                None
+            }
         };
         if let Some(r) = reg {
             for (c, slot) in r.iter_mut().enumerate() {
@@ -366,7 +395,7 @@ mod tests {
     fn flattened_thread_id() {
         let text =
             "cs_5_0\ndcl_temps 3\ndcl_indexableTemp x0[5], 4\ndcl_thread_group 4, 3, 2\nret\n";
-        let p = super::super::prepare::prepare(&crate::asm::parse_program(text).unwrap()).unwrap();
+        let p = crate::analysis::prepare(&crate::asm::parse_program(text).unwrap()).unwrap();
         let t = Thread::new(&p, [3, 2, 1]);
         assert_eq!(t.flat, 12 + 2 * 4 + 3);
         assert_eq!(t.regs.len(), 3);

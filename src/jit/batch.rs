@@ -43,11 +43,12 @@ impl JitShader {
     ) -> Result<BatchResult, RuntimeError> {
         let inner = &self.inner;
         check(&inner.prepared.program, inputs)?;
-        inner.interp.check_bindings(b)?;
+        crate::analysis::check_bindings(&inner.prepared, b)?;
         let entries = super::ranges::entries(&inner.plan, b)?;
         let mut counters = Vec::new();
         let table = build_table(&entries, b, &mut counters);
-        let typed = build_typed(self, &entries, b);
+        let mut typed = build_typed(self, &entries, b);
+        typed.raster_samples = inputs.samples();
         let result = self.run_lanes(&table, &typed, inputs, o.budget);
         for (_, slot, c) in &counters {
             if let Some(u) = b.get_uav_mut(*slot) {
@@ -79,7 +80,8 @@ impl JitShader {
     ) -> Result<BatchResult, RuntimeError> {
         let p = &self.inner.prepared;
         let regs = p.io_regs as usize;
-        let mut result = BatchResult::new(p.outputs.clone(), inputs.count);
+        let mut result =
+            BatchResult::new(p.outputs.clone(), inputs.count).with_specials(p.specials.clone());
         let mut a = self.areas();
         // Generated code runs with FTZ+DAZ (`fpmode`), restored on return.
         let _mode = super::fpmode::FlushMode::enter();
@@ -107,6 +109,14 @@ impl JitShader {
                     let v = inputs.register(inv, r as u32);
                     for (comp, x) in v.iter().enumerate() {
                         a.inputs[(r * 4 + comp) * W + l] = *x;
+                    }
+                }
+                if let Some(r) = p.special_reg {
+                    let v = inputs.special_input(inv);
+                    for (comp, x) in v.iter().enumerate() {
+                        if let Some(d) = a.inputs.get_mut((r as usize * 4 + comp) * W + l) {
+                            *d = *x;
+                        }
                     }
                 }
             }
@@ -150,6 +160,13 @@ impl JitShader {
                             a.outputs.get((r * 4 + comp) * W + l).copied().unwrap_or(0)
                         });
                         result.values[inv * n + k] = v;
+                    }
+                    if let Some(r) = p.special_reg {
+                        let r = r as usize;
+                        let v = std::array::from_fn(|comp| {
+                            a.outputs.get((r * 4 + comp) * W + l).copied().unwrap_or(0)
+                        });
+                        result.set_specials(inv, v);
                     }
                     LaneResult::Written
                 };

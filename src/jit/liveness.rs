@@ -19,9 +19,9 @@
 //! lane outside `exec` has returned or is past the group's end, and never
 //! runs again.
 
+use crate::analysis::Jump;
+use crate::analysis::Prepared;
 use crate::asm::names::dst_count;
-use crate::interp::prepare::Jump;
-use crate::interp::Prepared;
 use crate::ir::{Components, Index, Instruction, OpClass, Opcode, Operand, OperandType, Selection};
 
 /// Live temp components before each main-program instruction.
@@ -215,7 +215,6 @@ fn index_reads(op: &Operand, f: &mut dyn FnMut(u32, usize)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::Interpreter;
 
     #[test]
     fn loop_temporaries_are_dead_at_the_exit_and_the_counter_is_not() {
@@ -237,7 +236,7 @@ ret
 ",
         )
         .expect("parse");
-        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let prepared = crate::analysis::prepare(&p).expect("prepare");
         let l = Liveness::new(&prepared);
         let at = |op| {
             prepared
@@ -277,7 +276,7 @@ ret
 ",
         )
         .expect("parse");
-        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let prepared = crate::analysis::prepare(&p).expect("prepare");
         let l = Liveness::new(&prepared);
         let after = prepared
             .program

@@ -4,7 +4,7 @@
 //! (`batch`, [`crate::runtime::batch`]).
 //!
 //! In: a [`Program`] (checked with [`crate::validate::validate`] and
-//! prepared like the interpreter does). Out: a [`JitShader`] holding one
+//! analysed by [`crate::analysis`], as the interpreter's is). Out: a [`JitShader`] holding one
 //! `JITModule` with one function `extern "C" fn(*mut BatchContext) -> u32`
 //! that runs a batch of [`context::W`] threads of one group in SoA form.
 //! Invariants: a shader compiles completely or fails with
@@ -19,7 +19,8 @@
 //! buffers and textures through the runtime's formats), `sample`
 //! (sampling, gather, texture loads through `runtime::sampling`),
 //! `ranges` (SM5.1 register ranges), `libcalls` (shims into `sem`),
-//! `stage` (v#, o#, discard, quad derivatives), `runner` (groups,
+//! `stage` (v#, o#, the special pixel registers, discard, quad
+//! derivatives), `runner` (groups,
 //! batches, worker threads), `pool` (the worker threads dispatches
 //! share), `lanes` (the out-of-line per-lane memory path), `flushed`
 //! (registers known to hold flushed floats), `fpmode` (MXCSR.DAZ around
@@ -29,8 +30,7 @@
 //! engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): relative v#/o#
-//! indices and the special pixel registers (vCoverage, oDepth, ...),
-//! 64-bit relative indices, a per-lane SM5.1 resource index inside a
+//! indices, `eval_*`, 64-bit relative indices, a per-lane SM5.1 resource index inside a
 //! control-flow condition; hull, domain and geometry programs are refused
 //! (`NotCompute`).
 
@@ -64,8 +64,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
-use crate::interp::prepare::Jump;
-use crate::interp::{Interpreter, Prepared};
+use crate::analysis::{self, Jump, Prepared};
 use crate::ir::{Opcode, Program, ProgramKind};
 use crate::runtime::RuntimeError;
 
@@ -134,7 +133,6 @@ impl Drop for Code {
 struct Inner {
     func: BatchFn,
     prepared: Prepared,
-    interp: Interpreter,
     plan: Plan,
     /// 16-byte slots the barrier save area needs per batch.
     save_slots: usize,
@@ -292,8 +290,7 @@ impl JitShader {
         dump: bool,
     ) -> Result<(JitShader, Option<CodeDump>), JitError> {
         crate::validate::validate(program)?;
-        let interp = Interpreter::new(program)?;
-        let prepared = interp.prepared().clone();
+        let prepared = analysis::prepare(program)?;
         let kind = prepared.version().kind;
         if !matches!(
             kind,
@@ -332,7 +329,6 @@ impl JitShader {
             inner: Arc::new(Inner {
                 func,
                 prepared,
-                interp,
                 plan,
                 save_slots,
                 _code: Code(ManuallyDrop::new(module)),
@@ -545,7 +541,7 @@ ret
 ",
         )
         .expect("parse");
-        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let prepared = analysis::prepare(&p).expect("prepare");
         let lens = loop_lengths(&prepared);
         assert_eq!(lens.get(&1), Some(&3));
     }
@@ -554,10 +550,12 @@ ret
     fn compile_reports_the_first_unsupported_instruction() {
         let p = crate::asm::parse_program(
             "ps_5_0
-dcl_output oDepth
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
 dcl_temps 1
 mov r0.x, l(0.5)
-mov oDepth, r0.x
+eval_centroid r0.xy, v0.xyxx
+mov o0.xyzw, r0.xyxy
 ret
 ",
         )

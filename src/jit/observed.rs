@@ -19,8 +19,8 @@
 //! unfinished (a denormal, or a NaN of any payload) changes no result the
 //! interpreter, which finishes every result, would give.
 
+use crate::analysis::Prepared;
 use crate::asm::names::dst_count;
-use crate::interp::Prepared;
 use crate::ir::{Components, Index, Instruction, Opcode, Operand, OperandType, Selection};
 
 /// Observed temp components after each main-program instruction.
@@ -284,11 +284,10 @@ fn for_index_temps(op: &Operand, f: &mut dyn FnMut(u32, usize)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::Interpreter;
 
     fn analyse(src: &str) -> (Prepared, Observed) {
         let p = crate::asm::parse_program(src).expect("parse");
-        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let prepared = crate::analysis::prepare(&p).expect("prepare");
         let o = Observed::new(&prepared);
         (prepared, o)
     }

@@ -10,9 +10,9 @@
 //! width), and every memory access is `slice::get`-checked against the
 //! slot's memory, so a wrong coordinate can never reach outside it.
 
-use crate::interp::exec_sample::resinfo_result;
 use crate::ir::ResourceDim;
 use crate::runtime::memory::{texel, typed_element};
+use crate::runtime::sampling::resinfo_result;
 use crate::runtime::{BufferKind, Format, View};
 
 /// One typed slot: its view and memory.
@@ -37,6 +37,9 @@ pub struct TypedEnv {
     pub shader: Option<super::JitShader>,
     /// The bound samplers.
     pub samplers: std::collections::BTreeMap<crate::runtime::Slot, crate::runtime::SamplerDesc>,
+    /// Samples per pixel of the render target (`sampleinfo`/`samplepos`
+    /// on `rasterizer`); 1 outside pixel batches.
+    pub raster_samples: u32,
 }
 
 // SAFETY: the pointers point into bindings borrowed for the whole

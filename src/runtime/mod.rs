@@ -19,13 +19,13 @@ pub mod batch;
 pub mod bc;
 pub mod format;
 pub mod memory;
-pub mod sampler;
+pub use crate::sem::sampler;
 pub mod sampling;
 pub mod texture;
 
 use std::collections::BTreeMap;
 
-pub use batch::{BatchError, BatchInputs, BatchResult, LaneResult};
+pub use batch::{BatchError, BatchInputs, BatchResult, LaneResult, SpecialOutput};
 pub use format::Format;
 pub use sampler::{AddressMode, ComparisonFunc, Filter, FilterMode, SamplerDesc};
 pub use texture::TextureData;
