@@ -8,7 +8,8 @@
 # stated peer tolerance, because vkd3d fuses mad), and sm5jit times the same
 # problem on one thread (`sm5jit bench --json`, which checks its own output).
 #
-# Prints one line per kernel: KERNEL sm5jit_ms lavapipe_ms ratio
+# Prints the machine (CPU model, vector extensions, date, load average),
+# then one line per kernel: KERNEL sm5jit_ms lavapipe_ms ratio
 # (dispatch medians in ms; lavapipe = gpu_ms_median, execution only, from
 # timestamp queries; ratio = sm5jit_ms / lavapipe_ms), then a second table
 # KERNEL sm5jit_compile_ms lavapipe_compile_ms ratio: sm5jit's median
@@ -50,6 +51,13 @@ trap 'rm -rf "$work"' EXIT
 
 status=0
 compiles=()
+# The machine first: the CPU model and its vector extensions, and the load.
+model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+vectors="$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1 | tr ' ' '\n' |
+    grep -xE 'sse2|pni|ssse3|sse4_1|sse4_2|avx|avx2|fma|f16c|avx512f|avx512bw|avx512vl|avx512dq' | tr '\n' ' ')"
+printf '# cpu: %s (%s hardware threads); vector: %s; %s; load average %s\n' \
+    "${model:-unknown}" "$(nproc 2>/dev/null || echo '?')" "${vectors% }" "$(date -u +%Y-%m-%d)" \
+    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 printf '%-11s %10s %12s %8s\n' KERNEL sm5jit_ms lavapipe_ms ratio
 for k in "${kernels[@]}"; do
     mapfile -t args <"$work/$k.args"

@@ -83,11 +83,14 @@ impl JitShader {
         let mut result =
             BatchResult::new(p.outputs.clone(), inputs.count).with_specials(p.specials.clone());
         let mut a = self.areas();
+        // Generated code runs with FTZ+DAZ (`fpmode`), restored on return.
+        let _mode = super::fpmode::FlushMode::enter();
         for first in (0..inputs.count).step_by(W) {
-            a.inputs.fill(0);
-            a.outputs.fill(0);
-            a.xregs.fill(0);
-            a.tgsm.fill(0);
+            for area in [&mut a.inputs, &mut a.outputs, &mut a.xregs, &mut a.tgsm] {
+                if !area.is_empty() {
+                    area.fill(0);
+                }
+            }
             for l in 0..W {
                 let inv = first + l;
                 let live = inv < inputs.count;

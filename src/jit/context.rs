@@ -88,8 +88,6 @@ pub const RES_SIZE: i64 = std::mem::size_of::<ResDesc>() as i64;
 pub struct BatchContext {
     /// vThreadIDInGroup per lane (x, y, z).
     pub tid: [[u32; W]; 3],
-    /// vThreadID per lane (x, y, z).
-    pub gtid: [[u32; W]; 3],
     /// vThreadIDInGroupFlattened per lane.
     pub flat: [u32; W],
     /// 0xFFFFFFFF for lanes that hold a thread of the group, 0 past the end.
@@ -108,6 +106,10 @@ pub struct BatchContext {
     pub sink: [u32; 4],
     /// vThreadGroupID (x, y, z, 0).
     pub group_id: [u32; 4],
+    /// The group's first thread id per dimension (`group_id * size`,
+    /// wrapping): generated code adds it to `tid` for vThreadID, so a new
+    /// group changes two small arrays instead of every lane.
+    pub group_base: [u32; 4],
     /// Resume point: 0 = start, k = after the k-th barrier.
     pub resume: u32,
     /// Out: the index of the `endloop` whose budget charge ran out, when
@@ -136,7 +138,6 @@ pub struct BatchContext {
 }
 
 pub const OFF_TID: i32 = offset_of!(BatchContext, tid) as i32;
-pub const OFF_GTID: i32 = offset_of!(BatchContext, gtid) as i32;
 pub const OFF_FLAT: i32 = offset_of!(BatchContext, flat) as i32;
 pub const OFF_LIVE: i32 = offset_of!(BatchContext, live) as i32;
 pub const OFF_UAV_LANES: i32 = offset_of!(BatchContext, uav_lanes) as i32;
@@ -146,6 +147,7 @@ pub const OFF_INPUTS: i32 = offset_of!(BatchContext, inputs) as i32;
 pub const OFF_OUTPUTS: i32 = offset_of!(BatchContext, outputs) as i32;
 pub const OFF_ZERO: i32 = offset_of!(BatchContext, zero) as i32;
 pub const OFF_SINK: i32 = offset_of!(BatchContext, sink) as i32;
+pub const OFF_GROUP_BASE: i32 = offset_of!(BatchContext, group_base) as i32;
 pub const OFF_GROUP_ID: i32 = offset_of!(BatchContext, group_id) as i32;
 pub const OFF_RESUME: i32 = offset_of!(BatchContext, resume) as i32;
 pub const OFF_STOPPED_AT: i32 = offset_of!(BatchContext, stopped_at) as i32;
@@ -163,7 +165,6 @@ impl BatchContext {
     pub fn empty() -> BatchContext {
         BatchContext {
             tid: [[0; W]; 3],
-            gtid: [[0; W]; 3],
             flat: [0; W],
             live: [0; W],
             uav_lanes: [u32::MAX; W],
@@ -172,6 +173,7 @@ impl BatchContext {
             zero: [0; 4],
             sink: [0; 4],
             group_id: [0; 4],
+            group_base: [0; 4],
             resume: 0,
             stopped_at: 0,
             budget: 0,
@@ -195,7 +197,8 @@ impl BatchContext {
 
     /// Fills the group-independent lane fields (`tid`, `flat`, `live`) of
     /// the batch starting at flattened thread `first`; the runner does it
-    /// once per worker, since only `group_id` and `gtid` change per group.
+    /// once per worker, since only `group_id` and `group_base` change per
+    /// group.
     pub fn set_lanes(&mut self, size: [u32; 3], first: u32) {
         let total = size[0] * size[1] * size[2];
         for l in 0..W {
@@ -214,15 +217,18 @@ impl BatchContext {
         }
     }
 
-    /// Sets `group_id` and `gtid` for group `group` (after [`Self::set_lanes`]).
+    /// Sets `group_id` and `group_base` for group `group`.
     pub fn set_group(&mut self, group: [u32; 3], size: [u32; 3]) {
         self.group_id = [group[0], group[1], group[2], 0];
         for d in 0..3 {
-            let base = group[d].wrapping_mul(size[d]);
-            for l in 0..W {
-                self.gtid[d][l] = base.wrapping_add(self.tid[d][l]);
-            }
+            self.group_base[d] = group[d].wrapping_mul(size[d]);
         }
+    }
+
+    /// vThreadID of lane `l` in dimension `d`, as generated code computes
+    /// it (`group_base + tid`).
+    pub fn gtid(&self, d: usize, l: usize) -> u32 {
+        self.group_base[d].wrapping_add(self.tid[d][l])
     }
 }
 
@@ -238,7 +244,7 @@ mod tests {
         assert_eq!(c.live[6..], [0; W - 6]);
         assert_eq!(c.tid[0][..6], [0, 1, 2, 0, 1, 2]);
         assert_eq!(c.tid[1][..6], [0, 0, 0, 1, 1, 1]);
-        assert_eq!(c.gtid[0][..3], [3, 4, 5]);
+        assert_eq!([c.gtid(0, 0), c.gtid(0, 1), c.gtid(0, 2)], [3, 4, 5]);
         assert_eq!(c.flat[5], 5);
     }
 
@@ -250,18 +256,18 @@ mod tests {
         let mut d = BatchContext::empty();
         d.set_threads([2, 3, 0], [4, 4, 1], 8);
         assert_eq!(
-            (c.tid, c.gtid, c.flat, c.live),
-            (d.tid, d.gtid, d.flat, d.live)
+            (c.tid, c.group_base, c.flat, c.live),
+            (d.tid, d.group_base, d.flat, d.live)
         );
         assert_eq!(c.group_id, [2, 3, 0, 0]);
-        assert_eq!(c.gtid[1][..4], [14, 14, 14, 14]);
+        assert_eq!((0..4).map(|l| c.gtid(1, l)).collect::<Vec<_>>(), [14; 4]);
     }
 
     #[test]
     fn vector_fields_are_16_byte_aligned() {
         for off in [
             OFF_TID,
-            OFF_GTID,
+            OFF_GROUP_BASE,
             OFF_FLAT,
             OFF_LIVE,
             OFF_UAV_LANES,

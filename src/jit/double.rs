@@ -69,6 +69,8 @@ const OPS: [DOp; 18] = [
 /// # Safety
 /// `io` points to 8 writable DWORDs (the batch context's io area).
 pub unsafe extern "C" fn double_op(op: u32, sat: u32, io: *mut u32) {
+    // Float work in Rust runs in the default float mode (`fpmode`).
+    let _mode = super::fpmode::DefaultMode::enter();
     // SAFETY: the caller passes the context's 8-DWORD io area.
     let io = unsafe { std::slice::from_raw_parts_mut(io, 8) };
     let a = d::unpack(io[0], io[1]);

@@ -27,6 +27,18 @@ use super::JitError;
 use crate::analysis::Jump;
 use crate::ir::{sync_flags, FlowInst, Instruction, Opcode};
 
+/// What `Lower::full_stack` keeps per open construct.
+pub struct Open {
+    /// `full_exec` when the construct opened.
+    pub full: bool,
+    /// `lane_exits` when the construct opened.
+    pub exits: u64,
+    /// Where the lanes outside `exec` inside the construct continue
+    /// (instruction indices), or `None` when that is not tracked
+    /// (switch, inlined call: writes always blend).
+    pub resume: Option<Vec<usize>>,
+}
+
 /// Instructions all inlined subroutine bodies together may add.
 const MAX_INLINED: usize = 100_000;
 
@@ -50,6 +62,9 @@ pub enum Frame {
         exit: Block,
         /// Budget charged per back-edge and active lane.
         cost: u64,
+        /// Whether a `continue` of this loop exists (else `cont` stays
+        /// empty and is not merged).
+        has_continue: bool,
     },
     /// An inlined subroutine: `ret` inside it ends only the subroutine.
     Call { saved: [Variable; N] },
@@ -68,6 +83,11 @@ impl Lower<'_, '_> {
     fn cond_mask(&mut self, inst: &Instruction) -> Result<V, JitError> {
         let op = self.operand(inst, 0)?;
         let v = self.scalar_src(op)?;
+        // A comparison result is a mask already (every lane all ones or
+        // zero): `_nz` is the value itself.
+        if inst.test_nz() && v.iter().all(|x| self.mask_values.contains(x)) {
+            return Ok(v);
+        }
         let zero = self.vsplat(0);
         let cc = if inst.test_nz() {
             IntCC::NotEqual
@@ -92,9 +112,72 @@ impl Lower<'_, '_> {
         self.def_vars(vars, new);
     }
 
+    /// Entering a construct: its body may run on part of the lanes, the
+    /// others continue at `resume`.
+    fn push_full(&mut self, keep: bool, resume: Option<Vec<usize>>) {
+        self.full_stack.push(Open {
+            full: self.full_exec,
+            exits: self.lane_exits,
+            resume,
+        });
+        self.full_exec &= keep;
+    }
+
+    /// The jump target of instruction `k` (`Prepared::jumps`).
+    fn jump_target(&self, k: usize) -> Option<usize> {
+        match self.p.jumps.get(k) {
+            Some(Jump::To(t) | Jump::IfFalse(t)) => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// Where the lanes outside a loop's `exec` continue: after its
+    /// `endloop`, and at its head when it has a `continue`.
+    fn loop_resume(&self, at: usize) -> Option<Vec<usize>> {
+        let insts = &self.p.program.insts;
+        let mut depth = 0usize;
+        let mut cont = false;
+        for (k, inst) in insts.iter().enumerate().skip(at + 1) {
+            match inst.opcode {
+                Opcode::Loop => depth += 1,
+                Opcode::EndLoop if depth == 0 => {
+                    let mut v = vec![k + 1];
+                    if cont {
+                        v.push(at + 1);
+                    }
+                    return Some(v);
+                }
+                Opcode::EndLoop => depth -= 1,
+                Opcode::Continue | Opcode::Continuec => {
+                    cont |= self.jump_target(k) == Some(at + 1);
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Leaving a construct: every lane that entered is back unless some
+    /// instruction inside may have dropped lanes for good (`ret` to the
+    /// top, counted conservatively with break and continue). `returns`
+    /// says the construct restores its entry mask whatever happened
+    /// inside (an inlined call).
+    fn pop_full(&mut self, returns: bool) {
+        if let Some(o) = self.full_stack.pop() {
+            self.full_exec = o.full && (returns || o.exits == self.lane_exits);
+        }
+    }
+
     /// Lowers one flow-class instruction.
     pub fn flow(&mut self, op: FlowInst, i: usize, inst: &Instruction) -> Result<(), JitError> {
         use FlowInst as F;
+        if matches!(
+            op,
+            F::Ret | F::Retc | F::Break | F::Breakc | F::Continue | F::Continuec
+        ) {
+            self.full_exec = false;
+            self.lane_exits += 1;
+        }
         match op {
             F::If => self.op_if(inst),
             F::Else => self.op_else(),
@@ -161,6 +244,8 @@ impl Lower<'_, '_> {
         self.b.seal_block(body);
         self.b.seal_block(skip);
         self.b.switch_to_block(body);
+        let resume = self.jump_target(self.at).map(|t| vec![t]);
+        self.push_full(false, resume);
         self.stack.push(Frame::If {
             saved,
             els,
@@ -184,6 +269,11 @@ impl Lower<'_, '_> {
         };
         *had_else = true;
         let (els, skip, end) = (*els, *skip, *end);
+        // In the else branch the idle lanes are those that took the if.
+        let resume = self.jump_target(self.at).map(|t| vec![t]);
+        if let Some(o) = self.full_stack.last_mut() {
+            o.resume = resume;
+        }
         let check = self.b.create_block();
         self.b.ins().jump(check, &[]);
         self.b.switch_to_block(skip);
@@ -220,6 +310,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(end);
         let s = self.use_vars(saved);
         self.set_exec(s);
+        self.pop_full(false);
         Ok(())
     }
 
@@ -234,12 +325,16 @@ impl Lower<'_, '_> {
         self.b.ins().brif(any, head, &[], exit, &[]);
         self.b.switch_to_block(head);
         let cost = self.loop_len.get(&i).copied().unwrap_or(1).max(1);
+        let resume = self.loop_resume(i);
+        let has_continue = resume.as_ref().is_none_or(|r| r.len() > 1);
+        self.push_full(false, resume);
         self.stack.push(Frame::Loop {
             saved,
             cont,
             head,
             exit,
             cost,
+            has_continue,
         });
         Ok(())
     }
@@ -251,17 +346,23 @@ impl Lower<'_, '_> {
             head,
             exit,
             cost,
+            has_continue,
         }) = self.stack.pop()
         else {
             return Err(self.unsupported(Opcode::EndLoop));
         };
         // Lanes that continued rejoin for the next iteration.
         let exec = self.exec_v();
-        let c = self.use_vars(cont);
-        let next = self.or_v(exec, c);
-        self.set_exec(next);
-        let z = self.splat_v(0);
-        self.def_vars(cont, z);
+        let next = if has_continue {
+            let c = self.use_vars(cont);
+            let next = self.or_v(exec, c);
+            self.set_exec(next);
+            let z = self.splat_v(0);
+            self.def_vars(cont, z);
+            next
+        } else {
+            exec
+        };
         // Charge the budget: the loop's length for each lane that ran the
         // iteration (the interpreter charges every instruction of every
         // thread); an exhausted budget stops the batch.
@@ -302,6 +403,7 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(exit);
         let s = self.use_vars(saved);
         self.set_exec(s);
+        self.pop_full(false);
         Ok(())
     }
 
@@ -426,6 +528,7 @@ impl Lower<'_, '_> {
         }
         let at = self.at;
         self.stack.push(Frame::Call { saved });
+        self.push_full(cond.is_none(), None);
         self.call_depth += 1;
         self.body(start, end)?;
         self.call_depth -= 1;
@@ -434,6 +537,7 @@ impl Lower<'_, '_> {
             Some(Frame::Call { saved }) => {
                 let s = self.use_vars(saved);
                 self.set_exec(s);
+                self.pop_full(true);
                 Ok(())
             }
             _ => Err(self.unsupported_operand("subroutine with an unclosed construct")),
@@ -478,6 +582,7 @@ impl Lower<'_, '_> {
         self.def_vars(nomatch, nm);
         let z = self.splat_v(0);
         self.set_exec(z);
+        self.push_full(false, None);
         self.stack.push(Frame::Switch {
             saved,
             sel,
@@ -539,21 +644,58 @@ impl Lower<'_, '_> {
         };
         let s = self.use_vars(saved);
         self.set_exec(s);
+        self.pop_full(false);
         Ok(())
     }
 
-    /// `sync_*_t`: save every variable, return, and continue here on resume.
-    /// On tier 0 the variables already live in the save area: nothing
-    /// is saved or reloaded.
+    /// The r# variables whose components are dead after the barrier at
+    /// `self.at` for the active lanes and wherever the idle lanes continue
+    /// (`liveness.rs`; none inside an inlined subroutine).
+    fn dead_after_barrier(&self) -> std::collections::HashSet<u32> {
+        let mut dead = std::collections::HashSet::new();
+        let Some(live) = self.live.as_ref().filter(|_| self.call_depth == 0) else {
+            return dead;
+        };
+        for (r, reg) in self.regs.iter().enumerate() {
+            for (c, vars) in reg.iter().enumerate() {
+                // Dead on the path of the active lanes and where every idle
+                // lane continues (they pass the barrier without running the
+                // instructions after it).
+                if !live.live_at(self.at + 1, r as u32, c)
+                    && self.idle_lanes_never_read(r as u32, c)
+                {
+                    dead.extend(vars.iter().map(|v| v.as_u32()));
+                }
+            }
+        }
+        dead
+    }
+
+    /// `sync_*_t`: save every variable still needed, return, and continue
+    /// here on resume (r# components dead after the barrier are neither
+    /// saved nor restored; they restart as zero). On tier 0 the variables
+    /// already live in the save area: nothing is saved or reloaded.
     fn barrier(&mut self) {
-        let count = self.all_vars.len();
-        if self.slots.is_none() {
+        let tier1 = self.slots.is_none();
+        let dead = if tier1 {
+            self.dead_after_barrier()
+        } else {
+            Default::default()
+        };
+        let kept: Vec<Variable> = self
+            .all_vars
+            .iter()
+            .copied()
+            .filter(|v| !dead.contains(&v.as_u32()))
+            .collect();
+        if tier1 {
             let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
-            for k in 0..count {
-                let v = self.b.use_var(self.all_vars[k]);
+            for (k, var) in kept.iter().enumerate() {
+                let v = self.b.use_var(*var);
                 self.b.ins().store(trusted(), v, save, (16 * k) as i32);
             }
         }
+        let count = kept.len();
         let id = self.resumes.len() as i64 + 1;
         let idv = self.b.ins().iconst(types::I32, id);
         self.b.ins().store(trusted(), idv, self.ctx, OFF_RESUME);
@@ -563,14 +705,22 @@ impl Lower<'_, '_> {
         let resume = self.b.create_block();
         let cont = self.b.create_block();
         self.b.switch_to_block(resume);
-        if self.slots.is_none() {
+        if tier1 {
             let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
-            for k in 0..count {
+            for (k, var) in kept.iter().enumerate() {
                 let v = self
                     .b
                     .ins()
                     .load(types::I32X4, trusted(), save, (16 * k) as i32);
-                self.b.def_var(self.all_vars[k], v);
+                self.b.def_var(*var, v);
+            }
+            if !dead.is_empty() {
+                let zero = self.vsplat(0);
+                for var in self.all_vars.clone() {
+                    if dead.contains(&var.as_u32()) {
+                        self.b.def_var(var, zero);
+                    }
+                }
             }
         }
         self.b.ins().jump(cont, &[]);

@@ -5,6 +5,8 @@
 //! means every value that component can ever hold — its initial zero and
 //! the result of every instruction in the program that writes it —
 //! satisfies `sem::float::flush(x) == x` bit for bit (not a denormal).
+//! Float results nobody observes (`observed.rs`) skip `finish`, so
+//! arithmetic whose result is unobserved does not count as flushed.
 //! Invariant: the answer is flow-insensitive and inductive (the greatest
 //! fixpoint of "every write of the component produces a flushed value if
 //! the components it copies from hold flushed values"), so it holds at
@@ -17,18 +19,23 @@ use crate::analysis::Prepared;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::sem::float::flush;
 
+use super::observed::Observed;
+
 /// Whether the bits `x` are unchanged by the denormal flush.
 pub fn is_flushed_bits(x: u32) -> bool {
     flush(f32::from_bits(x)).to_bits() == x
 }
 
-/// The components of every temp register that only hold flushed values.
-pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
+/// The components of every temp register that only hold flushed values,
+/// given which results are observed (`observed.rs`; the JIT finishes
+/// float results only where they are).
+pub fn flushed_temps(p: &Prepared, observed: &Observed) -> Vec<[bool; 4]> {
     let insts = &p.program.insts;
     let mut state = vec![[true; 4]; p.temps as usize];
     loop {
         let mut changed = false;
-        for inst in insts {
+        for (k, inst) in insts.iter().enumerate() {
+            let finished = !observed.writes_unobserved(k, inst);
             for dst in inst.operands.iter().take(inst.opcode.dst_count()) {
                 if dst.ty != OperandType::Temp {
                     continue;
@@ -43,7 +50,7 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
                     if mask & (1 << c) == 0 {
                         continue;
                     }
-                    let keeps = writes_flushed(inst, c, &state);
+                    let keeps = writes_flushed(inst, c, &state, finished);
                     if let Some(s) = state.get_mut(r as usize) {
                         if s[c] && !keeps {
                             s[c] = false;
@@ -61,7 +68,7 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
 
 /// Whether component `c` of any destination of `inst` is always flushed,
 /// given which temp components are (`state`).
-fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]]) -> bool {
+fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]], finished: bool) -> bool {
     use Opcode::*;
     let src = |n: usize| {
         inst.operands
@@ -69,10 +76,14 @@ fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]]) -> bool {
             .is_some_and(|op| source_flushed(op, c, state))
     };
     match inst.opcode {
-        // Rounded through `sem::float::finish`, `min`/`max` or a shim of
-        // `sem::float` that finishes (or returns ±INF, ±0 or canonical NaN).
-        Add | Mul | Div | Mad | Min | Max | Sqrt | RoundNe | RoundNi | RoundPi | RoundZ | Rcp
-        | Frc | Exp | Log | Rsq | Dp2 | Dp3 | Dp4 | SinCos => true,
+        // `_sat` clamps through min/max, which flush.
+        _ if inst.saturate() && finishes_float(inst.opcode) => true,
+        // Rounded through `finish` when the result is observed.
+        Add | Mul | Div | Mad | Sqrt | RoundNe | RoundNi | RoundPi | RoundZ | Rcp | Frc | Dp2
+        | Dp3 | Dp4 => finished,
+        // `min`/`max` flush their inputs; shims of `sem::float` finish (or
+        // return ±INF, ±0 or canonical NaN).
+        Min | Max | Exp | Log | Rsq | SinCos => true,
         // All-ones or zero.
         Eq | Ne | Lt | Ge | IEq | INe | ILt | IGe | ULt | UGe => true,
         // An integer as a float: zero or at least 1 in magnitude.
@@ -85,6 +96,27 @@ fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]]) -> bool {
         Swapc => src(1) && src(2),
         _ => false,
     }
+}
+
+/// Float ops whose `_sat` runs through min/max.
+fn finishes_float(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Add | Mul
+            | Div
+            | Mad
+            | Sqrt
+            | RoundNe
+            | RoundNi
+            | RoundPi
+            | RoundZ
+            | Rcp
+            | Frc
+            | Dp2
+            | Dp3
+            | Dp4
+    )
 }
 
 /// Whether the source component `op` gives destination component `c`
@@ -120,7 +152,7 @@ mod tests {
     fn temps(src: &str) -> Vec<[bool; 4]> {
         let p = crate::asm::parse_program(src).expect("parse");
         let prepared = crate::analysis::prepare(&p).expect("prepare");
-        flushed_temps(&prepared)
+        flushed_temps(&prepared, &Observed::all())
     }
 
     #[test]

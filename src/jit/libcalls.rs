@@ -81,6 +81,22 @@ impl Shim {
         }
     }
 
+    /// True when the shim computes with floats in Rust (its `sem` function
+    /// then runs in the default float mode, not the FTZ+DAZ of generated
+    /// code: `fpmode::DefaultMode`).
+    pub fn uses_float(self) -> bool {
+        matches!(
+            self,
+            Shim::Exp
+                | Shim::Log
+                | Shim::Rsq
+                | Shim::Sin
+                | Shim::Cos
+                | Shim::F32ToF16
+                | Shim::F16ToF32
+        )
+    }
+
     /// True when the shim returns two results packed in a `u64`.
     pub fn returns_pair(self) -> bool {
         matches!(self, Shim::IMul | Shim::UMul | Shim::UDiv)
@@ -125,6 +141,7 @@ macro_rules! lanes4_entries {
             /// # Safety
             /// `ctx` is a live batch context.
             unsafe extern "C" fn $name(ctx: *mut BatchContext) {
+                let _mode = Shim::$shim.uses_float().then(super::fpmode::DefaultMode::enter);
                 run4(ctx, Shim::$shim.arity(), |a| Shim::$shim.eval(a));
             }
         )*

@@ -7,11 +7,15 @@
 //! - every register component is `N` `Variable`s of type `i32x4`, one lane
 //!   per thread; floats are bitcast to `f32x4` only around float ops;
 //! - the current execution mask (`exec`, all-ones lanes = active) guards
-//!   every register write (`bitselect(exec, new, old)`) and every memory
-//!   side effect, so inactive lanes never change state;
+//!   every memory side effect, and every register write whose old value
+//!   an inactive lane may still read, so inactive lanes never change
+//!   state they can see;
 //! - every scalar rule is either emitted here exactly as [`crate::sem`]
-//!   computes it (flush denormal inputs, op, flush output, canonical NaN)
-//!   or taken from `sem` through a [`Shim`] call per lane.
+//!   computes it (denormal inputs flushed — by MXCSR.DAZ, `fpmode` —, op,
+//!   output flushed and NaN canonicalised where the result can be seen,
+//!   `observed.rs`) or taken from `sem` through a [`Shim`] call per lane;
+//! - a register write blends with the old value unless no idle lane can
+//!   read it again (`liveness.rs`).
 //!
 //! Control flow lives in `flow.rs`, memory in `memory.rs`, v#/o#,
 //! discard and derivatives in `stage.rs`; all extend
@@ -25,7 +29,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 
-use super::context::{N, OFF_FLAT, OFF_GROUP_ID, OFF_GTID, OFF_LANES, OFF_TID, W};
+use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_LANES, OFF_TID, W};
 use super::flow::Frame;
 use super::libcalls::Shim;
 use super::plan::Plan;
@@ -113,6 +117,41 @@ pub struct Lower<'a, 'f> {
     /// Tier 0: splatted constants and bitcasts already built in a block
     /// (`tier0.rs`; tier 1 leaves this to Cranelift's e-graph).
     pub value_cache: HashMap<(u32, u32), (Block, Value)>,
+    /// Float arithmetic runs with MXCSR DAZ (`fpmode::hw_flush`): the
+    /// hardware reads denormal operands as signed zeros, so no input flush
+    /// is emitted for add/mul/div/sqrt/round/compare.
+    pub hw_flush: bool,
+    /// Which results are observed (`observed.rs`).
+    pub observed: super::observed::Observed,
+    /// The instruction being lowered writes only unobserved components:
+    /// its float results are left as the hardware rounded them (a
+    /// denormal or a NaN of any payload), since every later reader treats
+    /// them as `finish` would have made them.
+    pub unobserved: bool,
+    /// `exec` is known, when compiling, to hold every lane of the batch
+    /// (top level of a compute program whose group is a whole number of
+    /// batches, before any construct that may drop lanes): register
+    /// writes need no blend with the old value.
+    pub full_exec: bool,
+    /// Per open construct (`flow.rs`): `full_exec` and `lane_exits` when
+    /// it opened, and where its lanes outside `exec` continue.
+    pub full_stack: Vec<super::flow::Open>,
+    /// Live temp components (compute programs; `liveness.rs`): a write
+    /// needs no blend when the component is dead wherever the lanes
+    /// outside `exec` continue.
+    pub live: Option<super::liveness::Liveness>,
+    /// Instructions lowered so far that may drop lanes (ret, break,
+    /// continue and their conditional forms).
+    pub lane_exits: u64,
+    /// Values whose every lane is all ones or zero (comparison results):
+    /// a condition on them needs no compare (`flow.rs`).
+    pub mask_values: HashSet<Value>,
+    /// Values whose four lanes in every live vector are `v0, v0 + 1,
+    /// v0 + 2, v0 + 3` (thread ids along x): the contiguous memory path
+    /// needs no run-time shape test for them (`memory.rs`).
+    pub consecutive: HashSet<Value>,
+    /// `i32x4` constants made by `vsplat`, with their lane value.
+    pub splats: HashMap<Value, u32>,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -124,6 +163,17 @@ pub fn mem() -> MemFlagsData {
 /// is claimed (caller memory may be unaligned).
 pub fn trusted() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
+}
+
+/// Flags for loads of memory that does not change while the batch
+/// function runs (the resource table, cb# and ICB contents, the
+/// context's thread ids, group id and pointers): like [`trusted`], and
+/// Cranelift may hoist them out of loops.
+pub fn fixed() -> MemFlagsData {
+    if super::opt_off("hoist") {
+        return trusted();
+    }
+    trusted().with_readonly().with_can_move()
 }
 
 impl<'a, 'f> Lower<'a, 'f> {
@@ -197,6 +247,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         if super::flushed::is_flushed_bits(x) {
             self.known_flushed.insert(v);
         }
+        self.splats.insert(v, x);
         v
     }
 
@@ -294,8 +345,25 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.ins().bitselect(is_small, signed_zero, v)
     }
 
-    /// `sem::float::finish`: NaN → canonical NaN, denormal → signed zero.
+    /// The input flush of a hardware float op: nothing under DAZ (which
+    /// reads a denormal operand as a zero of its sign), else `flush`.
+    pub fn flush_in(&mut self, v: Value) -> Value {
+        if self.hw_flush {
+            return v;
+        }
+        self.flush(v)
+    }
+
+    /// `sem::float::finish` of a hardware float op's result: NaN →
+    /// canonical NaN, denormal → signed zero. When the instruction writes
+    /// only unobserved components (`unobserved`) the result is left as
+    /// it is: its readers flush it (DAZ or `flush_in`) and do not depend
+    /// on a NaN's payload (`observed.rs`); `flushed.rs` does not count
+    /// such a result as flushed.
     pub fn finish(&mut self, v: Value) -> Value {
+        if self.unobserved {
+            return v;
+        }
         let fl = self.flush(v);
         let fv = self.f(v);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, fv, fv);
@@ -308,8 +376,8 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// A binary float op on flushed inputs with a finished output
     /// (`sem::float::add`/`mul`/`div`).
     fn fbin(&mut self, a: Value, b: Value, op: Opcode) -> Value {
-        let a = self.flush(a);
-        let b = self.flush(b);
+        let a = self.flush_in(a);
+        let b = self.flush_in(b);
         let (fa, fb) = (self.f(a), self.f(b));
         let r = match op {
             Opcode::Add => self.b.ins().fadd(fa, fb),
@@ -374,7 +442,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// `round_*` and `sqrt`: a unary float op on a flushed input
     /// (`sem::float::round_ne`/`round_ni`/`round_pi`/`round_z`/`sqrt`).
     fn funary(&mut self, v: Value, op: Opcode) -> Value {
-        let x = self.flush(v);
+        let x = self.flush_in(v);
         let fx = self.f(x);
         let r = match op {
             Opcode::RoundNe => self.b.ins().nearest(fx),
@@ -390,7 +458,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// Semantics: `sem::float::frc`: x − floor(x), a result ≥ 1 becomes the
     /// largest float below 1.
     fn frc(&mut self, v: Value) -> Value {
-        let x = self.flush(v);
+        let x = self.flush_in(v);
         let fx = self.f(x);
         let fl = self.b.ins().floor(fx);
         let d = self.b.ins().fsub(fx, fl);
@@ -406,10 +474,12 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// `sem::float::eq`/`ne`/`lt`/`ge`: flushed inputs, a 0/!0 mask.
     fn fcompare(&mut self, a: Value, b: Value, cc: FloatCC) -> Value {
-        let a = self.flush(a);
-        let b = self.flush(b);
+        let a = self.flush_in(a);
+        let b = self.flush_in(b);
         let (fa, fb) = (self.f(a), self.f(b));
-        self.b.ins().fcmp(cc, fa, fb)
+        let r = self.b.ins().fcmp(cc, fa, fb);
+        self.mask_values.insert(r);
+        r
     }
 
     // -----------------------------------------------------------------
@@ -502,7 +572,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         std::array::from_fn(|j| {
             self.b
                 .ins()
-                .load(types::I32X4, trusted(), self.ctx, off + 16 * j as i32)
+                .load(types::I32X4, fixed(), self.ctx, off + 16 * j as i32)
         })
     }
 
@@ -544,18 +614,37 @@ impl<'a, 'f> Lower<'a, 'f> {
                 if comp == 3 {
                     return Ok(self.splat_v(0));
                 }
-                let base = if op.ty == OperandType::ThreadId {
-                    OFF_GTID
-                } else {
-                    OFF_TID
-                };
-                Ok(self.ctx_lanes(base + (comp * 4 * W) as i32))
+                let mut v = self.ctx_lanes(OFF_TID + (comp * 4 * W) as i32);
+                if op.ty == OperandType::ThreadId {
+                    // vThreadID = the group's base + vThreadIDInGroup.
+                    let s = self.b.ins().load(
+                        types::I32,
+                        fixed(),
+                        self.ctx,
+                        OFF_GROUP_BASE + 4 * comp as i32,
+                    );
+                    let base = self.b.ins().splat(types::I32X4, s);
+                    v = self.map1(v, |b, x| b.b.ins().iadd(x, base));
+                }
+                // Consecutive in each vector when rows are whole vectors
+                // (batches start at multiples of W).
+                if comp == 0 && self.p.group_size[0] % 4 == 0 {
+                    self.consecutive.extend(v);
+                }
+                Ok(v)
             }
-            OperandType::ThreadIdInGroupFlattened => Ok(self.ctx_lanes(OFF_FLAT)),
+            OperandType::ThreadIdInGroupFlattened => {
+                let v = self.ctx_lanes(OFF_FLAT);
+                let g = self.p.group_size;
+                if (g[0] * g[1] * g[2]) % 4 == 0 {
+                    self.consecutive.extend(v);
+                }
+                Ok(v)
+            }
             OperandType::ThreadGroupId => {
                 let s = self.b.ins().load(
                     types::I32,
-                    trusted(),
+                    fixed(),
                     self.ctx,
                     OFF_GROUP_ID + 4 * comp as i32,
                 );
@@ -590,6 +679,10 @@ impl<'a, 'f> Lower<'a, 'f> {
                         continue;
                     }
                     let Some(v) = vals[c] else { continue };
+                    if self.full_exec || self.idle_lanes_never_read(r, c) {
+                        self.def_vars(reg[c], v);
+                        continue;
+                    }
                     let old = self.use_vars(reg[c]);
                     let new = self.map3(exec, v, old, |s, m, n, o| s.b.ins().bitselect(m, n, o));
                     self.def_vars(reg[c], new);
@@ -603,6 +696,20 @@ impl<'a, 'f> Lower<'a, 'f> {
             }
             _ => Err(self.unsupported_operand(format!("{} destination", op.ty.prefix()))),
         }
+    }
+
+    /// Whether no lane outside `exec` can read `r#.c` again: at each open
+    /// construct the component is dead where its idle lanes continue
+    /// (`liveness.rs`); switches and inlined calls always keep it.
+    pub fn idle_lanes_never_read(&self, r: u32, c: usize) -> bool {
+        let Some(live) = &self.live else {
+            return false;
+        };
+        self.full_stack.iter().all(|o| {
+            o.resume
+                .as_ref()
+                .is_some_and(|pts| pts.iter().all(|&k| !live.live_at(k, r, c)))
+        })
     }
 
     /// The union of the write masks of the non-null destinations `dsts`.
@@ -800,7 +907,9 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// `sem::int::ieq`/`ine`/`ilt`/`ige`/`ult`/`uge`: a 0/!0 mask.
     fn icmp(&mut self, inst: &Instruction, cc: IntCC) -> Result<(), JitError> {
         self.cw(inst, Ty::Int, false, move |s, [a, b]| {
-            s.b.ins().icmp(cc, a, b)
+            let r = s.b.ins().icmp(cc, a, b);
+            s.mask_values.insert(r);
+            r
         })
     }
 
@@ -1123,6 +1232,21 @@ impl<'a, 'f> Lower<'a, 'f> {
     pub fn inst_family(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
         inst.visit(i, self)
     }
+
+    /// Lowers ALU instruction `i` with [`Lower::unobserved`] set for it
+    /// (`observed.rs`): its float results may stay unfinished when nothing
+    /// can see their bits.
+    fn observing(
+        &mut self,
+        i: usize,
+        inst: &Instruction,
+        f: impl FnOnce(&mut Self) -> Result<(), JitError>,
+    ) -> Result<(), JitError> {
+        self.unobserved = self.observed.writes_unobserved(i, inst);
+        let r = f(self);
+        self.unobserved = false;
+        r
+    }
 }
 
 /// The JIT's side of the instruction visitor: each method matches its
@@ -1133,20 +1257,20 @@ impl<'a, 'f> Lower<'a, 'f> {
 impl InstVisitor for Lower<'_, '_> {
     type Out = Result<(), JitError>;
 
-    fn float(&mut self, op: FloatInst, inst: &Instruction, _: usize) -> Self::Out {
-        self.alu(op, inst)
+    fn float(&mut self, op: FloatInst, inst: &Instruction, i: usize) -> Self::Out {
+        self.observing(i, inst, |s| s.alu(op, inst))
     }
-    fn int(&mut self, op: IntInst, inst: &Instruction, _: usize) -> Self::Out {
-        self.alu_int(op, inst)
+    fn int(&mut self, op: IntInst, inst: &Instruction, i: usize) -> Self::Out {
+        self.observing(i, inst, |s| s.alu_int(op, inst))
     }
-    fn compare(&mut self, op: CompareInst, inst: &Instruction, _: usize) -> Self::Out {
-        Lower::compare(self, op, inst)
+    fn compare(&mut self, op: CompareInst, inst: &Instruction, i: usize) -> Self::Out {
+        self.observing(i, inst, |s| Lower::compare(s, op, inst))
     }
-    fn convert(&mut self, op: ConvertInst, inst: &Instruction, _: usize) -> Self::Out {
-        Lower::convert(self, op, inst)
+    fn convert(&mut self, op: ConvertInst, inst: &Instruction, i: usize) -> Self::Out {
+        self.observing(i, inst, |s| Lower::convert(s, op, inst))
     }
-    fn moves(&mut self, op: MoveInst, inst: &Instruction, _: usize) -> Self::Out {
-        Lower::moves(self, op, inst)
+    fn moves(&mut self, op: MoveInst, inst: &Instruction, i: usize) -> Self::Out {
+        self.observing(i, inst, |s| Lower::moves(s, op, inst))
     }
     fn double(&mut self, op: DoubleInst, inst: &Instruction, _: usize) -> Self::Out {
         Lower::double(self, op, inst)

@@ -15,14 +15,16 @@
 //!   order), the order in which the interpreter runs the same threads.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AtomicRmwOp, Block, BlockArg, InstBuilder, Value};
+use cranelift_codegen::ir::{
+    types, AtomicRmwOp, Block, BlockArg, InstBuilder, MemFlagsData, Value,
+};
 
 use super::context::{
     N, OFF_IO, OFF_LANES, OFF_RES, OFF_SINK, OFF_TGSM, OFF_TYPED, OFF_UAV_LANES, OFF_XREGS,
     OFF_ZERO, RES_BASE, RES_BUFINFO, RES_COUNTER, RES_DWORDS, RES_SIZE, W,
 };
 use super::lanes;
-use super::lower::{trusted, Lower, Ty, V};
+use super::lower::{fixed, trusted, Lower, Ty, V};
 use super::JitError;
 use crate::ir::{AtomicInst, Instruction, MemoryInst, Opcode, Operand, OperandType};
 use crate::runtime::BindingKind;
@@ -63,12 +65,28 @@ impl Lower<'_, '_> {
 
     /// Loads DWORD `d` (i64) of a window, or 0 when `d` is out of bounds.
     pub(super) fn load_dword(&mut self, base: Value, dwords: Value, d: Value) -> Value {
+        self.load_dword_as(base, dwords, d, trusted())
+    }
+
+    /// [`Self::load_dword`] of memory no store changes while the shader
+    /// runs (cb#, the ICB): the load may be hoisted out of loops.
+    pub(super) fn load_fixed_dword(&mut self, base: Value, dwords: Value, d: Value) -> Value {
+        self.load_dword_as(base, dwords, d, fixed())
+    }
+
+    fn load_dword_as(
+        &mut self,
+        base: Value,
+        dwords: Value,
+        d: Value,
+        flags: MemFlagsData,
+    ) -> Value {
         let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
         let off = self.b.ins().ishl_imm_s(d, 2);
         let addr = self.b.ins().iadd(base, off);
         let zero = self.ptr_at(OFF_ZERO);
         let p = self.b.ins().select(inb, addr, zero);
-        self.b.ins().load(types::I32, trusted(), p, 0)
+        self.b.ins().load(types::I32, flags, p, 0)
     }
 
     /// The address of DWORD `d` when it is in bounds and `ok` (i8) holds,
@@ -100,16 +118,16 @@ impl Lower<'_, '_> {
     }
 
     pub(super) fn desc_field(&mut self, idx: usize, field: i32, ty: types::Type) -> Value {
-        let res = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_RES);
+        let res = self.b.ins().load(types::I64, fixed(), self.ctx, OFF_RES);
         if let Some(e) = self.range_entry(idx) {
             // An SM5.1 range: the entry the index selected.
             let e = self.b.ins().uextend(types::I64, e);
             let off = self.b.ins().imul_imm_s(e, RES_SIZE);
             let p = self.b.ins().iadd(res, off);
-            return self.b.ins().load(ty, trusted(), p, field);
+            return self.b.ins().load(ty, fixed(), p, field);
         }
         let off = idx as i64 * RES_SIZE + i64::from(field);
-        self.b.ins().load(ty, trusted(), res, off as i32)
+        self.b.ins().load(ty, fixed(), res, off as i32)
     }
 
     fn desc_window(&mut self, idx: usize, writable: bool, stride: Option<u32>) -> Window {
@@ -148,7 +166,7 @@ impl Lower<'_, '_> {
                 let Some(place) = self.plan.tgsm.get(&reg).copied() else {
                     return Err(self.unsupported_operand("undeclared g#"));
                 };
-                let t = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_TGSM);
+                let t = self.b.ins().load(types::I64, fixed(), self.ctx, OFF_TGSM);
                 let base = self.b.ins().iadd_imm_s(t, i64::from(place.first) * 4);
                 let dwords = self.b.ins().iconst(types::I64, i64::from(place.dwords));
                 Ok(Window {
@@ -255,9 +273,10 @@ impl Lower<'_, '_> {
     /// each `k` is one scalar load broadcast to the lanes; otherwise the
     /// lanes load one by one.
     fn load_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
-        let Some((consec, d0)) = self.same_shape(a, off, w.stride, j, Shape::Consecutive) else {
+        let consecutive = self.same_shape(a, off, w.stride, j, Shape::Consecutive);
+        if consecutive.is_none() && (!fast_path_enabled() || w.stride.is_none()) {
             return self.lane_loads(w, a, off, j, ks);
-        };
+        }
         let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
         let merge = self.b.create_block();
         let params: Vec<Value> = ks
@@ -265,13 +284,15 @@ impl Lower<'_, '_> {
             .map(|_| self.b.append_block_param(merge, types::I32X4))
             .collect();
         // Consecutive: DWORDs d0 .. d0 + kmax + 3 in bounds.
-        let vector = |s: &mut Self, p: Value| -> Vec<Value> {
-            ks.iter()
-                .map(|&k| s.b.ins().load(types::I32X4, trusted(), p, 4 * i32::from(k)))
-                .collect()
-        };
-        let rest = self.fast_case(w, consec, d0, kmax + 3, merge, vector);
-        self.b.switch_to_block(rest);
+        if let Some((consec, d0)) = consecutive {
+            let vector = |s: &mut Self, p: Value| -> Vec<Value> {
+                ks.iter()
+                    .map(|&k| s.b.ins().load(types::I32X4, trusted(), p, 4 * i32::from(k)))
+                    .collect()
+            };
+            let rest = self.fast_case(w, consec, d0, kmax + 3, merge, vector);
+            self.b.switch_to_block(rest);
+        }
         // Uniform: DWORDs d0 .. d0 + kmax in bounds.
         if let Some((same, u0)) = self.same_shape(a, off, w.stride, j, Shape::Uniform) {
             let broadcast = |s: &mut Self, p: Value| -> Vec<Value> {
@@ -359,6 +380,9 @@ impl Lower<'_, '_> {
         if !fast_path_enabled() {
             return None;
         }
+        if let Some(known) = self.known_shape(a, off, stride, j, shape) {
+            return Some(known);
+        }
         let step = match shape {
             Shape::Consecutive => self.lane_steps(),
             Shape::Uniform => {
@@ -367,6 +391,23 @@ impl Lower<'_, '_> {
             }
         };
         match (stride, off) {
+            // Uniform structured access, any stride: every lane has lane 0's
+            // index and offset, so lane 0's DWORD (as `lane_dword`).
+            (Some(s), Some(off)) if shape == Shape::Uniform => {
+                let i0 = self.b.ins().extractlane(a[j], 0);
+                let is = self.b.ins().splat(types::I32X4, i0);
+                let eq = self.b.ins().icmp(IntCC::Equal, a[j], is);
+                let o0 = self.b.ins().extractlane(off[j], 0);
+                let os = self.b.ins().splat(types::I32X4, o0);
+                let same = self.b.ins().icmp(IntCC::Equal, off[j], os);
+                let both = self.b.ins().band(eq, same);
+                let all = self.b.ins().vall_true(both);
+                let i0 = self.b.ins().uextend(types::I64, i0);
+                let o0 = self.b.ins().uextend(types::I64, o0);
+                let m = self.b.ins().imul_imm_s(i0, i64::from(s));
+                let flat = self.b.ins().iadd(m, o0);
+                Some((all, self.b.ins().ushr_imm_s(flat, 2)))
+            }
             (None, _) => {
                 let q = self.b.ins().ushr_imm_s(a[j], 2);
                 let q0 = self.b.ins().extractlane(q, 0);
@@ -396,6 +437,42 @@ impl Lower<'_, '_> {
                 let o0 = self.b.ins().uextend(types::I64, o0);
                 let o0 = self.b.ins().ushr_imm_s(o0, 2);
                 Some((consec, self.b.ins().iadd(i0, o0)))
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Self::same_shape`] decided when compiling: a structured access
+    /// whose offset is a literal and whose index is a known consecutive
+    /// thread id (only the no-wrap test remains), or whose index is a
+    /// literal too (uniform).
+    fn known_shape(
+        &mut self,
+        a: V,
+        off: Option<V>,
+        stride: Option<u32>,
+        j: usize,
+        shape: Shape,
+    ) -> Option<(Value, Value)> {
+        let (Some(s), Some(off)) = (stride, off) else {
+            return None;
+        };
+        let o0 = u64::from(*self.splats.get(&off[j])?);
+        match shape {
+            Shape::Consecutive if s == 4 && self.consecutive.contains(&a[j]) => {
+                let i0 = self.b.ins().extractlane(a[j], 0);
+                let i0 = self.b.ins().uextend(types::I64, i0);
+                let nowrap =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i0, 0xFFFF_FFFC_i64);
+                Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
+            }
+            Shape::Uniform => {
+                let i0 = u64::from(*self.splats.get(&a[j])?);
+                let d0 = (i0 * u64::from(s) + o0) >> 2;
+                let yes = self.b.ins().iconst(types::I8, 1);
+                Some((yes, self.b.ins().iconst(types::I64, d0 as i64)))
             }
             _ => None,
         }
@@ -760,7 +837,7 @@ impl Lower<'_, '_> {
                 match d.and_then(|d| i64::try_from(d).ok()) {
                     Some(d) => {
                         let dv = self.b.ins().iconst(types::I64, d);
-                        let x = self.load_dword(base, dwords, dv);
+                        let x = self.load_fixed_dword(base, dwords, dv);
                         let v = self.b.ins().splat(types::I32X4, x);
                         [v; N]
                     }
@@ -771,7 +848,7 @@ impl Lower<'_, '_> {
                 let ds = self.rows_to_dwords(rows, comp, 4);
                 let lanes: Vec<Value> = ds
                     .into_iter()
-                    .map(|d| self.load_dword(base, dwords, d))
+                    .map(|d| self.load_fixed_dword(base, dwords, d))
                     .collect();
                 self.lanes_to_v(&lanes)
             }

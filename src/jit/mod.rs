@@ -23,8 +23,11 @@
 //! derivatives), `runner` (groups,
 //! batches, worker threads), `pool` (the worker threads dispatches
 //! share), `lanes` (the out-of-line per-lane memory path), `flushed`
-//! (registers known to hold flushed floats), `batch` (vertex/pixel
-//! invocation batches), `engine` (the case-runner engine).
+//! (registers known to hold flushed floats), `fpmode` (MXCSR.DAZ around
+//! generated code), `observed` (which float results are seen bit for
+//! bit), `liveness` (live registers: blend-free writes, barrier saves),
+//! `batch` (vertex/pixel invocation batches), `engine` (the case-runner
+//! engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): relative v#/o#
 //! indices, `eval_*`, 64-bit relative indices, a per-lane SM5.1 resource index inside a
@@ -36,10 +39,13 @@ pub mod context;
 mod double;
 mod flow;
 mod flushed;
+pub mod fpmode;
 mod lanes;
 pub mod libcalls;
+mod liveness;
 mod lower;
 mod memory;
+mod observed;
 pub mod plan;
 mod pool;
 mod ranges;
@@ -70,6 +76,23 @@ use crate::runtime::RuntimeError;
 use context::{BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, STATUS_BUDGET, STATUS_DONE};
 use lower::{trusted, Lower};
 use plan::Plan;
+
+/// Whether `SM5JIT_NO_OPT` (a comma-separated list, read once) turns the
+/// optimisation `name` off, to measure what it buys: `nan` (finish —
+/// flush and canonicalise — every float result, `observed.rs`), `full` (blend every register write,
+/// even under a full mask), `dead` (blend writes even when no idle lane
+/// reads the register again, `liveness.rs`), `hoist` (cb#/context loads not hoistable).
+/// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
+pub fn opt_off(name: &str) -> bool {
+    static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    OFF.get_or_init(|| {
+        std::env::var("SM5JIT_NO_OPT")
+            .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
+            .unwrap_or_default()
+    })
+    .iter()
+    .any(|o| o == name)
+}
 
 /// Why a program could not be compiled.
 #[derive(Debug, thiserror::Error)]
@@ -454,6 +477,12 @@ fn build(
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let mut fctx = FunctionBuilderContext::new();
     let save_slots;
+    let observed = if opt_off("nan") {
+        observed::Observed::all()
+    } else {
+        observed::Observed::new(p)
+    };
+    let flushed_regs = flushed::flushed_temps(p, &observed);
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let entry = b.create_block();
@@ -486,11 +515,25 @@ fn build(
             inlined: 0,
             tex: sample::TexState::default(),
             stage: stage::StageVars::default(),
-            flushed_regs: flushed::flushed_temps(p),
+            flushed_regs,
             known_flushed: Default::default(),
             slots,
             slot_cache: Vec::new(),
             value_cache: Default::default(),
+            hw_flush: fpmode::hw_flush(),
+            observed,
+            unobserved: false,
+            full_exec: !opt_off("full") && p.version().kind == ProgramKind::Compute && {
+                let g = p.group_size;
+                (g[0] * g[1] * g[2]) as usize % context::W == 0
+            },
+            full_stack: Vec::new(),
+            live: (p.version().kind == ProgramKind::Compute && !opt_off("dead"))
+                .then(|| liveness::Liveness::new(p)),
+            lane_exits: 0,
+            mask_values: Default::default(),
+            consecutive: Default::default(),
+            splats: Default::default(),
         };
         // Resume id 0 starts at the top; others go through the dispatch.
         // Tier 0 branches before initialising its variables, which live

@@ -199,6 +199,9 @@ impl Lower<'_, '_> {
             return Err(self.unsupported_operand("per-lane resource index in control flow"));
         }
         let saved = self.use_vars(self.exec);
+        // One lane at a time: register writes must blend.
+        let full = std::mem::replace(&mut self.full_exec, false);
+        let live = self.live.take();
         for l in 0..W {
             let only = self.only_lane(saved, l);
             self.def_vars(self.exec, only);
@@ -215,6 +218,8 @@ impl Lower<'_, '_> {
             r?;
         }
         self.def_vars(self.exec, saved);
+        self.full_exec = full;
+        self.live = live;
         Ok(())
     }
 
@@ -279,7 +284,7 @@ impl Lower<'_, '_> {
                     self.b.ins().iconst(types::I64, d)
                 }
             };
-            out.push(self.load_dword(base, dwords, d));
+            out.push(self.load_fixed_dword(base, dwords, d));
         }
         if uniform {
             let v = self.b.ins().splat(types::I32X4, out[0]);

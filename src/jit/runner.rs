@@ -270,6 +270,9 @@ impl JitShader {
         // worker, at most 64 groups each.
         let chunk = (total / (16 * workers as u64)).clamp(1, 64);
         let work = || {
+            // Generated code runs with FTZ+DAZ (`fpmode`), set once per
+            // worker and dispatch and restored when the worker is done.
+            let _mode = super::fpmode::FlushMode::enter();
             let mut w = self.new_worker();
             w.bind(table, typed);
             let mut mine = 0..0;
@@ -329,13 +332,19 @@ impl JitShader {
         // The code is chosen once per group (`tiers.rs`).
         let code = inner.code();
         let func: BatchFn = code.func;
-        w.tgsm.fill(0);
+        // Calls of `fill` on empty vectors are not free (a libc memset
+        // call each): only TGSM and x# storage that exist are cleared.
+        if !w.tgsm.is_empty() {
+            w.tgsm.fill(0);
+        }
         debug_assert!(w.batches.iter().all(|bt| bt.ctx.res == table.0.as_ptr()
             && bt.ctx.typed == (typed as *const TypedEnv).cast()));
         for bt in w.batches.iter_mut() {
             bt.ctx.set_group(id, size);
             bt.ctx.resume = 0;
-            bt.xregs.fill(0);
+            if !bt.xregs.is_empty() {
+                bt.xregs.fill(0);
+            }
             bt.done = false;
             if bt.save.len() < code.save_slots {
                 bt.save.resize(code.save_slots, 0);

@@ -355,6 +355,8 @@ impl Lower<'_, '_> {
 /// `env` is the dispatch's live [`TypedEnv`] (or null); `io` points to the
 /// generated code's `ROWS * W` DWORD slot.
 pub unsafe extern "C" fn texture_shim(env: *const TypedEnv, entry: u32, inst: u32, io: *mut u32) {
+    // Float work in Rust runs in the default float mode (`fpmode`).
+    let _mode = super::fpmode::DefaultMode::enter();
     // SAFETY: the caller passes its io slot of ROWS * W DWORDs.
     let io = unsafe { std::slice::from_raw_parts_mut(io, ROWS * W) };
     io[ROW_OUT * W..].fill(0);

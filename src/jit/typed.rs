@@ -70,6 +70,8 @@ fn slot(env: *const TypedEnv, entry: u32) -> Option<TypedView> {
 /// # Safety
 /// `io` points to 8 writable DWORDs; `env` is the dispatch's environment.
 pub unsafe extern "C" fn typed_load(env: *const TypedEnv, entry: u32, mip_in_w: u32, io: *mut u32) {
+    // Float work in Rust runs in the default float mode (`fpmode`).
+    let _mode = super::fpmode::DefaultMode::enter();
     // SAFETY: the caller passes the context's 8-DWORD io area.
     let io = unsafe { std::slice::from_raw_parts_mut(io, 8) };
     let coords = [io[0], io[1], io[2], io[3]];
@@ -97,6 +99,8 @@ pub unsafe extern "C" fn typed_load(env: *const TypedEnv, entry: u32, mip_in_w: 
 /// # Safety
 /// As [`typed_load`].
 pub unsafe extern "C" fn typed_store(env: *const TypedEnv, entry: u32, active: u32, io: *mut u32) {
+    // Float work in Rust runs in the default float mode (`fpmode`).
+    let _mode = super::fpmode::DefaultMode::enter();
     if active == 0 {
         return;
     }
@@ -125,6 +129,8 @@ pub unsafe extern "C" fn typed_store(env: *const TypedEnv, entry: u32, active: u
 /// # Safety
 /// As [`typed_load`].
 pub unsafe extern "C" fn typed_resinfo(env: *const TypedEnv, entry: u32, ret: u32, io: *mut u32) {
+    // Float work in Rust runs in the default float mode (`fpmode`).
+    let _mode = super::fpmode::DefaultMode::enter();
     // SAFETY: the caller passes the context's 8-DWORD io area.
     let io = unsafe { std::slice::from_raw_parts_mut(io, 8) };
     let mip = io[0];

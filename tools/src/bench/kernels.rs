@@ -34,6 +34,9 @@ pub enum Tolerance {
     Fraction(f64),
 }
 
+/// A plain Rust function computing a kernel's output words per UAV.
+pub type Baseline = fn(&Problem) -> Vec<Vec<u32>>;
+
 /// One benchmark kernel.
 pub struct Kernel {
     /// Short name used on the command line (`saxpy`).
@@ -54,7 +57,11 @@ pub struct Kernel {
     pub build: fn(u32) -> Problem,
     /// The native baseline: the output words of each UAV in
     /// [`Problem::outputs`] order.
-    pub native: fn(&Problem) -> Vec<Vec<u32>>,
+    pub native: Baseline,
+    /// The fastest plain Rust loop for the same output where it is a
+    /// different algorithm from the shader's (a running sum instead of the
+    /// tree, plain counters instead of atomics): the "limit" column.
+    pub plain: Option<Baseline>,
     pub tolerance: Tolerance,
     /// How another implementation's output is compared (vkd3d turns `mad`
     /// into a fused multiply-add, so float kernels differ in the last bits).
@@ -314,7 +321,32 @@ fn reduce_build(n: u32) -> Problem {
     blocks_build(n, (n / 256) as usize, 3)
 }
 
+/// The shader's algorithm: each block copied to a shared array, then a
+/// tree of halving steps (`a[i] += a[i + s]` for `i < s`), as the barriers
+/// order them.
 fn reduce_native(p: &Problem) -> Vec<Vec<u32>> {
+    let input = p.words("t0");
+    let mut shared = [0u32; 256];
+    let sums = input
+        .chunks_exact(256)
+        .map(|b| {
+            shared.copy_from_slice(b);
+            let mut s = 128;
+            while s > 0 {
+                let (lo, hi) = shared.split_at_mut(s);
+                for (x, y) in lo.iter_mut().zip(&hi[..s]) {
+                    *x = x.wrapping_add(*y);
+                }
+                s >>= 1;
+            }
+            shared[0]
+        })
+        .collect();
+    vec![sums]
+}
+
+/// The limit: a running sum of each block.
+fn reduce_plain(p: &Problem) -> Vec<Vec<u32>> {
     let input = p.words("t0");
     let sums = input
         .chunks(256)
@@ -327,7 +359,32 @@ fn scan_build(n: u32) -> Problem {
     blocks_build(n, n as usize, 4)
 }
 
+/// The shader's algorithm (Hillis-Steele): each thread's running value
+/// adds the shared word `off` places back, then every thread stores its
+/// value, for `off` = 1, 2, 4, ..., 128.
 fn scan_native(p: &Problem) -> Vec<Vec<u32>> {
+    let input = p.words("t0");
+    let mut out = Vec::with_capacity(input.len());
+    let mut shared = [0u32; 256];
+    let mut own = [0u32; 256];
+    for block in input.chunks_exact(256) {
+        shared.copy_from_slice(block);
+        own.copy_from_slice(block);
+        let mut off = 1;
+        while off < 256 {
+            for i in off..256 {
+                own[i] = own[i].wrapping_add(shared[i - off]);
+            }
+            shared.copy_from_slice(&own);
+            off <<= 1;
+        }
+        out.extend_from_slice(&own);
+    }
+    vec![out]
+}
+
+/// The limit: a running sum of each block.
+fn scan_plain(p: &Problem) -> Vec<Vec<u32>> {
     let input = p.words("t0");
     let mut out = Vec::with_capacity(input.len());
     for block in input.chunks(256) {
@@ -392,7 +449,30 @@ fn histogram_build(n: u32) -> Problem {
     }
 }
 
+/// The shader's work done the way a CPU programmer would with other groups
+/// running at the same time: per group of 64 words, counters in the group,
+/// then one atomic add to the shared bins per counter used.
 fn histogram_native(p: &Problem) -> Vec<Vec<u32>> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let bins: Vec<AtomicU32> = (0..256).map(|_| AtomicU32::new(0)).collect();
+    let mut local = [0u32; 256];
+    for group in p.words("t0").chunks(64) {
+        for &v in group {
+            local[(v & 255) as usize] += 1;
+        }
+        for &v in group {
+            let b = (v & 255) as usize;
+            if local[b] != 0 {
+                bins[b].fetch_add(local[b], Ordering::Relaxed);
+                local[b] = 0;
+            }
+        }
+    }
+    vec![bins.into_iter().map(AtomicU32::into_inner).collect()]
+}
+
+/// The limit: plain counters on one thread.
+fn histogram_plain(p: &Problem) -> Vec<Vec<u32>> {
     let mut bins = vec![0u32; 256];
     for v in p.words("t0") {
         bins[(v & 255) as usize] += 1;
@@ -506,6 +586,7 @@ pub static KERNELS: [Kernel; 7] = [
         granule: 1,
         build: saxpy_build,
         native: saxpy_native,
+        plain: None,
         tolerance: Tolerance::Exact,
         peer_tolerance: Tolerance::Float {
             rel: 1e-6,
@@ -522,6 +603,7 @@ pub static KERNELS: [Kernel; 7] = [
         granule: 1,
         build: mandel_build,
         native: mandel_native,
+        plain: None,
         tolerance: Tolerance::Exact,
         peer_tolerance: Tolerance::Fraction(0.01),
     },
@@ -535,6 +617,7 @@ pub static KERNELS: [Kernel; 7] = [
         granule: 256,
         build: reduce_build,
         native: reduce_native,
+        plain: Some(reduce_plain),
         tolerance: Tolerance::Exact,
         peer_tolerance: Tolerance::Exact,
     },
@@ -548,6 +631,7 @@ pub static KERNELS: [Kernel; 7] = [
         granule: 256,
         build: scan_build,
         native: scan_native,
+        plain: Some(scan_plain),
         tolerance: Tolerance::Exact,
         peer_tolerance: Tolerance::Exact,
     },
@@ -561,6 +645,7 @@ pub static KERNELS: [Kernel; 7] = [
         granule: 16,
         build: matmul_build,
         native: matmul_native,
+        plain: None,
         tolerance: Tolerance::Exact,
         peer_tolerance: Tolerance::Float {
             rel: 1e-4,
@@ -577,6 +662,7 @@ pub static KERNELS: [Kernel; 7] = [
         granule: 1,
         build: histogram_build,
         native: histogram_native,
+        plain: Some(histogram_plain),
         tolerance: Tolerance::Exact,
         peer_tolerance: Tolerance::Exact,
     },
@@ -591,6 +677,7 @@ pub static KERNELS: [Kernel; 7] = [
         granule: 512,
         build: nbody_build,
         native: nbody_native,
+        plain: None,
         // log2/exp2/rsq are correctly rounded in sm5jit but not in Rust's
         // libm; the difference reaches the last few bits of the outputs.
         tolerance: Tolerance::Float {

@@ -98,17 +98,87 @@ pub struct NativeTiming {
 
 /// Runs the native baseline `runs` times (at least once).
 pub fn time_native(k: &Kernel, p: &Problem, runs: usize) -> NativeTiming {
+    time_fn(k.native, p, runs)
+}
+
+/// Runs the kernel's plain "limit" loop `runs` times, when it has one, and
+/// checks it against the native output (`native`): `Err` names the kernel
+/// whose two baselines disagree.
+pub fn time_plain(
+    k: &Kernel,
+    p: &Problem,
+    native: &[Vec<u32>],
+    runs: usize,
+) -> Result<Option<f64>, BenchError> {
+    let Some(plain) = k.plain else {
+        return Ok(None);
+    };
+    let t = time_fn(plain, p, runs);
+    k.check(p, native, &t.outputs)
+        .map_err(|message| BenchError::Mismatch {
+            engine: "limit baseline".into(),
+            message,
+        })?;
+    Ok(Some(t.ms))
+}
+
+fn time_fn(f: kernels::Baseline, p: &Problem, runs: usize) -> NativeTiming {
     let mut samples = Vec::new();
     let mut outputs = Vec::new();
     for _ in 0..runs.max(1) {
         let start = Instant::now();
-        outputs = std::hint::black_box((k.native)(std::hint::black_box(p)));
+        outputs = std::hint::black_box(f(std::hint::black_box(p)));
         samples.push(start.elapsed());
     }
     NativeTiming {
         ms: median_ms(&mut samples),
         outputs,
     }
+}
+
+/// The machine a table was measured on, one line: the CPU model (from
+/// `/proc/cpuinfo` where there is one) and the vector extensions the CPU
+/// has, e.g. `cpu: AMD EPYC; vector: sse2 sse4.2 avx avx2 fma avx512f`.
+pub fn machine_line() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!(
+        "cpu: {model} ({threads} hardware threads); vector: {}",
+        vector_extensions().join(" ")
+    )
+}
+
+/// The SIMD extensions of the host CPU, oldest first.
+pub fn vector_extensions() -> Vec<&'static str> {
+    #[allow(unused_mut)]
+    let mut v = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        macro_rules! has {
+            ($($f:tt),*) => {
+                $(if std::arch::is_x86_feature_detected!($f) { v.push($f); })*
+            };
+        }
+        has!(
+            "sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "avx512f",
+            "avx512bw", "avx512vl", "avx512dq"
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("neon") {
+            v.push("neon");
+        }
+    }
+    v
 }
 
 /// Runs one dispatch of `p` on `engine` from fresh resources and returns
@@ -205,6 +275,9 @@ pub struct Row {
     pub jit_ms: Option<f64>,
     pub interp_ms: Option<f64>,
     pub native_ms: Option<f64>,
+    /// The plain-loop "limit" baseline where the kernel has one
+    /// ([`Kernel::plain`]).
+    pub limit_ms: Option<f64>,
 }
 
 impl Row {
@@ -230,7 +303,7 @@ fn cell(v: Option<f64>, digits: usize) -> String {
 /// The table header of [`format_row`].
 pub fn table_header() -> String {
     format!(
-        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
+        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
         "kernel",
         "thr",
         "size",
@@ -238,6 +311,7 @@ pub fn table_header() -> String {
         "interp_ms",
         "jit_ms",
         "native_ms",
+        "limit_ms",
         "threads/s",
         "interp/nat",
         "jit/nat",
@@ -249,7 +323,7 @@ pub fn table_header() -> String {
 /// JIT/interpreter (`-` where not measured).
 pub fn format_row(r: &Row) -> String {
     format!(
-        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
+        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
         r.kernel,
         r.threads,
         r.size,
@@ -257,6 +331,7 @@ pub fn format_row(r: &Row) -> String {
         cell(r.interp_ms, 3),
         cell(r.jit_ms, 3),
         cell(r.native_ms, 3),
+        cell(r.limit_ms, 3),
         r.threads_per_s()
             .map_or_else(|| "-".to_string(), |t| format!("{t:.3e}")),
         cell(Row::ratio(r.interp_ms, r.native_ms), 1),
@@ -301,6 +376,24 @@ mod tests {
     }
 
     #[test]
+    fn same_algorithm_and_limit_baselines_agree() {
+        for k in KERNELS.iter().filter(|k| k.plain.is_some()) {
+            let p = k.problem(k.test_size);
+            let native = time_native(k, &p, 1);
+            let limit = time_plain(k, &p, &native.outputs, 1).unwrap();
+            assert!(limit.is_some(), "{}", k.name);
+        }
+    }
+
+    #[test]
+    fn the_machine_line_names_a_cpu_and_its_vectors() {
+        let m = machine_line();
+        assert!(m.starts_with("cpu: "), "{m}");
+        #[cfg(target_arch = "x86_64")]
+        assert!(m.contains("sse2"), "{m}");
+    }
+
+    #[test]
     fn rows_print_dashes_for_what_was_not_measured() {
         let r = Row {
             kernel: "saxpy".into(),
@@ -311,11 +404,12 @@ mod tests {
             jit_ms: None,
             interp_ms: Some(2.0),
             native_ms: Some(0.5),
+            limit_ms: None,
         };
         let line = format_row(&r);
         assert!(line.starts_with("saxpy"), "{line}");
         assert!(line.contains("4.0"), "{line}");
-        assert_eq!(line.split_whitespace().filter(|c| *c == "-").count(), 3);
+        assert_eq!(line.split_whitespace().filter(|c| *c == "-").count(), 4);
         assert_eq!(r.threads_per_s(), Some(500_000.0));
         assert_eq!(
             table_header().split_whitespace().count(),

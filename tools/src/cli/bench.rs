@@ -88,7 +88,13 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode, CliError> {
         EngineChoice::Both => vec![EngineChoice::Interp, EngineChoice::Jit],
         one => vec![one],
     };
-    if !a.json {
+    // The machine first: timings mean nothing without it (stderr with
+    // --json, so every stdout line stays one JSON object).
+    let today = date_utc();
+    if a.json {
+        eprintln!("# {}; {today}", bench::machine_line());
+    } else {
+        println!("# {}; {today}", bench::machine_line());
         println!("{}", bench::table_header());
     }
     let steps = kernels.len() * (1 + engines.len());
@@ -134,6 +140,8 @@ fn measure(
     ));
     bar.set_message(format!("{}: native", k.name));
     let native = bench::time_native(k, &p, a.runs);
+    let limit = bench::time_plain(k, &p, &native.outputs, a.runs)
+        .map_err(|e| CliError::runtime(e.to_string()))?;
     bar.inc(1);
     let mut row = Row {
         kernel: k.name.to_string(),
@@ -141,6 +149,7 @@ fn measure(
         size: p.size,
         invocations: p.threads,
         native_ms: Some(native.ms),
+        limit_ms: limit,
         ..Row::default()
     };
     for &choice in engines {
@@ -179,6 +188,25 @@ fn measure(
         }
     }
     Ok(row)
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
+fn date_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    // The proleptic Gregorian date of a day count since 1970-01-01.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {

@@ -74,7 +74,13 @@ pub struct Generated {
 /// address made out of bounds on purpose: `oob_uav_raw`, `oob_tgsm_raw`,
 /// `oob_uav_structured`, `oob_tgsm_structured`, `oob_uav_typed`,
 /// `oob_atomic_shared`) and `short_*` (a buffer cut short so the last
-/// threads' accesses fall outside it: `short_u0`, `short_u1`, `short_u2`).
+/// threads' accesses fall outside it: `short_u0`, `short_u1`, `short_u2`),
+/// `cond_uniform` (a condition equal in every thread of a group: a cb word
+/// or the group id), `group_whole_batches` (a group of a multiple of 8
+/// threads: the JIT's full-mask paths), `nan_hidden` / `nan_visible` (a
+/// float chain fed a special value — NaN, INF, a denormal — whose result
+/// only float ops read, or whose bits an integer op or a stored copy
+/// sees).
 pub type Forms = BTreeMap<&'static str, u64>;
 
 /// Bytes of u0 before the private regions: one shared word per atomic kind.
@@ -793,13 +799,27 @@ impl Gen {
     /// A scalar condition operand for if/breakc/continuec/retc/movc.
     fn cond(&mut self) -> String {
         let r = self.data_reg();
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 => {
                 // Divergent across threads.
                 self.note("cond_divergent");
                 let k = 1 + self.rng.below(3);
                 self.line(&format!("and r3.w, r0.y, l({k})"));
                 "r3.w".to_string()
+            }
+            1 => {
+                // The same in every thread of a group (a cb word or the
+                // group id): the JIT's uniform paths.
+                self.note("cond_uniform");
+                if self.rng.chance(1, 2) {
+                    format!(
+                        "cb0[{}].{}",
+                        self.rng.below(16),
+                        COMP[self.rng.below(4) as usize]
+                    )
+                } else {
+                    format!("vThreadGroupID.{}", COMP[self.rng.below(2) as usize])
+                }
             }
             _ => format!("r{r}.{}", COMP[self.rng.below(4) as usize]),
         }
@@ -827,9 +847,62 @@ impl Gen {
             _ => {
                 if self.rng.chance(1, 4) {
                     self.line("nop");
+                } else if self.rng.chance(1, 2) {
+                    self.float_chain();
                 } else {
                     self.float_op();
                 }
+            }
+        }
+    }
+
+    /// A float chain through the scratch `r3.y`, `r3.z` (rewritten before
+    /// any later read, so the JIT leaves its results unfinished) fed a
+    /// special value (NaN, INF, denormal, ...), then read by a float op
+    /// that hides the NaN payload and denormal (`nan_hidden`) or by an op
+    /// that sees the bits (`nan_visible`: an integer op, a copy to a
+    /// stored register, `ftoi`).
+    fn float_chain(&mut self) {
+        let op = self
+            .rng
+            .pick(&[Opcode::Add, Opcode::Mul, Opcode::Div, Opcode::Mad]);
+        let special = hex(self.rng.pick(&SPECIAL32));
+        let a = self.src(true);
+        if op == Opcode::Mad {
+            let b = self.src(true);
+            self.line(&format!("mad r3.y, {a}, l({special}), {b}"));
+        } else {
+            self.line(&format!("{} r3.y, {a}, l({special})", op.mnemonic()));
+        }
+        let b = self.src(true);
+        self.line(&format!("mad r3.z, r3.y, {b}, r3.y"));
+        let m = mask_text(1 << self.rng.below(4));
+        let r = self.data_reg();
+        let c = self.src(true);
+        match self.rng.below(6) {
+            0 => {
+                self.note("nan_hidden");
+                self.line(&format!("lt r{r}.{m}, r3.z, {c}"));
+            }
+            1 => {
+                self.note("nan_hidden");
+                self.line(&format!("max r{r}.{m}, r3.z, {c}"));
+            }
+            2 => {
+                self.note("nan_hidden");
+                self.line(&format!("add_sat r{r}.{m}, r3.z, {c}"));
+            }
+            3 => {
+                self.note("nan_visible");
+                self.line(&format!("xor r{r}.{m}, r3.z, l(0x80000000)"));
+            }
+            4 => {
+                self.note("nan_visible");
+                self.line(&format!("mov r{r}.{m}, -r3.z"));
+            }
+            _ => {
+                self.note("nan_hidden");
+                self.line(&format!("ftoi r{r}.{m}, r3.z"));
             }
         }
     }
@@ -1319,6 +1392,10 @@ fn generate_text_forms(seed: u64, cfg: &GenConfig) -> (String, FuzzInputs, Forms
     }
     let inputs = make_inputs(&mut g.rng, &layout, g.counter_alloc);
     let mut forms = g.forms;
+    if layout.group_threads() % 8 == 0 {
+        // Every batch of 8 full: the JIT's full-mask paths.
+        *forms.entry("group_whole_batches").or_default() += 1;
+    }
     let full = |slot: &str| match slot {
         "u0" => (U0_SHARED + layout.threads() * U0_REGION) / 4,
         "u1" => layout.threads() * U1_PER_THREAD * 4,
