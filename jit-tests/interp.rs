@@ -1254,8 +1254,8 @@ fn feedback_loads_multisample_loads_and_sample_positions() {
 }
 
 /// A zeroed binding of the kind a declaration asks for.
-fn zeroed_view(kind: sm5jit::interp::prepare::ResKind) -> (View, usize) {
-    use sm5jit::interp::prepare::ResKind;
+fn zeroed_view(kind: sm5jit::analysis::ResKind) -> (View, usize) {
+    use sm5jit::analysis::ResKind;
     use sm5jit::ir::ResourceDim;
     use sm5jit::runtime::TextureDim;
     let tex = |dim, layers| {

@@ -1111,8 +1111,8 @@ fn words(seed: u32, n: usize, f: impl Fn(u32) -> u32) -> Vec<u32> {
 
 /// Synthetic bindings for every resource a prepared program declares:
 /// floats in [0, 1) for float data, small integers otherwise.
-fn synthetic_resources(p: &sm5jit::interp::Prepared) -> Vec<Res> {
-    use sm5jit::interp::prepare::ResKind;
+fn synthetic_resources(p: &sm5jit::analysis::Prepared) -> Vec<Res> {
+    use sm5jit::analysis::ResKind;
     use sm5jit::ir::{ResourceDim, ReturnType};
     use sm5jit::runtime::TextureView;
     let float = |x: u32| ((x >> 9) as f32 / (1 << 23) as f32).to_bits();

@@ -15,6 +15,7 @@ mod reflect;
 #[cfg(target_os = "linux")]
 mod rss;
 mod sampling;
+mod snapshots;
 mod util;
 mod validate;
 

@@ -3,6 +3,7 @@
 //! rule at the expected instruction or declaration).
 
 use sm5jit::dxbc::{read_dxbc, ReadOptions};
+use sm5jit::ir::StructuredUavDecl;
 use sm5jit::ir::{
     Components, Decl, Index, Instruction, Opcode, Operand, OperandType, Program, Selection,
 };
@@ -239,12 +240,12 @@ fn broken_raw_store_to_structured_uav() {
     let mut p = load("conformance/wine_tgsm_raw");
     for d in &mut p.decls {
         if let Decl::UavRaw { op, flags, space } = d {
-            *d = Decl::UavStructured {
+            *d = Decl::UavStructured(StructuredUavDecl {
                 op: op.clone(),
                 stride: 4,
                 flags: *flags,
                 space: *space,
-            };
+            });
         }
     }
     let at = p

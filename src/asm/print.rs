@@ -14,6 +14,7 @@ use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
     Program, ResourceDim, Selection, UavFlags,
 };
+use crate::ir::{ConstantBufferDecl, InterfaceDecl, TypedResourceDecl, TypedUavDecl};
 use std::fmt::Write;
 
 /// Which fxc generation's text to mimic where they differ.
@@ -410,12 +411,7 @@ impl Printer {
             Decl::Output(op) => format!("dcl_output {}", self.decl_op(op)),
             Decl::OutputSgv { op, name } => self.named_io("dcl_output_sgv", op, *name),
             Decl::OutputSiv { op, name } => self.named_io("dcl_output_siv", op, *name),
-            Decl::ConstantBuffer {
-                op,
-                dynamic,
-                size,
-                space,
-            } => self.cbuffer(op, *dynamic, *size, *space),
+            Decl::ConstantBuffer(cb) => self.cbuffer(cb),
             Decl::ImmediateConstantBuffer(v) => self.icb(v),
             Decl::Sampler { op, mode, space } => {
                 let m = names::SAMPLER_MODES
@@ -428,26 +424,7 @@ impl Printer {
                     self.space(*space)
                 )
             }
-            Decl::Resource {
-                op,
-                dim,
-                sample_count,
-                ret,
-                space,
-            } => {
-                let mut s = format!("dcl_resource_{}", names::dim_name(*dim));
-                if is_ms(*dim) || *sample_count != 0 {
-                    let _ = write!(s, "({sample_count})");
-                }
-                let _ = write!(
-                    s,
-                    " {} {}{}",
-                    names::ret_list(ret),
-                    self.decl_op(op),
-                    self.space(*space)
-                );
-                s
-            }
+            Decl::Resource(r) => self.typed_resource(r),
             Decl::ResourceRaw { op, space } => {
                 format!(
                     "dcl_resource_raw {}{}",
@@ -460,20 +437,7 @@ impl Printer {
                 self.decl_op(op),
                 self.space(*space)
             ),
-            Decl::UavTyped {
-                op,
-                dim,
-                flags,
-                ret,
-                space,
-            } => format!(
-                "dcl_uav_typed_{}{} {} {}{}",
-                names::dim_name(*dim),
-                uav_flags(flags),
-                names::ret_list(ret),
-                self.decl_op(op),
-                self.space(*space)
-            ),
+            Decl::UavTyped(u) => self.typed_uav(u),
             Decl::UavRaw { op, flags, space } => {
                 format!(
                     "dcl_uav_raw{} {}{}",
@@ -482,16 +446,12 @@ impl Printer {
                     self.space(*space)
                 )
             }
-            Decl::UavStructured {
-                op,
-                stride,
-                flags,
-                space,
-            } => format!(
-                "dcl_uav_structured{} {}, {stride}{}",
-                uav_flags(flags),
-                self.decl_op(op),
-                self.space(*space)
+            Decl::UavStructured(u) => format!(
+                "dcl_uav_structured{} {}, {}{}",
+                uav_flags(&u.flags),
+                self.decl_op(&u.op),
+                u.stride,
+                self.space(u.space)
             ),
             Decl::TgsmRaw { op, bytes } => format!("dcl_tgsm_raw {}, {bytes}", self.decl_op(op)),
             Decl::TgsmStructured { op, stride, count } => {
@@ -508,20 +468,7 @@ impl Printer {
                 let b: Vec<String> = bodies.iter().map(|b| format!("fb{b}")).collect();
                 format!("dcl_function_table ft{index} = {{{}}}", b.join(", "))
             }
-            Decl::Interface {
-                index,
-                dynamic,
-                table_len,
-                array_len,
-                tables,
-            } => {
-                let t: Vec<String> = tables.iter().map(|b| format!("ft{b}")).collect();
-                format!(
-                    "dcl_interface{} fp{index}[{array_len}][{table_len}] = {{{}}}",
-                    if *dynamic { "_dynamicindexed" } else { "" },
-                    t.join(", ")
-                )
-            }
+            Decl::Interface(i) => interface(i),
             Decl::Other {
                 opcode,
                 controls,
@@ -534,6 +481,32 @@ impl Printer {
         }
     }
 
+    fn typed_resource(&self, r: &TypedResourceDecl) -> String {
+        let mut s = format!("dcl_resource_{}", names::dim_name(r.dim));
+        if is_ms(r.dim) || r.sample_count != 0 {
+            let _ = write!(s, "({})", r.sample_count);
+        }
+        let _ = write!(
+            s,
+            " {} {}{}",
+            names::ret_list(&r.ret),
+            self.decl_op(&r.op),
+            self.space(r.space)
+        );
+        s
+    }
+
+    fn typed_uav(&self, u: &TypedUavDecl) -> String {
+        format!(
+            "dcl_uav_typed_{}{} {} {}{}",
+            names::dim_name(u.dim),
+            uav_flags(&u.flags),
+            names::ret_list(&u.ret),
+            self.decl_op(&u.op),
+            self.space(u.space)
+        )
+    }
+
     fn named_io(&self, mnemonic: &str, op: &Operand, name: u32) -> String {
         format!(
             "{mnemonic} {}, {}",
@@ -542,8 +515,9 @@ impl Printer {
         )
     }
 
-    fn cbuffer(&self, op: &Operand, dynamic: bool, size: u32, space: u32) -> String {
-        let pattern = if dynamic {
+    fn cbuffer(&self, cb: &ConstantBufferDecl) -> String {
+        let (op, size, space) = (&cb.op, cb.size, cb.space);
+        let pattern = if cb.dynamic {
             "dynamicIndexed"
         } else {
             "immediateIndexed"
@@ -700,7 +674,8 @@ fn known_controls(op: Opcode) -> u32 {
     }
 }
 
-fn takes_test(op: Opcode) -> bool {
+/// Opcodes written with a `_z`/`_nz` test suffix (shared with the parser).
+pub(crate) fn takes_test(op: Opcode) -> bool {
     matches!(
         op,
         Opcode::If
@@ -787,6 +762,18 @@ pub(crate) fn fixed6(f: f64, style: ListingStyle) -> String {
     }
     let sign = if f < 0.0 { "-" } else { "" };
     format!("{sign}{int_part}.{frac}")
+}
+
+fn interface(i: &InterfaceDecl) -> String {
+    let t: Vec<String> = i.tables.iter().map(|b| format!("ft{b}")).collect();
+    format!(
+        "dcl_interface{} fp{}[{}][{}] = {{{}}}",
+        if i.dynamic { "_dynamicindexed" } else { "" },
+        i.index,
+        i.array_len,
+        i.table_len,
+        t.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -10,8 +10,9 @@ use crate::ir::{sync_flags, Instruction, Opcode};
 use crate::runtime::RuntimeError;
 
 use super::exec_memory::FULLY_MAPPED;
-use super::prepare::{Jump, MAX_CALL_DEPTH};
 use super::thread::{condition, Ctx, Status, Thread};
+use crate::analysis::Jump;
+use crate::limits::MAX_CALL_DEPTH;
 
 pub fn exec(
     cx: &mut Ctx,

@@ -15,9 +15,9 @@ use crate::runtime::{BufferKind, Format, RuntimeError, View};
 use crate::sem::memory::{component_dword, raw_dword, structured_dword};
 
 use super::exec_alu::{operand, src, write};
-use super::prepare::ResKind;
 use super::resources::Target;
 use super::thread::{Ctx, Thread, Ty};
+use crate::analysis::ResKind;
 
 pub fn exec(
     cx: &mut Ctx,
@@ -268,7 +268,13 @@ fn resinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runti
         _ => None,
     });
     let is_uav = res.ty == OperandType::Uav;
-    let r = super::exec_sample::resinfo_result(tex, is_uav, declared, mip, inst.return_type_bits());
+    let r = crate::runtime::sampling::resinfo_result(
+        tex,
+        is_uav,
+        declared,
+        mip,
+        inst.return_type_bits(),
+    );
     let s = res.swizzle();
     write(
         cx,
@@ -286,7 +292,7 @@ fn sampleinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Ru
     let res = operand(inst, 1)?;
     let count = match res.ty {
         OperandType::Rasterizer => cx.raster_samples,
-        _ => super::exec_sample::sample_count(cx.view(cx.target(t, res))),
+        _ => crate::runtime::sampling::sample_count(cx.view(cx.target(t, res))),
     };
     let raw = [count, 0, 0, 0];
     let r = if inst.return_type_bits() & 1 != 0 {
@@ -311,7 +317,7 @@ fn samplepos(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Run
     let res = operand(inst, 1)?;
     let count = match res.ty {
         OperandType::Rasterizer => cx.raster_samples,
-        _ => super::exec_sample::sample_count(cx.view(cx.target(t, res))),
+        _ => crate::runtime::sampling::sample_count(cx.view(cx.target(t, res))),
     };
     let index = cx.scalar(t, operand(inst, 2)?);
     let r = crate::sem::sample::sample_position(count, index);

@@ -21,9 +21,9 @@
 use crate::ir::OpClass;
 use crate::runtime::{Bindings, Invocation, RuntimeError};
 
-use super::prepare::Prepared;
 use super::thread::{charge, Ctx, Status, Thread};
 use super::{exec_alu, exec_atomic, exec_double, exec_flow, exec_memory, exec_sample};
+use crate::analysis::Prepared;
 
 /// Runs group `group_id` to completion; returns the instructions executed.
 pub fn run_group(
@@ -98,7 +98,7 @@ impl Lane {
 
 /// By instruction index: for each `loop`, its `endloop`.
 fn loop_ends(p: &Prepared) -> Vec<Option<usize>> {
-    use super::prepare::Jump;
+    use crate::analysis::Jump;
     let mut out = vec![None; p.program.insts.len()];
     for (i, inst) in p.program.insts.iter().enumerate() {
         if inst.opcode == crate::ir::Opcode::EndLoop {

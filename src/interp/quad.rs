@@ -15,15 +15,15 @@
 //! source operand as it stands, in both engines. Vertex invocations run
 //! alone, one after another.
 
-use crate::interp::prepare::Jump;
+use crate::analysis::Jump;
 use crate::ir::{Instruction, Opcode};
 use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult, Stage, QUAD};
 use crate::runtime::{Bindings, RuntimeError};
 use crate::sem::quad::{deriv, Deriv};
 
 use super::group::{new_ctx, step};
-use super::prepare::Prepared;
 use super::thread::{charge, Ctx, Status, Thread, Ty};
+use crate::analysis::Prepared;
 
 /// Where a thread is in the loop nest: the `loop` instructions it is
 /// inside, with their iteration counts and the call depth they belong to.

@@ -43,7 +43,7 @@ impl JitShader {
     ) -> Result<BatchResult, RuntimeError> {
         let inner = &self.inner;
         check(&inner.prepared.program, inputs)?;
-        inner.interp.check_bindings(b)?;
+        crate::analysis::check_bindings(&inner.prepared, b)?;
         let entries = super::ranges::entries(&inner.plan, b)?;
         let mut counters = Vec::new();
         let table = build_table(&entries, b, &mut counters);

@@ -24,7 +24,7 @@ use cranelift_frontend::Variable;
 use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, STATUS_BARRIER};
 use super::lower::{trusted, Lower, V};
 use super::JitError;
-use crate::interp::prepare::Jump;
+use crate::analysis::Jump;
 use crate::ir::{sync_flags, Instruction, Opcode};
 
 /// Instructions all inlined subroutine bodies together may add.
@@ -393,7 +393,7 @@ impl Lower<'_, '_> {
         let Some(&start) = self.p.labels.get(&label) else {
             return Err(self.unsupported_operand("call to an undefined label"));
         };
-        if self.call_depth >= crate::interp::prepare::MAX_CALL_DEPTH {
+        if self.call_depth >= crate::limits::MAX_CALL_DEPTH {
             return Ok(());
         }
         let insts = &self.p.program.insts;

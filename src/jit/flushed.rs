@@ -13,8 +13,8 @@
 //! `false`. Skipping a flush on such a value returns the same bits as
 //! flushing it, so results never change.
 
+use crate::analysis::Prepared;
 use crate::asm::names::dst_count;
-use crate::interp::Prepared;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::sem::float::flush;
 
@@ -117,11 +117,10 @@ pub fn operand_flushed(op: &Operand, comp: usize, state: &[[bool; 4]]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::Interpreter;
 
     fn temps(src: &str) -> Vec<[bool; 4]> {
         let p = crate::asm::parse_program(src).expect("parse");
-        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let prepared = crate::analysis::prepare(&p).expect("prepare");
         flushed_temps(&prepared)
     }
 

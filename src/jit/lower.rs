@@ -30,7 +30,7 @@ use super::flow::Frame;
 use super::libcalls::Shim;
 use super::plan::Plan;
 use super::JitError;
-use crate::interp::Prepared;
+use crate::analysis::Prepared;
 use crate::ir::{Components, Index, Instruction, Modifier, OpClass, Opcode, Operand, OperandType};
 
 /// One register component of a whole batch: `N` vectors of `i32x4`.

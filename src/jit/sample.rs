@@ -22,8 +22,8 @@ use super::context::{N, OFF_TYPED, W};
 use super::lower::{trusted, Lower, Ty, V};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
-use crate::interp::exec_sample::sample_count;
 use crate::ir::{Instruction, Opcode, OperandType, ProgramKind, ResourceDim};
+use crate::runtime::sampling::sample_count;
 use crate::runtime::sampling::{
     self as shared, feedback_base, form, LodSource, SampleArgs, FULLY_MAPPED,
 };
@@ -261,7 +261,7 @@ impl Lower<'_, '_> {
                     d.id == id
                         && matches!(
                             d.kind,
-                            crate::interp::prepare::ResKind::Typed { dim, .. }
+                            crate::analysis::ResKind::Typed { dim, .. }
                                 if dim != ResourceDim::Buffer
                         )
                 })
@@ -491,7 +491,7 @@ fn load_lanes(slot: Option<TypedView>, inst: &Instruction, io: &mut [u32]) {
 
 fn sample_lanes(
     env: &TypedEnv,
-    p: &crate::interp::Prepared,
+    p: &crate::analysis::Prepared,
     slot: Option<TypedView>,
     inst: &Instruction,
     io: &mut [u32],

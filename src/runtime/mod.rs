@@ -19,7 +19,7 @@ pub mod batch;
 pub mod bc;
 pub mod format;
 pub mod memory;
-pub mod sampler;
+pub use crate::sem::sampler;
 pub mod sampling;
 pub mod texture;
 

@@ -24,23 +24,11 @@ pub mod global_flags {
     pub const SHADER_EXTENSIONS_11_1: u32 = 0x40000;
 }
 
-/// Largest temp storage (r# plus every x# element), in vec4.
-pub const MAX_TEMPS: u64 = 4096;
-/// Largest constant buffer and immediate constant buffer, in vec4.
-pub const MAX_CB_VEC4: u32 = 4096;
-/// Constant-buffer slots in the bytecode (cb0..cb14).
-pub const CB_SLOTS: u32 = 15;
-/// Shader-resource-view slots (t0..t127).
-pub const SRV_SLOTS: u32 = 128;
-/// Sampler slots (s0..s15).
-pub const SAMPLER_SLOTS: u32 = 16;
-/// UAV slots for SM5 (D3D11.1: u0..u63).
-pub const UAV_SLOTS_5: u32 = 64;
-/// Largest structure stride in bytes.
-pub const MAX_STRIDE: u32 = 2048;
-/// Total TGSM bytes per group for cs_5_x and cs_4_x.
-pub const TGSM_BYTES_5: u64 = 32 * 1024;
-pub const TGSM_BYTES_4: u64 = 16 * 1024;
+pub use crate::limits::{
+    CB_SLOTS, MAX_CB_VEC4, MAX_STRIDE, MAX_TEMPS, SAMPLER_SLOTS, SRV_SLOTS, TGSM_BYTES_4,
+    TGSM_BYTES_5, UAV_SLOTS_5,
+};
+use crate::limits::{MAX_GROUP_THREADS_4, MAX_GROUP_THREADS_5, MAX_GROUP_Z};
 
 /// The lowest model an opcode exists in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,41 +185,6 @@ fn kind_name(k: ProgramKind) -> &'static str {
     }
 }
 
-/// The opcode of a declaration (for availability and messages).
-pub fn decl_opcode(d: &Decl) -> Opcode {
-    match d {
-        Decl::GlobalFlags(_) => Opcode::DclGlobalFlags,
-        Decl::Temps(_) => Opcode::DclTemps,
-        Decl::IndexableTemp { .. } => Opcode::DclIndexableTemp,
-        Decl::ThreadGroup(_) => Opcode::DclThreadGroup,
-        Decl::Input(_) => Opcode::DclInput,
-        Decl::InputSgv { .. } => Opcode::DclInputSgv,
-        Decl::InputSiv { .. } => Opcode::DclInputSiv,
-        Decl::InputPs { .. } => Opcode::DclInputPs,
-        Decl::InputPsSgv { .. } => Opcode::DclInputPsSgv,
-        Decl::InputPsSiv { .. } => Opcode::DclInputPsSiv,
-        Decl::Output(_) => Opcode::DclOutput,
-        Decl::OutputSgv { .. } => Opcode::DclOutputSgv,
-        Decl::OutputSiv { .. } => Opcode::DclOutputSiv,
-        Decl::ConstantBuffer { .. } => Opcode::DclConstantBuffer,
-        Decl::ImmediateConstantBuffer(_) => Opcode::CustomData,
-        Decl::Sampler { .. } => Opcode::DclSampler,
-        Decl::Resource { .. } => Opcode::DclResource,
-        Decl::ResourceRaw { .. } => Opcode::DclResourceRaw,
-        Decl::ResourceStructured { .. } => Opcode::DclResourceStructured,
-        Decl::UavTyped { .. } => Opcode::DclUavTyped,
-        Decl::UavRaw { .. } => Opcode::DclUavRaw,
-        Decl::UavStructured { .. } => Opcode::DclUavStructured,
-        Decl::TgsmRaw { .. } => Opcode::DclTgsmRaw,
-        Decl::TgsmStructured { .. } => Opcode::DclTgsmStructured,
-        Decl::IndexRange { .. } => Opcode::DclIndexRange,
-        Decl::FunctionBody(_) => Opcode::DclFunctionBody,
-        Decl::FunctionTable { .. } => Opcode::DclFunctionTable,
-        Decl::Interface { .. } => Opcode::DclInterface,
-        Decl::Other { opcode, .. } => *opcode,
-    }
-}
-
 /// The global flags of `p` (all `dcl_globalFlags` OR-ed together).
 pub fn program_flags(p: &Program) -> u32 {
     p.decls
@@ -245,7 +198,7 @@ pub fn program_flags(p: &Program) -> u32 {
 
 /// Checks that declaration `index` exists in the program's model and kind.
 pub fn check_decl_available(p: &Program, flags: u32, index: usize, d: &Decl) -> VResult<()> {
-    let op = decl_opcode(d);
+    let op = d.opcode();
     if op == Opcode::CustomData {
         return Ok(());
     }
@@ -293,18 +246,19 @@ fn check_sync(v: Version, flags: u32) -> Result<(), String> {
 
 /// Checks `dcl_thread_group X, Y, Z` against the model's limits.
 pub fn check_thread_group(v: Version, [x, y, z]: [u32; 3]) -> Result<(), String> {
-    let (max_xy, max_total) = if v.is_cs4() {
-        (768u64, 768u64)
+    let max = if v.is_cs4() {
+        MAX_GROUP_THREADS_4
     } else {
-        (1024, 1024)
+        MAX_GROUP_THREADS_5
     };
+    let (max_xy, max_total) = (max, max);
     let (x, y, z) = (u64::from(x), u64::from(y), u64::from(z));
     if x == 0 || y == 0 || z == 0 {
         return Err(format!("thread group {x}x{y}x{z} has a zero dimension"));
     }
-    if x > max_xy || y > max_xy || z > 64 {
+    if x > max_xy || y > max_xy || z > MAX_GROUP_Z {
         return Err(format!(
-            "thread group {x}x{y}x{z} exceeds the per-dimension limit {max_xy}x{max_xy}x64 of {v}"
+            "thread group {x}x{y}x{z} exceeds the per-dimension limit {max_xy}x{max_xy}x{MAX_GROUP_Z} of {v}"
         ));
     }
     if x * y * z > max_total {

@@ -417,6 +417,7 @@ fn swizzle_name(s: [u8; 4]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::TypedUavDecl;
 
     #[test]
     fn every_instruction_opcode_with_a_signature_has_sane_roles() {
@@ -513,13 +514,13 @@ mod tests {
             let r = validate(&cs50(1, vec![uav.clone()], vec![store]));
             assert_eq!(r.is_ok(), ok, "mask {m:#x}: {r:?}");
         }
-        let typed = Decl::UavTyped {
+        let typed = Decl::UavTyped(TypedUavDecl {
             op: slot(OperandType::Uav, 0),
             dim: crate::ir::ResourceDim::Buffer,
             flags: crate::ir::UavFlags::default(),
             ret: [crate::ir::ReturnType::Float; 4],
             space: 0,
-        };
+        });
         let store = inst(
             StoreUavTyped,
             vec![resd(OperandType::Uav, 0, 0x1), rx(0), rs(0)],

@@ -9,7 +9,10 @@
 use super::{literal_bits32, names, parse_u32, suffix_components, Parser, Role, R};
 use crate::asm::lexer::TokKind;
 use crate::asm::AsmError;
-use crate::ir::{Components, Decl, Index, Modifier, Opcode, Operand, Selection, UavFlags};
+use crate::ir::{Components, Decl, Index, Opcode, Operand, Selection, UavFlags};
+use crate::ir::{
+    ConstantBufferDecl, InterfaceDecl, StructuredUavDecl, TypedResourceDecl, TypedUavDecl,
+};
 
 impl Parser {
     /// A declaration's register operand (masks by default; SM5.1 ranges).
@@ -31,17 +34,7 @@ impl Parser {
                 AsmError::new(st.line, st.col, format!("bad component suffix `.{s}`"))
             })?;
         }
-        if abs {
-            self.expect('|', "to close `|…|`")?;
-        }
-        op.modifier = match (neg, abs) {
-            (false, false) => Modifier::None,
-            (true, false) => Modifier::Neg,
-            (false, true) => Modifier::Abs,
-            (true, true) => Modifier::AbsNeg,
-        };
-        self.operand_tags(&mut op)?;
-        Ok(op)
+        self.finish_operand(op, neg, abs)
     }
 
     fn comma(&mut self) -> R<()> {
@@ -170,13 +163,13 @@ impl Parser {
                 self.expect(']', "after the table length")?;
                 let tables = self.numbered_list("ft")?;
                 let dynamic = word.ends_with("dynamicindexed");
-                Decl::Interface {
+                Decl::Interface(InterfaceDecl {
                     index,
                     dynamic,
                     table_len,
                     array_len,
                     tables,
-                }
+                })
             }
             _ => {
                 if let Some(rest) = word.strip_prefix("dcl_resource_") {
@@ -278,12 +271,12 @@ impl Parser {
             size = s;
         }
         let space = self.space()?;
-        Ok(Decl::ConstantBuffer {
+        Ok(Decl::ConstantBuffer(ConstantBufferDecl {
             op,
             dynamic,
             size,
             space,
-        })
+        }))
     }
 
     fn icb(&mut self) -> R<Vec<u32>> {
@@ -360,13 +353,13 @@ impl Parser {
         self.expect('(', "before the return types")?;
         let ret = self.ret_types_body()?;
         let op = self.decl_operand(None)?;
-        Ok(Decl::Resource {
+        Ok(Decl::Resource(TypedResourceDecl {
             op,
             dim,
             sample_count,
             ret,
             space: self.space()?,
-        })
+        }))
     }
 
     fn uav(&mut self, rest: &str, line: u32, col: u32) -> R<Decl> {
@@ -400,12 +393,12 @@ impl Parser {
                 let op = self.decl_operand(None)?;
                 self.comma()?;
                 let stride = self.u32_value("a stride")?;
-                Ok(Decl::UavStructured {
+                Ok(Decl::UavStructured(StructuredUavDecl {
                     op,
                     stride,
                     flags,
                     space: self.space()?,
-                })
+                }))
             }
             _ => {
                 let dim = base
@@ -415,13 +408,13 @@ impl Parser {
                 self.expect('(', "before the return types")?;
                 let ret = self.ret_types_body()?;
                 let op = self.decl_operand(None)?;
-                Ok(Decl::UavTyped {
+                Ok(Decl::UavTyped(TypedUavDecl {
                     op,
                     dim,
                     flags,
                     ret,
                     space: self.space()?,
-                })
+                }))
             }
         }
     }
