@@ -1,17 +1,38 @@
-//! Compile times of the corpus shaders on the JIT.
+//! Compile times of the corpus shaders on both JIT tiers.
 //!
 //! `cargo run --release --example compile_times [RUNS]` compiles every
 //! compute shader under `../shared/corpus/{conformance,realworld}` that the
-//! JIT accepts `RUNS` times (default 21), prints each one's median compile
-//! time (validate + prepare + Cranelift + finalize) and instruction count,
-//! then the median over the shaders of at most 200 instructions and the
-//! time of the largest one. Shaders the JIT rejects are listed as skipped
-//! with the reason.
+//! JIT accepts `RUNS` times (default 21) on tier 0 and on tier 1 (cache
+//! off, so every compile is real), prints each one's median compile time
+//! per tier (validate + prepare + Cranelift + finalize) and instruction
+//! count, then per tier the median over the shaders of at most 200
+//! instructions and the time of the largest one. Shaders the JIT rejects
+//! are listed as skipped with the reason. Last, the same for the
+//! 931-instruction pixel shader `examples/shaders/ps_900.asm` (texture
+//! sampling in loops).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sm5jit::jit::JitShader;
+use sm5jit::jit::{CompileOptions, JitShader, Tier};
+
+/// Median compile time of `program` on `tier`, in ms.
+fn time(program: &sm5jit::ir::Program, tier: Tier, runs: usize) -> f64 {
+    let options = CompileOptions {
+        cache: false,
+        ..CompileOptions::tier(tier)
+    };
+    let times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            let s = JitShader::compile_with(program, &options).expect("compiled once already");
+            let d = t.elapsed();
+            drop(s);
+            d
+        })
+        .collect();
+    median(times)
+}
 
 fn shader_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
@@ -51,7 +72,7 @@ fn main() {
         .unwrap_or(21)
         .max(1);
     let mut small = Vec::new();
-    let mut largest: Option<(usize, f64, String)> = None;
+    let mut largest: Option<(usize, [f64; 2], String)> = None;
     for file in shader_files() {
         let name = file
             .parent()
@@ -68,22 +89,19 @@ fn main() {
                 continue;
             }
         };
-        if let Err(e) = JitShader::compile(&program) {
+        if let Err(e) = JitShader::compile_with(&program, &CompileOptions::tier(Tier::One)) {
             println!("{name:60} skipped: {e}");
             continue;
         }
         let insts = program.insts.len();
-        let times: Vec<Duration> = (0..runs)
-            .map(|_| {
-                let t = Instant::now();
-                let s = JitShader::compile(&program).expect("compiled once already");
-                let d = t.elapsed();
-                drop(s);
-                d
-            })
-            .collect();
-        let ms = median(times);
-        println!("{name:60} {insts:5} instructions {ms:9.3} ms");
+        let ms = [
+            time(&program, Tier::Zero, runs),
+            time(&program, Tier::One, runs),
+        ];
+        println!(
+            "{name:60} {insts:5} instructions  tier 0 {:9.3} ms  tier 1 {:9.3} ms",
+            ms[0], ms[1]
+        );
         if insts <= 200 {
             small.push(ms);
         }
@@ -91,15 +109,37 @@ fn main() {
             largest = Some((insts, ms, name));
         }
     }
-    small.sort_by(f64::total_cmp);
-    if !small.is_empty() {
-        println!(
-            "median over {} shaders of <= 200 instructions: {:.3} ms",
-            small.len(),
-            small[small.len() / 2]
-        );
-    }
-    if let Some((insts, ms, name)) = largest {
-        println!("largest: {name} ({insts} instructions): {ms:.3} ms");
+    let ps_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders/ps_900.asm");
+    let ps = std::fs::read_to_string(&ps_path)
+        .ok()
+        .and_then(|t| sm5jit::asm::parse_program(&t).ok());
+    let ps_ms = ps.as_ref().map(|p| {
+        (
+            p.insts.len(),
+            [time(p, Tier::Zero, runs), time(p, Tier::One, runs)],
+        )
+    });
+    for (tier, k) in [("tier 0", 0), ("tier 1", 1)] {
+        let mut v: Vec<f64> = small.iter().map(|m| m[k]).collect();
+        v.sort_by(f64::total_cmp);
+        if !v.is_empty() {
+            println!(
+                "{tier}: median over {} shaders of <= 200 instructions: {:.3} ms",
+                v.len(),
+                v[v.len() / 2]
+            );
+        }
+        if let Some((insts, ms, name)) = &largest {
+            println!(
+                "{tier}: largest: {name} ({insts} instructions): {:.3} ms",
+                ms[k]
+            );
+        }
+        if let Some((insts, ms)) = &ps_ms {
+            println!(
+                "{tier}: examples/shaders/ps_900.asm ({insts} instructions): {:.3} ms",
+                ms[k]
+            );
+        }
     }
 }

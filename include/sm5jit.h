@@ -95,6 +95,42 @@ sm5jit_status sm5jit_shader_from_dxbc(const void *bytes, size_t size, int engine
 sm5jit_status sm5jit_shader_from_asm(const char *text, size_t len, int engine,
                                      sm5jit_shader *out_shader);
 
+/* ---- compile options (JIT tiers) ---------------------------------------- */
+
+#define SM5JIT_TIER_0 0    /* tier 0 only: the fastest compile, slower code */
+#define SM5JIT_TIER_1 1    /* tier 1 only: the optimising compile */
+#define SM5JIT_TIER_AUTO 2 /* tier 0, then tier 1 compiled on a background thread (default) */
+
+/* How the JIT compiles a shader (the interpreter ignores it). On
+ * SM5JIT_TIER_AUTO the shader starts on tier 0; once it has run
+ * `tier_up_after` batch calls of 8 invocations (default 256), tier 1 is
+ * compiled on a background thread and swapped in between thread groups
+ * and batches; no call ever waits for it. With `cache` set, compiling an
+ * equal program with equal options again in this process returns the
+ * same compiled code (at most 64 shaders are kept). */
+typedef struct sm5jit_compile_options {
+    uint32_t struct_size; /* sizeof(sm5jit_compile_options) */
+    uint32_t tier;        /* SM5JIT_TIER_* */
+    uint32_t cache;       /* nonzero: use the in-process cache */
+    uint32_t _pad;        /* 0 */
+    uint64_t tier_up_after; /* batch calls before tier-up on auto; 0: at once */
+} sm5jit_compile_options;
+
+#define SM5JIT_COMPILE_OPTIONS_INIT {sizeof(sm5jit_compile_options), SM5JIT_TIER_AUTO, 1, 0, 256}
+
+/* sm5jit_shader_from_dxbc / _from_asm with compile options; `options`
+ * may be NULL (the defaults, SM5JIT_COMPILE_OPTIONS_INIT). */
+sm5jit_status sm5jit_shader_from_dxbc_opts(const void *bytes, size_t size, int engine,
+                                           const sm5jit_compile_options *options,
+                                           sm5jit_shader *out_shader);
+sm5jit_status sm5jit_shader_from_asm_opts(const char *text, size_t len, int engine,
+                                          const sm5jit_compile_options *options,
+                                          sm5jit_shader *out_shader);
+
+/* Writes the JIT tier the shader's next dispatch runs (0 or 1; -1 for an
+ * interpreter shader) to out_tier. */
+sm5jit_status sm5jit_shader_tier(sm5jit_shader shader, int *out_tier);
+
 /* Frees a shader; its handle becomes invalid. Freeing twice returns
  * SM5JIT_ERROR_INVALID_HANDLE. */
 sm5jit_status sm5jit_shader_free(sm5jit_shader shader);

@@ -121,6 +121,39 @@ fn build_c_example(name: &str) -> (PathBuf, PathBuf) {
     (dir, exe)
 }
 
+/// `examples/c/tiers.c`: tier 0, tier 1 and auto give identical results,
+/// auto reaches tier 1 by itself, bad compile options are refused.
+#[test]
+fn c_tiers_example_compiles_on_every_tier() {
+    let (dir, exe) = build_c_example("tiers");
+    let run = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // The expected sum from the shader's formula.
+    let want: u64 = (0..4096u32)
+        .map(|i| {
+            (0..16u32)
+                .map(|m| u64::from(i.wrapping_mul(m) ^ m))
+                .sum::<u64>()
+        })
+        .sum();
+    for (name, tier) in [("0", 0), ("1", 1), ("auto", 0)] {
+        let line = format!("tier {name} {tier} {want}");
+        assert!(stdout.contains(&line), "missing `{line}`:\n{stdout}");
+    }
+    assert!(stdout.contains("auto reached tier 1"), "{stdout}");
+    assert!(
+        stdout.contains("misuse bad_tier SM5JIT_ERROR_INVALID_ARGUMENT"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+}
+
 #[test]
 fn c_example_builds_links_and_checks_its_results() {
     let (dir, exe) = build_c_example("compute");

@@ -926,7 +926,9 @@ fn pixel_invocation_outputs_and_discard() {
         .run_invocation(&mut b, &[(0, [0, 0, 1, 0])], &o)
         .unwrap();
     assert!(inv.discarded);
-    assert_eq!(inv.outputs[1], (1, [5, 0, 0, 0]));
+    // A discarded pixel keeps running as a helper (semantics.md §9a): its
+    // registers, o# included, go on to the end; no caller uses them.
+    assert_eq!(inv.outputs[1], (1, [6, 0, 0, 0]));
 }
 
 #[test]

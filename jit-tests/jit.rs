@@ -7,7 +7,7 @@
 
 use crate::util::{parse, raw, structured, to_bytes, to_words, typed};
 use sm5jit::interp::Interpreter;
-use sm5jit::jit::{JitError, JitShader};
+use sm5jit::jit::{CompileOptions, JitError, JitShader, Tier};
 
 use sm5jit::runtime::{
     Bindings, BufferKind, BufferView, DispatchOptions, Format, RuntimeError, Slot, View,
@@ -15,7 +15,7 @@ use sm5jit::runtime::{
 
 /// One bound resource of a differential run.
 #[derive(Clone)]
-struct Res {
+pub(crate) struct Res {
     class: char,
     slot: u32,
     view: View,
@@ -23,7 +23,7 @@ struct Res {
     counter: Option<u32>,
 }
 
-fn uav(slot: u32, view: View, words: &[u32]) -> Res {
+pub(crate) fn uav(slot: u32, view: View, words: &[u32]) -> Res {
     Res {
         class: 'u',
         slot,
@@ -33,7 +33,7 @@ fn uav(slot: u32, view: View, words: &[u32]) -> Res {
     }
 }
 
-fn srv(slot: u32, view: View, words: &[u32]) -> Res {
+pub(crate) fn srv(slot: u32, view: View, words: &[u32]) -> Res {
     Res {
         class: 't',
         slot,
@@ -96,17 +96,23 @@ fn with_bound(
         .collect())
 }
 
-/// Runs `text` on the interpreter and on the JIT (one worker and two),
-/// asserts identical UAV bytes and counters, and returns the UAV words.
-fn diff(text: &str, groups: [u32; 3], res: &[Res]) -> Vec<Vec<u32>> {
+/// Runs `text` on the interpreter and on both JIT tiers (one worker and
+/// two), asserts identical UAV bytes and counters, and returns the UAV
+/// words.
+pub(crate) fn diff(text: &str, groups: [u32; 3], res: &[Res]) -> Vec<Vec<u32>> {
     let program = parse(text);
     let interp = Interpreter::new(&program).expect("prepare");
-    let jit = JitShader::compile(&program).unwrap_or_else(|e| panic!("compile: {e}\n{text}"));
     let o = DispatchOptions::default();
     let mut a = res.to_vec();
     let want = with_bound(&mut a, |b| interp.dispatch(b, groups, &o).map(|_| ()))
         .expect("interpreter run");
-    for threads in [1, 2] {
+    for (tier, threads) in [(Tier::Zero, 1), (Tier::One, 1), (Tier::One, 2)] {
+        let options = CompileOptions {
+            cache: false,
+            ..CompileOptions::tier(tier)
+        };
+        let jit = JitShader::compile_with(&program, &options)
+            .unwrap_or_else(|e| panic!("compile: {e}\n{text}"));
         let mut j = res.to_vec();
         let got = with_bound(&mut j, |b| {
             jit.dispatch_threads(b, groups, &o, threads).map(|_| ())
@@ -116,7 +122,7 @@ fn diff(text: &str, groups: [u32; 3], res: &[Res]) -> Vec<Vec<u32>> {
             let (ww, gw) = (to_words(&w.0), to_words(&g.0));
             if let Some(i) = (0..ww.len()).find(|&i| ww[i] != gw[i]) {
                 panic!(
-                    "UAV #{k} word {i}: interpreter {:#010x}, JIT {:#010x} ({threads} workers)\n{text}",
+                    "UAV #{k} word {i}: interpreter {:#010x}, JIT {:#010x} ({tier:?}, {threads} workers)\n{text}",
                     ww[i], gw[i]
                 );
             }
@@ -146,7 +152,7 @@ ret
 
 /// Edge values: NaNs, signed zeros, denormals, infinities, INT_MIN/MAX,
 /// shift amounts around 32, f16 limits, ordinary numbers.
-const EDGE: [u32; 40] = [
+pub(crate) const EDGE: [u32; 40] = [
     0x7FC0_0000, // NaN
     0xFFC0_0001, // negative NaN with payload
     0x0000_0000, // +0
@@ -486,16 +492,19 @@ ret
         jit.dispatch_threads(b, [2, 1, 1], &o, 1).map(|_| ())
     })
     .unwrap_err();
+    // The JIT names the `endloop` (instruction 3) whose charge ran out, and
+    // the message says how to raise the budget.
     assert!(
         matches!(
             err,
             RuntimeError::BudgetExhausted {
                 group: [0, 0, 0],
-                ..
+                inst_index: 3,
             }
         ),
         "{err:?}"
     );
+    assert!(err.to_string().contains("--budget N"), "{err}");
 }
 
 #[test]
@@ -1181,59 +1190,65 @@ fn realworld_shaders_agree_with_the_interpreter() {
         if shader.program.insts.len() > 700 {
             continue;
         }
-        let jit = JitShader::compile(&shader.program)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        // Data appended through an atomic counter lands in the order groups
-        // finish: such a shader runs its groups on one worker, in order.
-        let workers = if dir.ends_with("bgfx_cs_terrain_lod") {
-            1
-        } else {
-            2
-        };
-        let interp = Interpreter::new(&shader.program).expect("prepare");
-        let res = synthetic_resources(interp.prepared());
-        let o = DispatchOptions::default();
-        let mut a = res.clone();
-        let want = with_bound(&mut a, |b| interp.dispatch(b, [2, 1, 1], &o).map(|_| ()));
-        let mut j = res.clone();
-        let got = with_bound(&mut j, |b| {
-            jit.dispatch_threads(b, [2, 1, 1], &o, workers).map(|_| ())
-        });
-        match (want, got) {
-            (Ok(w), Ok(g)) => {
-                for (k, (w, g)) in w.iter().zip(&g).enumerate() {
-                    let (ww, gw) = (to_words(&w.0), to_words(&g.0));
-                    let first = (0..ww.len()).find(|&i| ww[i] != gw[i]);
-                    assert!(
+        for tier in [Tier::Zero, Tier::One] {
+            let options = CompileOptions {
+                cache: false,
+                ..CompileOptions::tier(tier)
+            };
+            let jit = JitShader::compile_with(&shader.program, &options)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            // Data appended through an atomic counter lands in the order groups
+            // finish: such a shader runs its groups on one worker, in order.
+            let workers = if dir.ends_with("bgfx_cs_terrain_lod") {
+                1
+            } else {
+                2
+            };
+            let interp = Interpreter::new(&shader.program).expect("prepare");
+            let res = synthetic_resources(interp.prepared());
+            let o = DispatchOptions::default();
+            let mut a = res.clone();
+            let want = with_bound(&mut a, |b| interp.dispatch(b, [2, 1, 1], &o).map(|_| ()));
+            let mut j = res.clone();
+            let got = with_bound(&mut j, |b| {
+                jit.dispatch_threads(b, [2, 1, 1], &o, workers).map(|_| ())
+            });
+            match (want, got) {
+                (Ok(w), Ok(g)) => {
+                    for (k, (w, g)) in w.iter().zip(&g).enumerate() {
+                        let (ww, gw) = (to_words(&w.0), to_words(&g.0));
+                        let first = (0..ww.len()).find(|&i| ww[i] != gw[i]);
+                        assert!(
                         first.is_none(),
-                        "{}: UAV #{k} word {first:?}: interpreter {:#x?}, JIT {:#x?}",
+                        "{}: UAV #{k} word {first:?}: interpreter {:#x?}, JIT {:#x?} ({tier:?})",
                         dir.display(),
                         first.map(|i| ww[i]),
                         first.map(|i| gw[i])
                     );
-                    assert_eq!(w.1, g.1, "{}: counter", dir.display());
+                        assert_eq!(w.1, g.1, "{}: counter", dir.display());
+                    }
+                    ran += 1;
+                    eprintln!("agree ({tier:?}): {}", dir.display());
                 }
-                ran += 1;
-                eprintln!("agree: {}", dir.display());
+                (Err(a), Err(b)) => {
+                    eprintln!("both stopped: {a} / {b}  {}", dir.display());
+                }
+                // The JIT charges its budget per loop iteration, the
+                // interpreter per instruction: near the limit one may stop
+                // where the other finishes.
+                (Err(RuntimeError::BudgetExhausted { .. }), Ok(_))
+                | (Ok(_), Err(RuntimeError::BudgetExhausted { .. })) => {
+                    eprintln!("budget differs: {}", dir.display());
+                }
+                (w, g) => panic!(
+                    "{}: interpreter {:?} vs JIT {:?}",
+                    dir.display(),
+                    w.err(),
+                    g.err()
+                ),
             }
-            (Err(a), Err(b)) => {
-                eprintln!("both stopped: {a} / {b}  {}", dir.display());
-            }
-            // The JIT charges its budget per loop iteration, the
-            // interpreter per instruction: near the limit one may stop
-            // where the other finishes.
-            (Err(RuntimeError::BudgetExhausted { .. }), Ok(_))
-            | (Ok(_), Err(RuntimeError::BudgetExhausted { .. })) => {
-                eprintln!("budget differs: {}", dir.display());
-            }
-            (w, g) => panic!(
-                "{}: interpreter {:?} vs JIT {:?}",
-                dir.display(),
-                w.err(),
-                g.err()
-            ),
         }
     }
-    eprintln!("realworld differential: {ran} shaders agree");
-    assert!(ran >= 10, "only {ran} ran");
+    eprintln!("realworld differential: {ran} shader-tier pairs agree");
+    assert!(ran >= 20, "only {ran} ran");
 }

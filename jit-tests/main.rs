@@ -1,8 +1,10 @@
 //! Integration tests: one binary, one module per area.
 
+mod alu_table;
 mod asm_roundtrip;
 mod batch;
 mod bc7;
+mod compat;
 mod decode;
 mod embed;
 mod interp;
@@ -16,6 +18,7 @@ mod reflect;
 mod rss;
 mod sampling;
 mod snapshots;
+mod tiers;
 mod util;
 mod validate;
 

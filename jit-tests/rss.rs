@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::util::parse;
 use sm5jit::ir::Program;
-use sm5jit::jit::JitShader;
+use sm5jit::jit::{CompileOptions, JitShader, Tier};
 
 /// A compute shader of about 200 instructions: straight-line integer ALU
 /// chains between a structured load and a raw store (the cheapest kind of
@@ -65,7 +65,13 @@ fn cycles(program: &Program, cycles: usize, workers: usize) {
                     .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
                     .is_ok()
                 {
-                    let shader = JitShader::compile(program).expect("the shader compiles");
+                    // Tier 1, uncached: every cycle compiles and frees code.
+                    let options = CompileOptions {
+                        cache: false,
+                        ..CompileOptions::tier(Tier::One)
+                    };
+                    let shader =
+                        JitShader::compile_with(program, &options).expect("the shader compiles");
                     drop(shader);
                 }
             });

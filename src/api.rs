@@ -61,7 +61,7 @@ use crate::dxbc::{read_dxbc, ChunkInfo, ReadOptions};
 use crate::error::Error;
 use crate::interp::Interpreter;
 use crate::ir::{Program, ProgramKind, Version};
-use crate::jit::JitShader;
+use crate::jit::{CompileOptions, JitShader};
 use crate::reflect::Reflection;
 use crate::runtime::{
     BatchInputs, BatchResult, BufferKind, BufferView, DispatchOptions, DispatchStats, Format,
@@ -192,22 +192,75 @@ impl Shader {
         Shader::build(program, engine, chunks)
     }
 
-    /// Validates and compiles an already decoded program.
+    /// Validates and compiles an already decoded program (default
+    /// [`CompileOptions`]: tier auto, cached).
     pub fn new(program: &Program, engine: EngineKind) -> Result<Shader, Error> {
         Shader::build(program, engine, None)
     }
 
-    /// Validates, reflects (names from `chunks` when given) and compiles.
+    /// Like [`Shader::from_dxbc`], with JIT [`CompileOptions`] (tier,
+    /// tier-up threshold, cache); the interpreter ignores them.
+    pub fn from_dxbc_with(
+        bytes: &[u8],
+        engine: EngineKind,
+        options: &CompileOptions,
+    ) -> Result<Shader, Error> {
+        let shader = read_dxbc(bytes, &ReadOptions::default())?;
+        Shader::build_with(&shader.program, engine, Some(&shader.info), options)
+    }
+
+    /// Like [`Shader::from_asm`], with JIT [`CompileOptions`].
+    pub fn from_asm_with(
+        text: &str,
+        engine: EngineKind,
+        options: &CompileOptions,
+    ) -> Result<Shader, Error> {
+        let program = crate::asm::parse_program(text)?;
+        Shader::new_with(&program, engine, options)
+    }
+
+    /// Like [`Shader::new`], with JIT [`CompileOptions`].
+    ///
+    /// ```rust
+    /// use sm5jit::{CompileOptions, EngineKind, Shader, Tier};
+    ///
+    /// let text = "cs_5_0\ndcl_thread_group 8, 1, 1\nret\n";
+    /// let fast = Shader::from_asm_with(text, EngineKind::Jit, &CompileOptions::tier(Tier::Zero))?;
+    /// assert_eq!(fast.tier(), Some(0));
+    /// let best = Shader::from_asm_with(text, EngineKind::Jit, &CompileOptions::tier(Tier::One))?;
+    /// assert_eq!(best.tier(), Some(1));
+    /// # Ok::<(), sm5jit::Error>(())
+    /// ```
+    pub fn new_with(
+        program: &Program,
+        engine: EngineKind,
+        options: &CompileOptions,
+    ) -> Result<Shader, Error> {
+        Shader::build_with(program, engine, None, options)
+    }
+
+    /// Validates, reflects (names from `chunks` when given) and compiles
+    /// with the default options.
     fn build(
         program: &Program,
         engine: EngineKind,
         chunks: Option<&ChunkInfo>,
     ) -> Result<Shader, Error> {
+        Shader::build_with(program, engine, chunks, &CompileOptions::default())
+    }
+
+    /// Validates, reflects and compiles with `options`.
+    fn build_with(
+        program: &Program,
+        engine: EngineKind,
+        chunks: Option<&ChunkInfo>,
+        options: &CompileOptions,
+    ) -> Result<Shader, Error> {
         let info = crate::validate::validate(program)?;
         let reflection = std::sync::Arc::new(crate::reflect::reflect(program, &info, chunks));
         let (compiled, group_size) = match engine {
             EngineKind::Jit => {
-                let s = JitShader::compile(program)?;
+                let s = JitShader::compile_with(program, options)?;
                 let size = s.prepared().group_size;
                 (Compiled::Jit(s), size)
             }
@@ -259,6 +312,15 @@ impl Shader {
     /// The engine this shader was compiled for.
     pub fn engine(&self) -> EngineKind {
         self.engine
+    }
+
+    /// The JIT tier the next dispatch runs (0 or 1); `None` on the
+    /// interpreter.
+    pub fn tier(&self) -> Option<u8> {
+        match &self.compiled {
+            Compiled::Jit(s) => Some(s.tier()),
+            Compiled::Interp(_) => None,
+        }
     }
 
     /// The shader model (`cs_5_0`, ...).

@@ -61,6 +61,7 @@ pub mod validate;
 pub use api::{DispatchConfig, EngineKind, Shader};
 pub use error::Error;
 pub use ir::Program;
+pub use jit::{CompileOptions, Tier};
 pub use reflect::Reflection;
 pub use runtime::Bindings;
 pub use runtime::{

@@ -66,8 +66,10 @@ fn read_decl(p: &mut Prepared, t: &mut Totals, d: &Decl, sm51: bool) -> Result<(
             Ok(())
         }
         Decl::Resource(r) => push_res(&mut p.srvs, &r.op, r.space, typed(r.dim, r.ret), sm51),
-        Decl::ResourceRaw { op, space } => push_res(&mut p.srvs, op, *space, Raw, sm51),
-        Decl::ResourceStructured { op, stride, space } => {
+        Decl::ResourceRaw { op, space, .. } => push_res(&mut p.srvs, op, *space, Raw, sm51),
+        Decl::ResourceStructured {
+            op, stride, space, ..
+        } => {
             let kind = Structured { stride: *stride };
             push_res(&mut p.srvs, op, *space, kind, sm51)
         }

@@ -126,6 +126,7 @@ mod tests {
                     stride: 4,
                     flags: UavFlags::default(),
                     space: 2,
+                    buffer_dim: false,
                 }),
                 Decl::Sampler {
                     op: reg(OperandType::Sampler, Components::Zero, &[0, 1, u32::MAX]),

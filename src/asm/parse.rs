@@ -314,7 +314,7 @@ impl Parser {
             ));
         }
         inst.controls |= sfx.controls;
-        let ndst = names::dst_count(opcode);
+        let ndst = opcode.dst_count();
         if self.peek().kind != TokKind::Newline {
             loop {
                 let role = if inst.operands.len() < ndst {

@@ -9,7 +9,9 @@
 //! would not parse back to the same bits is printed as hex, and every
 //! non-fxc form has a spelling of ours (see [`super::names`]).
 
-use super::names::{self, ImmKind, COMPONENTS};
+use super::names::{self, COMPONENTS};
+use crate::ir::opcode::TEST_NZ;
+use crate::ir::ImmKind;
 use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
     Program, ResourceDim, Selection, UavFlags,
@@ -92,13 +94,13 @@ impl Printer {
 
     fn inst(&self, inst: &Instruction) -> String {
         let mut s = self.mnemonic(inst);
-        let ndst = names::dst_count(inst.opcode);
+        let ndst = inst.opcode.dst_count();
         let mut first = true;
         for (i, op) in inst.operands.iter().enumerate() {
             s.push_str(if first { " " } else { ", " });
             first = false;
             let role = if i < ndst { Role::Dst } else { Role::Src };
-            let kind = names::imm_kind(inst.opcode, i.saturating_sub(ndst));
+            let kind = inst.opcode.imm_kind(i.saturating_sub(ndst));
             s.push_str(&self.operand(op, role, kind));
         }
         s
@@ -425,29 +427,47 @@ impl Printer {
                 )
             }
             Decl::Resource(r) => self.typed_resource(r),
-            Decl::ResourceRaw { op, space } => {
+            Decl::ResourceRaw {
+                op,
+                space,
+                buffer_dim,
+            } => {
                 format!(
-                    "dcl_resource_raw {}{}",
+                    "dcl_resource_raw{} {}{}",
+                    dim_suffix(*buffer_dim),
                     self.decl_op(op),
                     self.space(*space)
                 )
             }
-            Decl::ResourceStructured { op, stride, space } => format!(
-                "dcl_resource_structured {}, {stride}{}",
+            Decl::ResourceStructured {
+                op,
+                stride,
+                space,
+                buffer_dim,
+            } => format!(
+                "dcl_resource_structured{} {}, {stride}{}",
+                dim_suffix(*buffer_dim),
                 self.decl_op(op),
                 self.space(*space)
             ),
             Decl::UavTyped(u) => self.typed_uav(u),
-            Decl::UavRaw { op, flags, space } => {
+            Decl::UavRaw {
+                op,
+                flags,
+                space,
+                buffer_dim,
+            } => {
                 format!(
-                    "dcl_uav_raw{} {}{}",
+                    "dcl_uav_raw{}{} {}{}",
+                    dim_suffix(*buffer_dim),
                     uav_flags(flags),
                     self.decl_op(op),
                     self.space(*space)
                 )
             }
             Decl::UavStructured(u) => format!(
-                "dcl_uav_structured{} {}, {}{}",
+                "dcl_uav_structured{}{} {}, {}{}",
+                dim_suffix(u.buffer_dim),
                 uav_flags(&u.flags),
                 self.decl_op(&u.op),
                 u.stride,
@@ -660,31 +680,14 @@ fn letters(m: u8) -> String {
         .collect()
 }
 
-/// The control bits the mnemonic spells for `op`.
+/// The control bits the mnemonic spells for `op` (the table's allowed controls).
 fn known_controls(op: Opcode) -> u32 {
-    let mut k = 0x4 | 0xF00;
-    if takes_test(op) {
-        k |= 0x80;
-    }
-    match op {
-        Opcode::ResInfo => k | 0x3,
-        Opcode::SampleInfo => k | 0x1,
-        Opcode::Sync => k | 0xF,
-        _ => k,
-    }
+    op.allowed_controls()
 }
 
 /// Opcodes written with a `_z`/`_nz` test suffix (shared with the parser).
 pub(crate) fn takes_test(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::If
-            | Opcode::Breakc
-            | Opcode::Continuec
-            | Opcode::Retc
-            | Opcode::Callc
-            | Opcode::Discard
-    )
+    op.info().controls & TEST_NZ != 0
 }
 
 fn is_ms(d: ResourceDim) -> bool {
@@ -697,6 +700,16 @@ fn interp_words(v: u32) -> String {
         w
     } else {
         format!(" {w}")
+    }
+}
+
+/// `_buffer` after a raw or structured declaration whose token spells the
+/// buffer dimension (vkd3d-shader's form; fxc writes none and prints none).
+fn dim_suffix(buffer_dim: bool) -> &'static str {
+    if buffer_dim {
+        "_buffer"
+    } else {
+        ""
     }
 }
 

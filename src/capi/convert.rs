@@ -168,6 +168,40 @@ pub fn format_number(f: Format) -> Option<u32> {
     DXGI.iter().find(|(_, g)| *g == f).map(|(n, _)| *n)
 }
 
+/// `sm5jit_compile_options`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CCompileOptions {
+    pub struct_size: u32,
+    /// `SM5JIT_TIER_0` (0), `SM5JIT_TIER_1` (1) or `SM5JIT_TIER_AUTO` (2).
+    pub tier: u32,
+    /// Nonzero: use the in-process cache.
+    pub cache: u32,
+    pub _pad: u32,
+    /// Batch calls before tier-up on auto (0: at once).
+    pub tier_up_after: u64,
+}
+
+/// JIT compile options from their C description.
+pub fn compile_options(o: &CCompileOptions) -> Result<crate::jit::CompileOptions, String> {
+    use crate::jit::Tier;
+    let tier = match o.tier {
+        0 => Tier::Zero,
+        1 => Tier::One,
+        2 => Tier::Auto,
+        t => {
+            return Err(format!(
+                "tier {t} is not SM5JIT_TIER_0 (0), SM5JIT_TIER_1 (1) or SM5JIT_TIER_AUTO (2)"
+            ))
+        }
+    };
+    Ok(crate::jit::CompileOptions {
+        tier,
+        tier_up_after: o.tier_up_after,
+        cache: o.cache != 0,
+    })
+}
+
 /// A buffer view from its C description.
 pub fn buffer_view(v: &CBufferView) -> Result<View, String> {
     check_size(

@@ -32,7 +32,7 @@ use crate::error::Error;
 use crate::ir::ProgramKind;
 use crate::jit::JitError;
 use crate::runtime::{BatchInputs, Bindings, LaneResult, SamplerDesc, Slot, View, DEFAULT_BUDGET};
-use convert::{CBufferView, CDispatchOptions, CSamplerDesc, CTextureView};
+use convert::{CBufferView, CCompileOptions, CDispatchOptions, CSamplerDesc, CTextureView};
 use handles::{lock, HandleError, HandleKind, Table};
 
 /// Status codes (`SM5JIT_OK`, `SM5JIT_ERROR_*` in the header).
@@ -398,7 +398,8 @@ fn register_shader(s: Shader, out_handle: *mut u64) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Decodes, validates and compiles a DXBC container.
+/// Decodes, validates and compiles a DXBC container (default compile
+/// options).
 ///
 /// # Safety
 /// `bytes` must point at `size` readable bytes; `out` at a writable handle.
@@ -409,6 +410,23 @@ pub unsafe extern "C" fn sm5jit_shader_from_dxbc(
     engine_kind: c_int,
     out_shader: *mut u64,
 ) -> c_int {
+    // SAFETY: the caller's contract is this function's.
+    unsafe { sm5jit_shader_from_dxbc_opts(bytes, size, engine_kind, std::ptr::null(), out_shader) }
+}
+
+/// Like `sm5jit_shader_from_dxbc` with compile options (`NULL`: defaults).
+///
+/// # Safety
+/// As `sm5jit_shader_from_dxbc`; `options` is NULL or points at a
+/// `sm5jit_compile_options`.
+#[no_mangle]
+pub unsafe extern "C" fn sm5jit_shader_from_dxbc_opts(
+    bytes: *const c_void,
+    size: usize,
+    engine_kind: c_int,
+    options: *const CCompileOptions,
+    out_shader: *mut u64,
+) -> c_int {
     guard(|| {
         let out_shader = out(out_shader, "out_shader")?;
         let span = Span::new(bytes, size, "sm5jit_shader_from_dxbc")?;
@@ -416,14 +434,15 @@ pub unsafe extern "C" fn sm5jit_shader_from_dxbc(
             return fail(status::NULL_POINTER, "bytes is NULL");
         }
         let kind = engine(engine_kind)?;
+        let options = compile_options(options)?;
         // SAFETY: the caller passes `size` readable bytes.
-        let s = Shader::from_dxbc(unsafe { span.bytes() }, kind)?;
+        let s = Shader::from_dxbc_with(unsafe { span.bytes() }, kind, &options)?;
         register_shader(s, out_shader)
     })
 }
 
 /// Parses, validates and compiles assembly text of `len` bytes (UTF-8, no
-/// terminator needed).
+/// terminator needed; default compile options).
 ///
 /// # Safety
 /// `text` must point at `len` readable bytes; `out` at a writable handle.
@@ -434,6 +453,23 @@ pub unsafe extern "C" fn sm5jit_shader_from_asm(
     engine_kind: c_int,
     out_shader: *mut u64,
 ) -> c_int {
+    // SAFETY: the caller's contract is this function's.
+    unsafe { sm5jit_shader_from_asm_opts(text, len, engine_kind, std::ptr::null(), out_shader) }
+}
+
+/// Like `sm5jit_shader_from_asm` with compile options (`NULL`: defaults).
+///
+/// # Safety
+/// As `sm5jit_shader_from_asm`; `options` is NULL or points at a
+/// `sm5jit_compile_options`.
+#[no_mangle]
+pub unsafe extern "C" fn sm5jit_shader_from_asm_opts(
+    text: *const c_char,
+    len: usize,
+    engine_kind: c_int,
+    options: *const CCompileOptions,
+    out_shader: *mut u64,
+) -> c_int {
     guard(|| {
         let out_shader = out(out_shader, "out_shader")?;
         if text.is_null() {
@@ -441,14 +477,39 @@ pub unsafe extern "C" fn sm5jit_shader_from_asm(
         }
         let span = Span::new(text.cast(), len, "sm5jit_shader_from_asm")?;
         let kind = engine(engine_kind)?;
+        let options = compile_options(options)?;
         // SAFETY: the caller passes `len` readable bytes.
         let bytes = unsafe { span.bytes() };
         let text = std::str::from_utf8(bytes).map_err(|e| Failure {
             status: status::ASM,
             message: format!("byte {}: the text is not UTF-8", e.valid_up_to()),
         })?;
-        let s = Shader::from_asm(text, kind)?;
+        let s = Shader::from_asm_with(text, kind, &options)?;
         register_shader(s, out_shader)
+    })
+}
+
+/// The compile options a NULL pointer stands for, or the caller's.
+fn compile_options(p: *const CCompileOptions) -> Result<crate::jit::CompileOptions, Failure> {
+    if p.is_null() {
+        return Ok(crate::jit::CompileOptions::default());
+    }
+    convert::compile_options(&read(p, "options")?).map_err(invalid)
+}
+
+/// Writes the JIT tier the shader's next dispatch runs (0 or 1; -1 on the
+/// interpreter) to `out_tier`.
+///
+/// # Safety
+/// `out_tier` must point at a writable `int`.
+#[no_mangle]
+pub unsafe extern "C" fn sm5jit_shader_tier(shader: u64, out_tier: *mut c_int) -> c_int {
+    guard(|| {
+        let out_tier = out(out_tier, "out_tier")?;
+        let tier = self::shader(shader)?.tier().map_or(-1, c_int::from);
+        // SAFETY: checked non-null; the caller passes a writable int.
+        unsafe { out_tier.write(tier) };
+        Ok(())
     })
 }
 

@@ -350,23 +350,10 @@ impl Window<'_> {
 // Executable instructions
 // ---------------------------------------------------------------------------
 
-/// Control bits an executable instruction may carry (the common rule).
-pub(crate) fn allowed_controls(op: Opcode) -> u32 {
-    use Opcode::*;
-    let base = 0x4 | 0xF00;
-    base | match op {
-        If | Breakc | Continuec | Retc | Callc | Discard => 0x80,
-        ResInfo => 0x3,
-        SampleInfo => 0x1,
-        Sync => 0xF,
-        _ => 0,
-    }
-}
-
 fn decode_inst(w: &mut Window, pos: usize, tok: u32) -> Result<Instruction, DecodeError> {
     let op = w.op;
     let controls = (tok >> 11) & 0x1FFF;
-    let extra = controls & !allowed_controls(op);
+    let extra = controls & !op.allowed_controls();
     if extra != 0 {
         return Err(w.err(
             pos,
@@ -639,6 +626,19 @@ fn resource_dim(w: &Window, pos: usize, controls: u32) -> Result<ResourceDim, De
     }
 }
 
+/// The dimension field of a raw or structured declaration: 0 (fxc) or 1,
+/// buffer (vkd3d-shader); any other dimension contradicts the declaration.
+fn buffer_dim(w: &Window, pos: usize, controls: u32) -> Result<bool, DecodeError> {
+    match controls & dcl_bits::RES_DIM {
+        0 => Ok(false),
+        v if v == ResourceDim::Buffer as u32 => Ok(true),
+        v => Err(w.err(
+            pos,
+            format!("resource dimension {v} on a raw or structured declaration (only 1, buffer)"),
+        )),
+    }
+}
+
 fn return_token(w: &mut Window) -> Result<[ReturnType; 4], DecodeError> {
     let at = w.pos;
     let t = w.next()?;
@@ -661,8 +661,11 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
         DclSampler => SAMPLER_MODE,
         DclResource => RES_DIM | SAMPLE_COUNT,
         DclUavTyped => RES_DIM | GLC | ROV,
-        DclUavRaw => GLC | ROV,
-        DclUavStructured => GLC | ROV | OPC,
+        // vkd3d-shader writes the buffer dimension into raw and structured
+        // declarations too (`buffer_dim`); the value is checked below.
+        DclResourceRaw | DclResourceStructured => RES_DIM,
+        DclUavRaw => RES_DIM | GLC | ROV,
+        DclUavStructured => RES_DIM | GLC | ROV | OPC,
         DclInterface => IFACE_DYNAMIC,
         _ if is_other_decl(w.op) => 0x1FFF,
         _ => 0,
@@ -723,10 +726,12 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
             space: w.space()?,
         }),
         DclResourceRaw => Decl::ResourceRaw {
+            buffer_dim: buffer_dim(w, pos, controls)?,
             op: w.operand()?,
             space: w.space()?,
         },
         DclResourceStructured => Decl::ResourceStructured {
+            buffer_dim: buffer_dim(w, pos, controls)?,
             op: w.operand()?,
             stride: w.next()?,
             space: w.space()?,
@@ -739,11 +744,13 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
             space: w.space()?,
         }),
         DclUavRaw => Decl::UavRaw {
+            buffer_dim: buffer_dim(w, pos, controls)?,
             op: w.operand()?,
             flags: uav_flags(controls),
             space: w.space()?,
         },
         DclUavStructured => Decl::UavStructured(StructuredUavDecl {
+            buffer_dim: buffer_dim(w, pos, controls)?,
             op: w.operand()?,
             stride: w.next()?,
             flags: uav_flags(controls),

@@ -9,9 +9,7 @@
 //! an [`EncodeError`] naming the declaration or instruction index.
 
 use super::container::{Chunk, Container};
-use super::decode::{
-    allowed_controls, dcl_bits, ext_opcode_fields, is_other_decl, ICB_CLASS, MAX_ICB_DWORDS,
-};
+use super::decode::{dcl_bits, ext_opcode_fields, is_other_decl, ICB_CLASS, MAX_ICB_DWORDS};
 use super::EncodeError;
 use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
@@ -145,7 +143,7 @@ impl Enc {
     }
 
     fn inst(&mut self, inst: &Instruction) -> Result<(), EncodeError> {
-        let extra = inst.controls & !allowed_controls(inst.opcode);
+        let extra = inst.controls & !inst.opcode.allowed_controls();
         if extra != 0 || inst.opcode.is_declaration() || inst.opcode == Opcode::CustomData {
             return Err(self.err(format!(
                 "control bits {extra:#x} not allowed, or not an executable opcode"
@@ -314,17 +312,36 @@ impl Enc {
                 self.with_op(*mode, SAMPLER_MODE, op, &space_tail(sm51, *space))?
             }
             Decl::Resource(r) => self.typed_resource(r, sm51)?,
-            Decl::ResourceRaw { op, space } => self.resource_like(0, 0, op, &[], sm51, *space)?,
-            Decl::ResourceStructured { op, stride, space } => {
-                self.resource_like(0, 0, op, &[*stride], sm51, *space)?
+            Decl::ResourceRaw {
+                op,
+                space,
+                buffer_dim,
+            } => self.resource_like(dim_bits(*buffer_dim), RES_DIM, op, &[], sm51, *space)?,
+            Decl::ResourceStructured {
+                op,
+                stride,
+                space,
+                buffer_dim,
+            } => {
+                self.resource_like(dim_bits(*buffer_dim), RES_DIM, op, &[*stride], sm51, *space)?
             }
             Decl::UavTyped(u) => self.typed_uav(u, sm51)?,
-            Decl::UavRaw { op, flags, space } => {
-                self.resource_like(flag_bits(*flags), GLC | ROV, op, &[], sm51, *space)?
-            }
+            Decl::UavRaw {
+                op,
+                flags,
+                space,
+                buffer_dim,
+            } => self.resource_like(
+                flag_bits(*flags) | dim_bits(*buffer_dim),
+                RES_DIM | GLC | ROV,
+                op,
+                &[],
+                sm51,
+                *space,
+            )?,
             Decl::UavStructured(u) => {
-                let controls = flag_bits(u.flags);
-                let allowed = GLC | ROV | OPC;
+                let controls = flag_bits(u.flags) | dim_bits(u.buffer_dim);
+                let allowed = RES_DIM | GLC | ROV | OPC;
                 self.resource_like(controls, allowed, &u.op, &[u.stride], sm51, u.space)?
             }
             Decl::TgsmRaw { op, bytes } => self.with_op(0, 0, op, &[*bytes])?,
@@ -467,6 +484,12 @@ fn space_tail(sm51: bool, space: u32) -> Vec<u32> {
     } else {
         Vec::new()
     }
+}
+
+/// The dimension field of a raw or structured declaration: 1 (buffer) in
+/// vkd3d-shader's form, 0 in fxc's.
+fn dim_bits(buffer_dim: bool) -> u32 {
+    u32::from(buffer_dim) * ResourceDim::Buffer as u32
 }
 
 fn flag_bits(f: UavFlags) -> u32 {
@@ -625,11 +648,13 @@ mod tests {
             Decl::ResourceRaw {
                 op: reg(OperandType::Resource, 1),
                 space: 0,
+                buffer_dim: false,
             },
             Decl::ResourceStructured {
                 op: reg(OperandType::Resource, 2),
                 stride: 16,
                 space: 0,
+                buffer_dim: true,
             },
             Decl::UavTyped(TypedUavDecl {
                 op: reg(OperandType::Uav, 0),
@@ -642,12 +667,14 @@ mod tests {
                 op: reg(OperandType::Uav, 1),
                 flags,
                 space: 0,
+                buffer_dim: true,
             },
             Decl::UavStructured(StructuredUavDecl {
                 op: reg(OperandType::Uav, 2),
                 stride: 8,
                 flags: opc,
                 space: 0,
+                buffer_dim: false,
             }),
             Decl::Temps(3),
             Decl::IndexableTemp {
@@ -702,6 +729,7 @@ mod tests {
                 stride: 4,
                 flags: UavFlags::default(),
                 space: 1,
+                buffer_dim: false,
             }),
             Decl::Resource(TypedResourceDecl {
                 op: range.clone(),
@@ -931,7 +959,7 @@ mod roundtrip_props {
                 proptest::collection::vec(operand(), n..=n),
             )
                 .prop_map(move |(bits, ext, operands)| {
-                    let mut controls = bits & allowed_controls(op);
+                    let mut controls = bits & op.allowed_controls();
                     if op == Opcode::ResInfo && controls & 3 == 3 {
                         controls &= !1;
                     }
@@ -995,7 +1023,7 @@ mod roundtrip_props {
             (
                 register(plain_index()),
                 any::<u32>(),
-                any::<[bool; 3]>(),
+                any::<[bool; 4]>(),
                 any::<u32>()
             )
                 .prop_map(move |(op, stride, f, space)| {
@@ -1009,6 +1037,7 @@ mod roundtrip_props {
                         stride,
                         flags,
                         space: if sm51 { space } else { 0 },
+                        buffer_dim: f[3],
                     })
                 }),
             proptest::collection::vec(any::<u32>(), 0..3).prop_map(|rows| {

@@ -13,7 +13,8 @@
 //! derivatives are 0, so their LOD comes from the biases alone.
 
 use crate::ir::{Instruction, Opcode, Operand, OperandType, ProgramKind};
-use crate::runtime::sampling::{self as shared, feedback_base, form, LodSource, SampleArgs};
+use crate::ir::{LodSource, SampleForm, SampleInst};
+use crate::runtime::sampling::{self as shared, SampleArgs};
 use crate::runtime::texture::SampleDim;
 use crate::runtime::{RuntimeError, SamplerDesc, TextureData, TextureView};
 use crate::sem::sample as rules;
@@ -27,10 +28,28 @@ use crate::analysis::ResKind;
 pub fn exec(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: SampleInst,
     inst: &Instruction,
     i: usize,
 ) -> Result<(), RuntimeError> {
-    if let Some((base_op, clamped)) = feedback_base(inst.opcode) {
+    use SampleInst::*;
+    match op {
+        Sample | SampleC | SampleCLz | SampleL | SampleD | SampleB | Lod | Gather4 | Gather4C
+        | Gather4Po | Gather4PoC => run(cx, t, inst, i, None),
+        Gather4S | Gather4CS | Gather4PoS | Gather4PoCS | SampleLS | SampleCLzS | SampleClS
+        | SampleBClS | SampleDClS | SampleCClS => feedback(cx, t, inst, i),
+    }
+}
+
+/// A `_s` form: its base op (the table's `Form::Feedback`) without the
+/// status operand and LOD clamp, then [`FULLY_MAPPED`] in the status.
+fn feedback(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    inst: &Instruction,
+    i: usize,
+) -> Result<(), RuntimeError> {
+    if let Some((base_op, clamped)) = inst.opcode.feedback_base() {
         let status = operand(inst, 1)?.clone();
         let mut base = inst.clone();
         base.operands.remove(1);
@@ -100,7 +119,10 @@ fn run(
     i: usize,
     min_lod: Option<f32>,
 ) -> Result<(), RuntimeError> {
-    let f = form(inst.opcode).ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
+    let f = inst
+        .opcode
+        .sample_form()
+        .ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
     if matches!(f.lod, LodSource::Implicit { .. }) && cx.p.version().kind == ProgramKind::Compute {
         return Err(shared::no_derivatives(i, inst.opcode));
     }
@@ -121,7 +143,7 @@ fn args(
     cx: &Ctx,
     t: &Thread,
     inst: &Instruction,
-    f: &shared::Form,
+    f: &SampleForm,
     samp_op: &Operand,
     min_lod: Option<f32>,
 ) -> Result<SampleArgs, RuntimeError> {

@@ -32,6 +32,7 @@ mod group;
 mod quad;
 mod resources;
 mod thread;
+mod visit;
 
 use crate::ir::{Program, ProgramKind};
 use crate::runtime::{

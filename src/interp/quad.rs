@@ -132,7 +132,7 @@ pub fn run_batch(
         run_lockstep(&mut cx, &mut threads, &ends)?;
         for (k, t) in threads.iter().enumerate() {
             let inv = first + k;
-            result.lanes[inv] = if t.helper {
+            result.lanes[inv] = if inputs.is_helper(inv) {
                 LaneResult::Helper
             } else if t.discarded {
                 LaneResult::Discarded
@@ -184,7 +184,7 @@ fn run_lockstep(
         let i = threads[lead].pc;
         let p = cx.p;
         let inst = p.program.insts.get(i);
-        match inst.and_then(|x| Deriv::from_opcode(x.opcode).map(|d| (x, d))) {
+        match inst.and_then(|x| x.opcode.deriv().map(|d| (x, d))) {
             Some((inst, kind)) => quad_deriv(cx, threads, &group, inst, kind, i)?,
             None => {
                 for &k in &group {

@@ -37,8 +37,9 @@ pub struct Thread {
     pub flat: u32,
     pub status: Status,
     pub discarded: bool,
-    /// A helper lane of a partial pixel quad: it computes (for its
-    /// neighbours' derivatives) but writes no memory.
+    /// A helper lane of a pixel quad (of a partial quad, or a pixel that
+    /// executed `discard`): it computes (for its neighbours' derivatives)
+    /// but writes no memory.
     pub helper: bool,
 }
 

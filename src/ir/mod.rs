@@ -17,7 +17,12 @@
 
 pub mod opcode;
 
-pub use opcode::{OpClass, Opcode};
+pub use opcode::{
+    AtomicInst, CompareInst, ConvertInst, CustomDataInst, DeclInst, DoubleInst, FloatInst,
+    FlowInst, Form, GraphicsInst, ImmKind, InstVisitor, IntInst, LodSource, MemoryInst, MiscInst,
+    Model, MoveInst, OpClass, OpInfo, OpKind, Opcode, Role, SampleForm, SampleInst, Shape,
+    SyncInst,
+};
 
 /// Which pipeline stage a program is for (bits [31:16] of the version token).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -556,6 +561,10 @@ pub struct StructuredUavDecl {
     pub stride: u32,
     pub flags: UavFlags,
     pub space: u32,
+    /// vkd3d-shader's form: the opcode token spells the resource
+    /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+    /// means nothing more; kept so the exact round trip holds.
+    pub buffer_dim: bool,
 }
 
 /// `dcl_interface`: an interface pointer fp# and its function tables.
@@ -628,17 +637,29 @@ pub enum Decl {
     ResourceRaw {
         op: Operand,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
     ResourceStructured {
         op: Operand,
         stride: u32,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
     UavTyped(TypedUavDecl),
     UavRaw {
         op: Operand,
         flags: UavFlags,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
     UavStructured(StructuredUavDecl),
     TgsmRaw {

@@ -66,7 +66,7 @@ impl JitShader {
             inputs: vec![0; io],
             outputs: vec![0; io],
             xregs: vec![0; inner.plan.x_elems as usize * 4 * W],
-            save: vec![0; inner.save_slots],
+            save: vec![0; inner.save_slots()],
             tgsm: vec![0; inner.plan.tgsm_dwords as usize],
         }
     }
@@ -125,6 +125,12 @@ impl JitShader {
             c.typed = (typed as *const TypedEnv).cast();
             c.tgsm = a.tgsm.as_mut_ptr();
             c.xregs = a.xregs.as_mut_ptr();
+            // The code is chosen afresh for every call (`tiers.rs`).
+            let code = self.inner.code();
+            if a.save.len() < code.save_slots {
+                a.save.resize(code.save_slots, 0);
+            }
+            let c = &mut a.ctx;
             c.save = a.save.as_mut_ptr().cast();
             c.inputs = a.inputs.as_ptr();
             c.outputs = a.outputs.as_mut_ptr();
@@ -132,13 +138,14 @@ impl JitShader {
             // memory that lives across the call and has the sizes the
             // plan and the compiled code expect (`areas`); the resource
             // table was built from bindings checked to fit.
-            let status = unsafe { (self.inner.func)(&mut **c) };
+            let status = unsafe { (code.func)(&mut **c) };
+            self.note_calls(1);
             match status {
                 STATUS_DONE => {}
                 STATUS_BUDGET => {
                     return Err(RuntimeError::BudgetExhausted {
                         group: [(first / W) as u32, 0, 0],
-                        inst_index: 0,
+                        inst_index: c.stopped_at as usize,
                     })
                 }
                 other => return Err(super::context::status_error(other)),

@@ -14,7 +14,6 @@
 //! flushing it, so results never change.
 
 use crate::analysis::Prepared;
-use crate::asm::names::dst_count;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::sem::float::flush;
 
@@ -30,7 +29,7 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
     loop {
         let mut changed = false;
         for inst in insts {
-            for dst in inst.operands.iter().take(dst_count(inst.opcode)) {
+            for dst in inst.operands.iter().take(inst.opcode.dst_count()) {
                 if dst.ty != OperandType::Temp {
                     continue;
                 }
@@ -66,7 +65,7 @@ fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]]) -> bool {
     use Opcode::*;
     let src = |n: usize| {
         inst.operands
-            .get(dst_count(inst.opcode) + n)
+            .get(inst.opcode.dst_count() + n)
             .is_some_and(|op| source_flushed(op, c, state))
     };
     match inst.opcode {

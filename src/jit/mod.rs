@@ -46,11 +46,16 @@ mod ranges;
 mod runner;
 mod sample;
 mod stage;
+mod tier0;
+pub mod tiers;
 pub mod typed;
+
+pub use tiers::{CompileOptions, Tier};
 
 use std::collections::BTreeMap;
 use std::mem::ManuallyDrop;
-use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
@@ -62,7 +67,7 @@ use crate::analysis::{self, Jump, Prepared};
 use crate::ir::{Opcode, Program, ProgramKind};
 use crate::runtime::RuntimeError;
 
-use context::{BatchContext, N, OFF_LIVE, OFF_RESUME, STATUS_BUDGET, STATUS_DONE};
+use context::{BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, STATUS_BUDGET, STATUS_DONE};
 use lower::{trusted, Lower};
 use plan::Plan;
 
@@ -107,14 +112,43 @@ impl Drop for Code {
     }
 }
 
-struct Inner {
+/// One compiled batch function with the module that owns its code.
+struct Compiled {
     func: BatchFn,
-    prepared: Prepared,
-    plan: Plan,
-    /// 16-byte slots the barrier save area needs per batch.
+    /// 16-byte slots the save area needs per batch (tier 1: the barrier
+    /// save area; tier 0: every variable).
     save_slots: usize,
+    /// 0 or 1.
+    tier: u8,
     /// Declared after `func` so the code is freed last.
     _code: Code,
+}
+
+struct Inner {
+    prepared: Prepared,
+    plan: Plan,
+    /// The code compiled with the shader (tier 0, or tier 1 on
+    /// [`Tier::One`]).
+    first: Compiled,
+    /// Tier-1 code installed by the background compile (`tiers.rs`).
+    upgraded: OnceLock<Compiled>,
+    /// [`Tier::Auto`]: tier up after `tier_up_after` batch calls.
+    auto: bool,
+    tier_up_after: u64,
+    /// Batch calls run so far (counted until the tier-up is queued).
+    calls: AtomicU64,
+}
+
+impl Inner {
+    /// The code the next group or batch runs: tier 1 once installed.
+    fn code(&self) -> &Compiled {
+        self.upgraded.get().unwrap_or(&self.first)
+    }
+
+    /// The largest save area either installed code needs.
+    fn save_slots(&self) -> usize {
+        self.code().save_slots.max(self.first.save_slots)
+    }
 }
 
 /// A compiled compute shader: cheap to clone, `Send + Sync`.
@@ -142,27 +176,38 @@ impl std::fmt::Debug for JitShader {
 /// as compiling a small shader, so each distinct configuration is built
 /// once per process and shared (`TargetIsa` is `Send + Sync` and
 /// immutable).
-fn host_isa(insts: usize) -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
+fn host_isa(
+    tier: u8,
+    insts: usize,
+) -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
     type Isa = Arc<dyn cranelift_codegen::isa::TargetIsa>;
-    static CACHE: std::sync::Mutex<Vec<((String, bool), Isa)>> = std::sync::Mutex::new(Vec::new());
+    /// (register allocator, verifier on, tier).
+    type Key = (String, bool, u8);
+    static CACHE: std::sync::Mutex<Vec<(Key, Isa)>> = std::sync::Mutex::new(Vec::new());
     // Cranelift's IR verifier: in debug builds, and in any build with
     // SM5JIT_VERIFY=1 (CI runs the release test suite with it).
     let verify = cfg!(debug_assertions) || std::env::var("SM5JIT_VERIFY").is_ok_and(|v| v == "1");
     // `SM5JIT_REGALLOC=backtracking|single_pass` overrides the register
     // allocator (see docs/performance.md for the trade-off).
-    let regalloc = std::env::var("SM5JIT_REGALLOC").unwrap_or_else(|_| regalloc_for(insts).into());
-    let key = (regalloc, verify);
+    // Tier 0 always uses the single-pass allocator without optimisation.
+    let regalloc = match tier {
+        0 => "single_pass".to_string(),
+        _ => std::env::var("SM5JIT_REGALLOC").unwrap_or_else(|_| regalloc_for(insts).into()),
+    };
+    let key = (regalloc, verify, tier);
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, isa)) = cache.iter().find(|(k, _)| *k == key) {
         return Ok(isa.clone());
     }
-    let isa = build_isa(&key.0, verify)?;
+    let opt = if tier == 0 { "none" } else { "speed" };
+    let isa = build_isa(&key.0, opt, verify)?;
     cache.push((key, isa.clone()));
     Ok(isa)
 }
 
 fn build_isa(
     regalloc: &str,
+    opt: &str,
     verify: bool,
 ) -> Result<Arc<dyn cranelift_codegen::isa::TargetIsa>, JitError> {
     #[cfg(target_arch = "x86_64")]
@@ -180,7 +225,7 @@ fn build_isa(
         f.set(k, v)
             .map_err(|e| JitError::Codegen(format!("setting {k}={v}: {e}")))
     };
-    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "opt_level", opt)?;
     set(&mut flags, "regalloc_algorithm", regalloc)?;
     set(
         &mut flags,
@@ -251,19 +296,31 @@ pub struct CodeDump {
 }
 
 impl JitShader {
-    /// Validates, prepares and compiles `program`.
+    /// Validates, prepares and compiles `program` with the default
+    /// [`CompileOptions`] (tier 0, then tier 1 in the background; cached).
     pub fn compile(program: &Program) -> Result<JitShader, JitError> {
-        Self::compile_inner(program, false).map(|(s, _)| s)
+        Self::compile_with(program, &CompileOptions::default())
     }
 
-    /// Like [`JitShader::compile`], and also returns the generated code as
-    /// text (slower: the disassembly is built during compilation).
+    /// Compiles `program` on tier 1 and also returns the generated code as
+    /// text (slower: the disassembly is built during compilation; never
+    /// cached).
     pub fn compile_dump(program: &Program) -> Result<(JitShader, CodeDump), JitError> {
-        Self::compile_inner(program, true).map(|(s, d)| (s, d.unwrap_or_default()))
+        Self::compile_dump_with(program, &CompileOptions::tier(Tier::One))
+    }
+
+    /// Like [`JitShader::compile_dump`] with `options` (the dump shows the
+    /// first code: tier 0 unless `options.tier` is [`Tier::One`]).
+    pub fn compile_dump_with(
+        program: &Program,
+        options: &CompileOptions,
+    ) -> Result<(JitShader, CodeDump), JitError> {
+        Self::compile_inner(program, options, true).map(|(s, d)| (s, d.unwrap_or_default()))
     }
 
     fn compile_inner(
         program: &Program,
+        options: &CompileOptions,
         dump: bool,
     ) -> Result<(JitShader, Option<CodeDump>), JitError> {
         crate::validate::validate(program)?;
@@ -276,41 +333,23 @@ impl JitShader {
             return Err(JitError::NotCompute(prepared.version().to_string()));
         }
         let plan = Plan::new(&prepared);
-        let isa = host_isa(prepared.program.insts.len())?;
-        let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
-        for (name, addr) in TYPED_SHIMS {
-            builder.symbol(name, addr);
-        }
-        builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
-        builder.symbol(lanes::SYMBOL, lanes::preserving_call as *const u8);
-        builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
-        let mut module = JITModule::new(builder);
-        let built = build(&mut module, &prepared, &plan, dump);
-        let (id, save_slots, code_dump) = match built {
-            Ok(x) => x,
-            Err(e) => {
-                // SAFETY: nothing from this module was handed out.
-                unsafe { module.free_memory() };
-                return Err(e);
-            }
-        };
-        if let Err(e) = module.finalize_definitions() {
-            unsafe { module.free_memory() };
-            return Err(JitError::Codegen(e.to_string()));
-        }
-        let ptr = module.get_finalized_function(id);
-        // SAFETY: the function was built with exactly this signature
-        // (one pointer argument, one i32 result, the host's C convention).
-        let func = unsafe { std::mem::transmute::<*const u8, BatchFn>(ptr) };
+        let tier = if options.tier == Tier::One { 1 } else { 0 };
+        let (first, code_dump) = compile_code(&prepared, &plan, tier, dump)?;
+        let auto = options.tier == Tier::Auto;
         let shader = JitShader {
             inner: Arc::new(Inner {
-                func,
                 prepared,
                 plan,
-                save_slots,
-                _code: Code(ManuallyDrop::new(module)),
+                first,
+                upgraded: OnceLock::new(),
+                auto,
+                tier_up_after: options.tier_up_after,
+                calls: AtomicU64::new(0),
             }),
         };
+        if auto && options.tier_up_after == 0 {
+            tiers::spawn_tier_up(Arc::downgrade(&shader.inner));
+        }
         Ok((shader, code_dump))
     }
 
@@ -320,12 +359,57 @@ impl JitShader {
     }
 }
 
+/// Compiles the batch function of `prepared` on `tier` (0 or 1) into a
+/// module of its own.
+fn compile_code(
+    prepared: &Prepared,
+    plan: &Plan,
+    tier: u8,
+    dump: bool,
+) -> Result<(Compiled, Option<CodeDump>), JitError> {
+    let isa = host_isa(tier, prepared.program.insts.len())?;
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    for (name, addr) in TYPED_SHIMS {
+        builder.symbol(name, addr);
+    }
+    builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
+    builder.symbol(lanes::SYMBOL, lanes::preserving_call as *const u8);
+    builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
+    let mut module = JITModule::new(builder);
+    let built = build(&mut module, prepared, plan, tier, dump);
+    let (id, save_slots, code_dump) = match built {
+        Ok(x) => x,
+        Err(e) => {
+            // SAFETY: nothing from this module was handed out.
+            unsafe { module.free_memory() };
+            return Err(e);
+        }
+    };
+    if let Err(e) = module.finalize_definitions() {
+        // SAFETY: as above.
+        unsafe { module.free_memory() };
+        return Err(JitError::Codegen(e.to_string()));
+    }
+    let ptr = module.get_finalized_function(id);
+    // SAFETY: the function was built with exactly this signature
+    // (one pointer argument, one i32 result, the host's C convention).
+    let func = unsafe { std::mem::transmute::<*const u8, BatchFn>(ptr) };
+    let compiled = Compiled {
+        func,
+        save_slots,
+        tier,
+        _code: Code(ManuallyDrop::new(module)),
+    };
+    Ok((compiled, code_dump))
+}
+
 /// Builds and defines the batch function; returns its id, the number
 /// of save slots its barriers need and, when `dump` is set, its code as text.
 fn build(
     module: &mut JITModule,
     p: &Prepared,
     plan: &Plan,
+    tier: u8,
     dump: bool,
 ) -> Result<(cranelift_module::FuncId, usize, Option<CodeDump>), JitError> {
     let cg = |e: cranelift_module::ModuleError| JitError::Codegen(e.to_string());
@@ -376,6 +460,8 @@ fn build(
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let cptr = b.block_params(entry)[0];
+        // Tier 0 keeps its variables in the save area (`tier0.rs`).
+        let slots = (tier == 0).then(|| b.ins().load(types::I64, trusted(), cptr, OFF_SAVE));
         let budget_exit = b.create_block();
         let mut lw = Lower {
             b,
@@ -402,7 +488,22 @@ fn build(
             stage: stage::StageVars::default(),
             flushed_regs: flushed::flushed_temps(p),
             known_flushed: Default::default(),
+            slots,
+            slot_cache: Vec::new(),
+            value_cache: Default::default(),
         };
+        // Resume id 0 starts at the top; others go through the dispatch.
+        // Tier 0 branches before initialising its variables, which live
+        // in the save area and hold the state a barrier left there.
+        let dispatch = lw.b.create_block();
+        let start = lw.b.create_block();
+        let resume = lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME);
+        if tier == 0 {
+            let init = lw.b.create_block();
+            lw.b.ins().brif(resume, dispatch, &[], init, &[]);
+            lw.b.seal_block(init);
+            lw.b.switch_to_block(init);
+        }
         lw.exec = lw.new_vars();
         for _ in 0..p.temps {
             let reg: [[cranelift_frontend::Variable; N]; 4] =
@@ -415,11 +516,11 @@ fn build(
         });
         lw.def_vars(lw.exec, live);
         lw.stage_init();
-        // Resume id 0 starts at the top; others go through the dispatch.
-        let dispatch = lw.b.create_block();
-        let start = lw.b.create_block();
-        let resume = lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME);
-        lw.b.ins().brif(resume, dispatch, &[], start, &[]);
+        if tier == 0 {
+            lw.b.ins().jump(start, &[]);
+        } else {
+            lw.b.ins().brif(resume, dispatch, &[], start, &[]);
+        }
         lw.b.seal_block(start);
         lw.b.seal_block(dispatch);
         lw.b.switch_to_block(start);
@@ -458,7 +559,10 @@ fn build(
         lw.b.switch_to_block(bad);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
         lw.b.ins().return_(&[st]);
-        save_slots = lw.resumes.iter().map(|r| r.1).max().unwrap_or(0);
+        save_slots = match tier {
+            0 => lw.all_vars.len(),
+            _ => lw.resumes.iter().map(|r| r.1).max().unwrap_or(0),
+        };
         lw.b.seal_all_blocks();
         let Lower { b, module, .. } = lw;
         let tc = module.target_config();

@@ -242,7 +242,7 @@ impl JitShader {
                     ctx
                 },
                 xregs: vec![0; inner.plan.x_elems as usize * 4 * W],
-                save: vec![0; inner.save_slots],
+                save: vec![0; inner.save_slots()],
                 done: false,
             })
             .collect();
@@ -326,7 +326,9 @@ impl JitShader {
     ) -> Result<(), RuntimeError> {
         let inner = &self.inner;
         let size = inner.prepared.group_size;
-        let func: BatchFn = inner.func;
+        // The code is chosen once per group (`tiers.rs`).
+        let code = inner.code();
+        let func: BatchFn = code.func;
         w.tgsm.fill(0);
         debug_assert!(w.batches.iter().all(|bt| bt.ctx.res == table.0.as_ptr()
             && bt.ctx.typed == (typed as *const TypedEnv).cast()));
@@ -335,7 +337,12 @@ impl JitShader {
             bt.ctx.resume = 0;
             bt.xregs.fill(0);
             bt.done = false;
+            if bt.save.len() < code.save_slots {
+                bt.save.resize(code.save_slots, 0);
+                bt.ctx.save = bt.save.as_mut_ptr().cast();
+            }
         }
+        self.note_calls(w.batches.len() as u64);
         loop {
             let mut waiting = false;
             for bt in w.batches.iter_mut().filter(|b| !b.done) {
@@ -352,7 +359,7 @@ impl JitShader {
                     STATUS_BUDGET => {
                         return Err(RuntimeError::BudgetExhausted {
                             group: id,
-                            inst_index: 0,
+                            inst_index: bt.ctx.stopped_at as usize,
                         })
                     }
                     other => return Err(super::context::status_error(other)),

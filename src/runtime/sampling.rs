@@ -1,6 +1,7 @@
 //! One sampling instruction on one thread, shared by the interpreter and
-//! the JIT: operand positions, LOD source, the sampler slot and the
-//! filtered (or gathered, or queried) result.
+//! the JIT: the sampler slot and the filtered (or gathered, or queried)
+//! result. The operand positions and LOD source of each op are the
+//! instruction table's (`Opcode::sample_form`, `Opcode::feedback_base`).
 //!
 //! In: a sample-class opcode and one lane's operand values
 //! ([`SampleArgs`], raw DWORDs after swizzle and modifiers), the bound
@@ -10,7 +11,7 @@
 //! the same function; every texel read goes through
 //! [`TextureData`](super::TextureData)'s checked fetch.
 
-use crate::ir::{Decl, Opcode, ResourceDim};
+use crate::ir::{Decl, LodSource, Opcode, ResourceDim, SampleForm as Form};
 use crate::runtime::texture::{Lookup, SampleDim};
 use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, Slot, TextureData, TextureView, View};
 use crate::sem::sample as rules;
@@ -19,85 +20,6 @@ use crate::sem::sample as rules;
 /// is tiled, so every access is fully mapped; `check_access_fully_mapped`
 /// tests for this value.
 pub const FULLY_MAPPED: u32 = 0xFFFF_FFFF;
-
-/// How an op finds its LOD.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LodSource {
-    /// From derivatives (0 in a single invocation), plus an optional bias operand.
-    Implicit {
-        bias: Option<usize>,
-    },
-    Explicit(usize),
-    Gradients(usize, usize),
-    Zero,
-}
-
-/// Operand positions of one sampling op (after any feedback status is removed).
-#[derive(Clone, Copy, Debug)]
-pub struct Form {
-    pub offset: Option<usize>,
-    pub res: usize,
-    pub samp: usize,
-    pub reference: Option<usize>,
-    pub lod: LodSource,
-    pub gather: bool,
-    pub query: bool,
-}
-
-/// The operand layout of a base (non-feedback) sampling op.
-pub fn form(op: Opcode) -> Option<Form> {
-    use LodSource::*;
-    let f = |lod, reference| Form {
-        offset: None,
-        res: 2,
-        samp: 3,
-        reference,
-        lod,
-        gather: false,
-        query: false,
-    };
-    Some(match op {
-        Opcode::Sample => f(Implicit { bias: None }, None),
-        Opcode::SampleB => f(Implicit { bias: Some(4) }, None),
-        Opcode::SampleL => f(Explicit(4), None),
-        Opcode::SampleD => f(Gradients(4, 5), None),
-        Opcode::SampleC => f(Implicit { bias: None }, Some(4)),
-        Opcode::SampleCLz => f(Zero, Some(4)),
-        Opcode::Lod => Form {
-            query: true,
-            ..f(Implicit { bias: None }, None)
-        },
-        Opcode::Gather4 | Opcode::Gather4C => Form {
-            gather: true,
-            ..f(Zero, (op == Opcode::Gather4C).then_some(4))
-        },
-        Opcode::Gather4Po | Opcode::Gather4PoC => Form {
-            offset: Some(2),
-            res: 3,
-            samp: 4,
-            gather: true,
-            ..f(Zero, (op == Opcode::Gather4PoC).then_some(5))
-        },
-        _ => return None,
-    })
-}
-
-/// The base op of a feedback (`_s`) form and whether it ends in a LOD clamp.
-pub fn feedback_base(op: Opcode) -> Option<(Opcode, bool)> {
-    Some(match op {
-        Opcode::Gather4S => (Opcode::Gather4, false),
-        Opcode::Gather4CS => (Opcode::Gather4C, false),
-        Opcode::Gather4PoS => (Opcode::Gather4Po, false),
-        Opcode::Gather4PoCS => (Opcode::Gather4PoC, false),
-        Opcode::SampleLS => (Opcode::SampleL, false),
-        Opcode::SampleCLzS => (Opcode::SampleCLz, false),
-        Opcode::SampleClS => (Opcode::Sample, true),
-        Opcode::SampleBClS => (Opcode::SampleB, true),
-        Opcode::SampleDClS => (Opcode::SampleD, true),
-        Opcode::SampleCClS => (Opcode::SampleC, true),
-        _ => return None,
-    })
-}
 
 /// The error an implicit-LOD op raises where there are no derivatives.
 pub fn no_derivatives(inst_index: usize, op: Opcode) -> RuntimeError {

@@ -75,8 +75,12 @@ fn add_decl(v: Version, info: &mut ProgramInfo, index: usize, d: &Decl) -> Resul
         Decl::ImmediateConstantBuffer(words) => add_icb(info, words),
         Decl::Sampler { op, mode, space } => add_sampler(v, info, index, op, *mode, *space),
         Decl::Resource(r) => add_typed_srv(v, info, index, r),
-        Decl::ResourceRaw { op, space } => add_srv(v, info, index, op, ResourceKind::Raw, *space),
-        Decl::ResourceStructured { op, stride, space } => {
+        Decl::ResourceRaw { op, space, .. } => {
+            add_srv(v, info, index, op, ResourceKind::Raw, *space)
+        }
+        Decl::ResourceStructured {
+            op, stride, space, ..
+        } => {
             limits::check_stride(*stride)?;
             add_srv(
                 v,
@@ -88,9 +92,9 @@ fn add_decl(v: Version, info: &mut ProgramInfo, index: usize, d: &Decl) -> Resul
             )
         }
         Decl::UavTyped(u) => add_typed_uav(v, info, index, u),
-        Decl::UavRaw { op, flags, space } => {
-            add_uav(v, info, index, op, ResourceKind::Raw, *flags, *space)
-        }
+        Decl::UavRaw {
+            op, flags, space, ..
+        } => add_uav(v, info, index, op, ResourceKind::Raw, *flags, *space),
         Decl::UavStructured(u) => add_structured_uav(v, info, index, u),
         Decl::TgsmRaw { op, bytes } => add_tgsm(info, index, op, TgsmKind::Raw, *bytes),
         Decl::TgsmStructured { op, stride, count } => {
@@ -764,6 +768,7 @@ mod tests {
             op: slot(T::Uav, i),
             flags: UavFlags::default(),
             space: 0,
+            buffer_dim: false,
         }
     }
 
@@ -773,6 +778,7 @@ mod tests {
             stride,
             flags: UavFlags::default(),
             space: 0,
+            buffer_dim: false,
         })
     }
 
@@ -950,6 +956,7 @@ mod tests {
             op: slot(T::Resource, 3),
             stride: 16,
             space: 0,
+            buffer_dim: false,
         };
         let info = validate(&cs50(1, vec![srv], vec![ld])).unwrap();
         assert_eq!(

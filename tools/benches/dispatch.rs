@@ -29,6 +29,7 @@ fn engine(which: Which) -> Box<dyn Engine> {
     let opts = |threads| EngineOptions {
         budget: Some(BENCH_BUDGET),
         threads: Some(threads),
+        ..EngineOptions::default()
     };
     match which {
         Which::Interp => interp_engine(opts(1)).expect("the interpreter is always available"),

@@ -83,6 +83,8 @@ pub struct EngineOptions {
     pub budget: Option<u64>,
     /// Worker threads; `None` = all cores.
     pub threads: Option<usize>,
+    /// JIT tier (`--tier`); the interpreter ignores it.
+    pub tier: sm5jit::jit::Tier,
 }
 
 /// Something that runs programs over case resources: the interpreter, the
@@ -115,6 +117,13 @@ pub trait Engine {
         program: &Program,
         resources: &mut [Resource],
     ) -> Result<Vec<(u32, [u32; 4])>, EngineError>;
+
+    /// Whether the engine runs its final code for the prepared program: a
+    /// JIT on `--tier auto` is not settled until its tier-1 code is in.
+    /// Benchmarks warm up until it is.
+    fn settled(&self) -> bool {
+        true
+    }
 }
 
 /// A loaded case: its directory and its parsed `case.json`.

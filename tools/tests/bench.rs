@@ -21,6 +21,7 @@ fn every_kernel_on_the_interpreter_equals_native() {
         let mut engine = interp_engine(EngineOptions {
             budget: Some(BENCH_BUDGET),
             threads: Some(1),
+            ..EngineOptions::default()
         })
         .unwrap();
         let (_, got) = bench::dispatch_once(engine.as_mut(), &program, k, &p).unwrap();

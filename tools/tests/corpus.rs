@@ -17,6 +17,7 @@ fn run_folder(folder: &str, expected_cases: usize) -> (Vec<String>, Vec<String>)
     let mut engine = case::interp_engine(EngineOptions {
         budget: Some(10_000_000),
         threads: None,
+        ..EngineOptions::default()
     })
     .expect("the interpreter engine exists");
     let mut failures = Vec::new();

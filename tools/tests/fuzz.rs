@@ -36,7 +36,7 @@ fn bounded_run() -> &'static FuzzReport {
 fn bounded_run_validates_runs_and_agrees() {
     let r = bounded_run();
     let text = summary(r, false);
-    assert_eq!(r.engines, ["interp", "jit"], "{text}");
+    assert_eq!(r.engines, ["interp", "jit0", "jit1"], "{text}");
     assert_eq!(r.programs, PROGRAMS, "{text}");
     assert!(r.failures.is_empty(), "{text}");
     // Bounded loops: nothing should come near the budget.
@@ -53,7 +53,7 @@ fn the_two_interpreters_agree_on_generated_programs() {
         seed: 1_000_000,
         programs: Some(N),
         threads: 2,
-        engines: ["interp".into(), "interp2".into()],
+        engines: vec!["interp".into(), "interp2".into()],
         ..FuzzOptions::default()
     });
     let text = summary(&r, false);
@@ -263,7 +263,10 @@ fn cli_fuzz_prints_a_summary_and_rejects_unknown_engines() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.starts_with("30 programs in "), "{stdout}");
-    assert!(stdout.contains(" on interp against jit, "), "{stdout}");
+    assert!(
+        stdout.contains(" on interp against jit0 and jit1, "),
+        "{stdout}"
+    );
     assert!(stdout.contains(" 0 mismatches"), "{stdout}");
     assert!(stdout.contains("operand forms: "), "{stdout}");
     assert!(stdout.contains("opcodes generated: "), "{stdout}");
@@ -313,4 +316,29 @@ mod harness_props {
             differential_target(&seed.to_le_bytes(), sm5jit_tools::fuzz::run::DEFAULT_ENGINES);
         }
     }
+}
+
+/// Pixel programs that discard before their derivatives (`fuzz::pixel`):
+/// 300 seeds give identical lane fates, outputs and UAV bytes on the
+/// interpreter and the JIT, and between them they discard pixels, keep
+/// others, and have partial quads.
+#[test]
+fn pixel_programs_discarding_before_derivatives_agree() {
+    use sm5jit_tools::fuzz::pixel::{compare_pixel, generate_pixel};
+    let (mut helpers, mut discarded, mut pixels) = (0, 0, 0);
+    for seed in 1..=300 {
+        let p = generate_pixel(seed);
+        discarded += compare_pixel(&p).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", p.text));
+        pixels += p.count;
+        helpers += p.helpers.iter().filter(|h| **h).count();
+        assert!(
+            p.text.find("discard") < p.text.find("deriv_"),
+            "seed {seed}"
+        );
+    }
+    assert!(helpers > 0);
+    assert!(
+        discarded > pixels / 10 && discarded < pixels * 9 / 10,
+        "{discarded} of {pixels} discarded"
+    );
 }

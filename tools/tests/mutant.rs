@@ -142,9 +142,12 @@ impl MutantJit {
     pub fn new(mutation: Mutation) -> MutantJit {
         MutantJit {
             mutation,
+            // Tier 1 explicitly: faults are injected into compiles on this
+            // thread, and an auto shader's tier-1 compile runs on another.
             jit: JitEngine::new(EngineOptions {
                 budget: Some(FUZZ_BUDGET),
                 threads: Some(1),
+                tier: sm5jit::jit::Tier::One,
             }),
         }
     }

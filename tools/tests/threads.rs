@@ -33,6 +33,7 @@ fn conformance_cases_pass_at_every_thread_count() {
         let mut engine = JitEngine::new(EngineOptions {
             budget: None,
             threads: Some(threads),
+            ..EngineOptions::default()
         });
         let (mut pass, mut atomic_pass) = (0, 0);
         let mut fails = Vec::new();

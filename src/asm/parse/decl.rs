@@ -103,14 +103,15 @@ impl Parser {
                     space: self.space()?,
                 }
             }
-            "dcl_resource_raw" => {
+            "dcl_resource_raw" | "dcl_resource_raw_buffer" => {
                 let op = self.decl_operand(None)?;
                 Decl::ResourceRaw {
                     op,
                     space: self.space()?,
+                    buffer_dim: word.ends_with("_buffer"),
                 }
             }
-            "dcl_resource_structured" => {
+            "dcl_resource_structured" | "dcl_resource_structured_buffer" => {
                 let op = self.decl_operand(None)?;
                 self.comma()?;
                 let stride = self.u32_value("a stride")?;
@@ -118,6 +119,7 @@ impl Parser {
                     op,
                     stride,
                     space: self.space()?,
+                    buffer_dim: word.ends_with("_buffer"),
                 }
             }
             "dcl_tgsm_raw" => {
@@ -365,6 +367,7 @@ impl Parser {
     fn uav(&mut self, rest: &str, line: u32, col: u32) -> R<Decl> {
         let mut flags = UavFlags::default();
         let mut base = rest;
+        let mut buffer_dim = false;
         loop {
             if let Some(b) = base.strip_suffix("_glc") {
                 flags.globally_coherent = true;
@@ -374,6 +377,13 @@ impl Parser {
                 base = b;
             } else if let Some(b) = base.strip_suffix("_rov") {
                 flags.rasterizer_ordered = true;
+                base = b;
+            } else if let Some(b) = base
+                .strip_suffix("_buffer")
+                .filter(|b| matches!(*b, "raw" | "structured"))
+            {
+                // vkd3d-shader's dimension bits (`Decl::UavRaw::buffer_dim`).
+                buffer_dim = true;
                 base = b;
             } else {
                 break;
@@ -386,6 +396,7 @@ impl Parser {
                 Ok(Decl::UavRaw {
                     op,
                     flags,
+                    buffer_dim,
                     space: self.space()?,
                 })
             }
@@ -397,6 +408,7 @@ impl Parser {
                     op,
                     stride,
                     flags,
+                    buffer_dim,
                     space: self.space()?,
                 }))
             }

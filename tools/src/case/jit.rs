@@ -19,6 +19,7 @@ use sm5jit::jit::{JitError, JitShader};
 /// Compiles each program once and dispatches it with the JIT.
 pub struct JitEngine {
     options: DispatchOptions,
+    compile: sm5jit::jit::CompileOptions,
     threads: usize,
     compiled: Option<(Program, JitShader)>,
 }
@@ -29,11 +30,18 @@ impl JitEngine {
         if let Some(b) = opts.budget {
             options.budget = b;
         }
+        // None and 0 both mean one worker per core, as in `DispatchConfig`.
         let threads = opts
             .threads
+            .filter(|&n| n != 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         JitEngine {
             options,
+            // Each engine compiles for real: benchmarks time the compile.
+            compile: sm5jit::jit::CompileOptions {
+                cache: false,
+                ..sm5jit::jit::CompileOptions::tier(opts.tier)
+            },
             threads,
             compiled: None,
         }
@@ -45,7 +53,7 @@ impl JitEngine {
                 return Ok(s.clone());
             }
         }
-        let s = JitShader::compile(program).map_err(|e| match e {
+        let s = JitShader::compile_with(program, &self.compile).map_err(|e| match e {
             JitError::Unsupported { .. } | JitError::NotCompute(_) | JitError::Host(_) => {
                 EngineError::Unsupported(format!("jit: {e}"))
             }
@@ -61,7 +69,18 @@ impl JitEngine {
 
 impl Engine for JitEngine {
     fn name(&self) -> &'static str {
-        "jit"
+        match self.compile.tier {
+            sm5jit::jit::Tier::Zero => "jit0",
+            sm5jit::jit::Tier::One => "jit1",
+            sm5jit::jit::Tier::Auto => "jit",
+        }
+    }
+
+    fn settled(&self) -> bool {
+        match &self.compile.tier {
+            sm5jit::jit::Tier::Auto => self.compiled.as_ref().is_none_or(|(_, s)| s.tier() == 1),
+            _ => true,
+        }
     }
 
     fn prepare(&mut self, program: &Program) -> Result<(), EngineError> {

@@ -28,6 +28,9 @@ pub struct BenchArgs {
     /// Engine(s) to time; `both` fills the interp and jit columns.
     #[arg(long, value_enum, default_value_t = DEFAULT_ENGINE)]
     pub engine: EngineChoice,
+    /// JIT tier: 0, 1 or auto (dispatches are timed once auto's tier 1 is in).
+    #[arg(long, value_enum, default_value_t = super::TierArg::Auto)]
+    pub tier: super::TierArg,
     /// Worker threads for the engine (the native baseline is single-threaded).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
@@ -122,7 +125,7 @@ fn measure(
 ) -> Result<Row, CliError> {
     if a.code.any() {
         let program = front::parse(k.name, k.asm)?;
-        super::codedump::dump(k.name, &program, &a.code)?;
+        super::codedump::dump(k.name, &program, &a.code, a.tier.into())?;
     }
     let p = problem(k, a.size);
     bar.log(format!(
@@ -152,6 +155,7 @@ fn measure(
         let opts = EngineOptions {
             budget: Some(BENCH_BUDGET),
             threads: Some(a.threads),
+            tier: a.tier.into(),
         };
         let mut make = || -> Result<Box<dyn Engine>, String> {
             make_engines(choice, opts)

@@ -32,12 +32,23 @@ impl CodeDumpArgs {
     }
 }
 
-/// Compiles `program` for the dumps `a` asks for and writes them.
-pub fn dump(name: &str, program: &Program, a: &CodeDumpArgs) -> Result<(), CliError> {
+/// Compiles `program` for the dumps `a` asks for and writes them: the
+/// tier-0 code on `--tier 0`, else the tier-1 code (what auto settles on).
+pub fn dump(
+    name: &str,
+    program: &Program,
+    a: &CodeDumpArgs,
+    tier: sm5jit::jit::Tier,
+) -> Result<(), CliError> {
     if !a.any() {
         return Ok(());
     }
-    let (_, code) = JitShader::compile_dump(program)
+    let tier = match tier {
+        sm5jit::jit::Tier::Zero => tier,
+        _ => sm5jit::jit::Tier::One,
+    };
+    let options = sm5jit::jit::CompileOptions::tier(tier);
+    let (_, code) = JitShader::compile_dump_with(program, &options)
         .map_err(|e| CliError::runtime(format!("{name}: jit: {e}")))?;
     if let Some(dest) = &a.dump_clif {
         emit(
@@ -90,7 +101,7 @@ ret
             dump_clif: Some(file.clone()),
             dump_asm: Some(file),
         };
-        dump("k.asm", &p, &a).expect("dump");
+        dump("k.asm", &p, &a, sm5jit::jit::Tier::Auto).expect("dump");
         let text = std::fs::read_to_string(&path).expect("read");
         let clif = text
             .find("; sm5jit --dump-clif: k.asm\nfunction ")
@@ -108,7 +119,7 @@ ret
             dump_clif: Some("/nonexistent-dir/x.clif".into()),
             dump_asm: None,
         };
-        let e = dump("k", &p, &a).unwrap_err();
+        let e = dump("k", &p, &a, sm5jit::jit::Tier::Auto).unwrap_err();
         assert_eq!(e.location.as_deref(), Some("/nonexistent-dir/x.clif"));
         assert!(!e.message.is_empty());
     }

@@ -33,21 +33,36 @@ pub struct FuzzArgs {
     /// Save a reduced reproducer of each mismatch under this directory.
     #[arg(long)]
     pub save: Option<PathBuf>,
-    /// The two engines to compare (interp, interp2, jit): by default the
-    /// JIT against the reference interpreter.
-    #[arg(long, default_value = "interp,jit")]
-    pub engines: String,
+    /// The engines to compare, the first against each other (interp,
+    /// interp2, jit, jit0, jit1); default: by --tier.
+    #[arg(long)]
+    pub engines: Option<String>,
+    /// JIT tier the default engines use: 0 (interp,jit0), 1 (interp,jit1) or
+    /// auto (three ways: interp,jit0,jit1).
+    #[arg(long, value_enum, default_value_t = super::TierArg::Auto)]
+    pub tier: super::TierArg,
 }
 
 /// Runs `sm5jit fuzz`.
 pub fn run(a: &FuzzArgs) -> Result<ExitCode, CliError> {
-    let names: Vec<&str> = a.engines.split(',').map(str::trim).collect();
-    let [e0, e1] = names.as_slice() else {
-        return Err(CliError::usage(
-            "--engines needs two names, e.g. interp,jit",
-        ));
+    let default = match a.tier {
+        super::TierArg::Zero => "interp,jit0",
+        super::TierArg::One => "interp,jit1",
+        super::TierArg::Auto => "interp,jit0,jit1",
     };
-    for name in [e0, e1] {
+    let names: Vec<&str> = a
+        .engines
+        .as_deref()
+        .unwrap_or(default)
+        .split(',')
+        .map(str::trim)
+        .collect();
+    if names.len() < 2 {
+        return Err(CliError::usage(
+            "--engines needs at least two names, e.g. interp,jit",
+        ));
+    }
+    for name in &names {
         make_engine(name).map_err(CliError::usage)?;
     }
     let opts = FuzzOptions {
@@ -55,7 +70,7 @@ pub fn run(a: &FuzzArgs) -> Result<ExitCode, CliError> {
         duration: Some(Duration::from_secs(a.seconds)),
         programs: a.programs,
         threads: a.threads.max(1),
-        engines: [e0.to_string(), e1.to_string()],
+        engines: names.iter().map(|n| n.to_string()).collect(),
         save: a.save.clone(),
         progress: true,
         ..FuzzOptions::default()

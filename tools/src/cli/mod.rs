@@ -34,6 +34,29 @@ pub enum EngineChoice {
     Both,
 }
 
+/// `--tier`: which JIT tier runs shaders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TierArg {
+    /// Tier 0 only: the fastest compile.
+    #[value(name = "0")]
+    Zero,
+    /// Tier 1 only: the optimising compile.
+    #[value(name = "1")]
+    One,
+    /// Tier 0, then tier 1 compiled in the background once the shader has run enough.
+    Auto,
+}
+
+impl From<TierArg> for sm5jit::jit::Tier {
+    fn from(t: TierArg) -> Self {
+        match t {
+            TierArg::Zero => sm5jit::jit::Tier::Zero,
+            TierArg::One => sm5jit::jit::Tier::One,
+            TierArg::Auto => sm5jit::jit::Tier::Auto,
+        }
+    }
+}
+
 /// The engine used when `--engine` is not given.
 pub const DEFAULT_ENGINE: EngineChoice = EngineChoice::Jit;
 
@@ -133,6 +156,9 @@ pub struct CaseArgs {
     /// Engine to run the cases on.
     #[arg(long, value_enum, default_value_t = DEFAULT_ENGINE)]
     pub engine: EngineChoice,
+    /// JIT tier: 0, 1 or auto.
+    #[arg(long, value_enum, default_value_t = TierArg::Auto)]
+    pub tier: TierArg,
     /// Also print each case's directory and time.
     #[arg(short, long)]
     pub verbose: bool,

@@ -52,20 +52,22 @@ pub fn parse_target(data: &[u8]) {
 }
 
 /// The `differential` target: the first 8 bytes are a seed; the generated
-/// program must validate and the two engines must agree on it.
-pub fn differential_target(data: &[u8], engines: [&str; 2]) {
+/// program must validate and the first engine must agree with each other.
+pub fn differential_target<const K: usize>(data: &[u8], engines: [&str; K]) {
     let mut seed = [0u8; 8];
     for (d, s) in seed.iter_mut().zip(data) {
         *d = *s;
     }
     let seed = u64::from_le_bytes(seed);
     let g = generate(seed, &GenConfig::default()).unwrap_or_else(|e| panic!("{e}"));
-    let (Ok(mut a), Ok(mut b)) = (make_engine(engines[0]), make_engine(engines[1])) else {
-        panic!("unknown engine in {engines:?}");
-    };
-    match compare_engines(a.as_mut(), b.as_mut(), &g.program, &g.inputs) {
-        Verdict::Agree | Verdict::BothOutOfBudget => {}
-        other => panic!("seed {seed}: {other:?}\n{}", g.text),
+    for other in engines.iter().skip(1) {
+        let (Ok(mut a), Ok(mut b)) = (make_engine(engines[0]), make_engine(other)) else {
+            panic!("unknown engine in {engines:?}");
+        };
+        match compare_engines(a.as_mut(), b.as_mut(), &g.program, &g.inputs) {
+            Verdict::Agree | Verdict::BothOutOfBudget => {}
+            other => panic!("seed {seed}: {other:?}\n{}", g.text),
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use crate::case::{Engine, EngineError, EngineOptions, Resource, SlotClass};
 use crate::progress::Progress;
 use sm5jit::interp::Interpreter;
 use sm5jit::ir::{Components, Index, Modifier, Opcode, OperandType, Program, Selection};
+use sm5jit::jit::Tier;
 use sm5jit::runtime::{Bindings, BufferKind, BufferView, Format, Slot, View};
 
 use super::compare::{compare_engines, Verdict};
@@ -25,7 +26,7 @@ use super::inputs::FuzzInputs;
 use super::reduce::{reduce, save_reproducer, ReduceOptions, Reproducer};
 
 /// Engines the fuzzer can compare (`--engines a,b`).
-pub const ENGINE_NAMES: [&str; 3] = ["interp", "interp2", "jit"];
+pub const ENGINE_NAMES: [&str; 5] = ["interp", "interp2", "jit", "jit0", "jit1"];
 
 /// Budget per group for fuzz programs.
 pub const FUZZ_BUDGET: u64 = 1 << 22;
@@ -154,9 +155,9 @@ impl Engine for CountingInterp {
     }
 }
 
-/// The pair `sm5jit fuzz` compares unless told otherwise: the JIT against
-/// the reference interpreter.
-pub const DEFAULT_ENGINES: [&str; 2] = ["interp", "jit"];
+/// What `sm5jit fuzz` compares unless told otherwise: the reference
+/// interpreter, the JIT's tier 0 and its tier 1 (three ways).
+pub const DEFAULT_ENGINES: [&str; 3] = ["interp", "jit0", "jit1"];
 
 /// Builds an engine by name (`interp`: [`CountingInterp`]; `interp2`: the
 /// case runner's interpreter, a second, independently bound one; `jit`:
@@ -167,11 +168,17 @@ pub fn make_engine(name: &str) -> Result<Box<dyn Engine>, String> {
         "interp2" => crate::case::interp_engine(EngineOptions {
             budget: Some(FUZZ_BUDGET),
             threads: Some(1),
+            ..EngineOptions::default()
         })
         .map_err(|e| e.to_string()),
-        "jit" => Ok(Box::new(crate::case::jit::JitEngine::new(EngineOptions {
+        "jit" | "jit0" | "jit1" => Ok(Box::new(crate::case::jit::JitEngine::new(EngineOptions {
             budget: Some(FUZZ_BUDGET),
             threads: Some(1),
+            tier: match name {
+                "jit0" => Tier::Zero,
+                "jit1" => Tier::One,
+                _ => Tier::Auto,
+            },
         }))),
         other => Err(format!(
             "unknown engine `{other}` (known: {})",
@@ -189,8 +196,8 @@ pub struct FuzzOptions {
     /// Stop after this many programs.
     pub programs: Option<u64>,
     pub threads: usize,
-    /// The two engines compared.
-    pub engines: [String; 2],
+    /// The engines compared (two or more): the first against each other.
+    pub engines: Vec<String>,
     /// Where reduced reproducers go.
     pub save: Option<PathBuf>,
     pub gen: GenConfig,
@@ -205,7 +212,7 @@ impl Default for FuzzOptions {
             duration: None,
             programs: Some(100),
             threads: 1,
-            engines: DEFAULT_ENGINES.map(String::from),
+            engines: DEFAULT_ENGINES.map(String::from).to_vec(),
             save: None,
             gen: GenConfig::default(),
             progress: false,
@@ -225,8 +232,8 @@ pub struct Failure {
 /// What a run did.
 #[derive(Clone, Debug, Default)]
 pub struct FuzzReport {
-    /// The two engines compared.
-    pub engines: [String; 2],
+    /// The engines compared.
+    pub engines: Vec<String>,
     pub programs: u64,
     pub budget_outs: u64,
     pub instructions: u64,
@@ -269,7 +276,7 @@ fn access_form(inst: &sm5jit::ir::Instruction) -> Option<&'static str> {
         LdRaw | StoreRaw => 0,
         LdStructured | StoreStructured => 1,
         Ld | LdUavTyped | StoreUavTyped => 2,
-        op if op.mnemonic().contains("atomic") => 3,
+        op if op.class() == sm5jit::ir::OpClass::Atomic => 3,
         _ => return None,
     };
     let names = match space {
@@ -375,10 +382,24 @@ fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), Str
     for (k, v) in &g.forms {
         *report.forms.entry(k).or_default() += v;
     }
-    let mut a = Side::new(&opts.engines[0])?;
-    let mut b = Side::new(&opts.engines[1])?;
-    let verdict = compare_engines(a.engine(), b.engine(), &g.program, &g.inputs);
-    report.instructions += a.instructions().or(b.instructions()).unwrap_or(0);
+    // The first engine against each other one, each pair on fresh engines.
+    let mut verdict = Verdict::Agree;
+    let mut instructions = None;
+    for name in &opts.engines[1..] {
+        let mut a = Side::new(&opts.engines[0])?;
+        let mut b = Side::new(name)?;
+        let v = compare_engines(a.engine(), b.engine(), &g.program, &g.inputs);
+        instructions = instructions.or(a.instructions()).or(b.instructions());
+        match v {
+            Verdict::Agree => {}
+            Verdict::BothOutOfBudget => verdict = v,
+            _ => {
+                verdict = v;
+                break;
+            }
+        }
+    }
+    report.instructions += instructions.unwrap_or(0);
     report.programs += 1;
     match verdict {
         Verdict::Agree => Ok(()),
@@ -391,12 +412,17 @@ fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), Str
     }
 }
 
-/// True when the two named engines do not agree on `p` with `inputs`.
-pub fn engines_disagree(engines: &[String; 2], p: &Program, inputs: &FuzzInputs) -> bool {
-    match (make_engine(&engines[0]), make_engine(&engines[1])) {
-        (Ok(mut a), Ok(mut b)) => !compare_engines(a.as_mut(), b.as_mut(), p, inputs).agrees(),
-        _ => false,
-    }
+/// True when the first named engine and any other do not agree on `p`
+/// with `inputs`.
+pub fn engines_disagree(engines: &[String], p: &Program, inputs: &FuzzInputs) -> bool {
+    let Some((first, rest)) = engines.split_first() else {
+        return false;
+    };
+    rest.iter()
+        .any(|other| match (make_engine(first), make_engine(other)) {
+            (Ok(mut a), Ok(mut b)) => !compare_engines(a.as_mut(), b.as_mut(), p, inputs).agrees(),
+            _ => false,
+        })
 }
 
 fn record_failure(seed: u64, what: String, opts: &FuzzOptions) -> Failure {
@@ -496,8 +522,8 @@ pub fn summary(r: &FuzzReport, coverage: bool) -> String {
         r.programs,
         r.elapsed.as_secs_f64(),
         r.programs as f64 / r.elapsed.as_secs_f64().max(1e-9),
-        r.engines[0],
-        r.engines[1],
+        r.engines.first().map_or("", String::as_str),
+        r.engines.get(1..).unwrap_or_default().join(" and "),
         r.instructions,
         r.budget_outs,
         r.failures.len()
