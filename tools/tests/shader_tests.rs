@@ -18,7 +18,7 @@ const KNOWN_SKIPS: &[&str] = &[];
 /// Files that still fail, each with the cause in the library (not in the
 /// runner). A failure in any other file fails the test. With the vkd3d tpf
 /// forms accepted and discarded pixels running as helpers (measured on
-/// `--engine both`): 1352 passed, 8 failed (all sample-bias), 4 skipped.
+/// `--engine both`): 1356 passed, 8 failed (all sample-bias), 0 skipped.
 const PENDING: &[(&str, &str)] = &[(
     "sample-bias.shader_test",
     "implicit-LOD sampling in pixel quads does not use the quad's derivatives yet",
