@@ -14,8 +14,6 @@ mod memsafety;
 mod peer;
 mod pixel_io;
 mod reflect;
-#[cfg(target_os = "linux")]
-mod rss;
 mod sampling;
 mod snapshots;
 mod tiers;

@@ -10,13 +10,15 @@ use sm5jit_tools::shader_test::{run_text, Report};
 
 /// Features D3D11 hardware has that the runner or the library does not
 /// implement yet. A probe may be skipped only for one of these (each is
-/// named in the report); anything else is a failure of this test.
-const KNOWN_SKIPS: &[&str] = &["pixel shader writes the coverage mask (oMask, SV_Coverage)"];
+/// named in the report); anything else is a failure of this test. None
+/// is left: shader depth, `oMask` and `vCoverage` run since the runner
+/// applies them.
+const KNOWN_SKIPS: &[&str] = &[];
 
 /// Files that still fail, each with the cause in the library (not in the
 /// runner). A failure in any other file fails the test. With the vkd3d tpf
 /// forms accepted and discarded pixels running as helpers (measured on
-/// `--engine both`): 1352 passed, 8 failed (all sample-bias), 4 skipped.
+/// `--engine both`): 1356 passed, 8 failed (all sample-bias), 0 skipped.
 const PENDING: &[(&str, &str)] = &[(
     "sample-bias.shader_test",
     "implicit-LOD sampling in pixel quads does not use the quad's derivatives yet",
@@ -99,32 +101,43 @@ fn vkd3d_shader_tests_pass_on_both_engines() {
     assert!(report.passed >= 1000, "{}", report.summary());
 }
 
-/// A pixel shader `o0 = v0` (with ISGN/OSGN) as a dxbc-tpf-hex block:
-/// SV_Position in, SV_Target out.
-fn position_ps_hex() -> String {
-    // Signature chunks: one element each (name at offset 32).
-    fn sig(name: &str, sv: u32, ty: u32) -> Vec<u8> {
-        let mut d = Vec::new();
-        for w in [1u32, 8, 32, 0, sv, ty, 0] {
-            d.extend_from_slice(&w.to_le_bytes());
+/// One signature element: name, register, system value, component type,
+/// mask.
+type Element<'a> = (&'a str, u32, u32, u32, u8);
+
+/// A signature chunk (ISGN/OSGN layout: 24-byte entries, then the names).
+fn signature(elements: &[Element]) -> Vec<u8> {
+    let mut head = Vec::new();
+    let mut names = Vec::new();
+    let names_at = 8 + 24 * elements.len() as u32;
+    for &(name, reg, sv, ty, mask) in elements {
+        let at = names_at + names.len() as u32;
+        for w in [at, 0, sv, ty, reg] {
+            head.extend_from_slice(&w.to_le_bytes());
         }
-        d.extend_from_slice(&[0xf, 0xf, 0, 0]);
-        d.extend_from_slice(name.as_bytes());
-        d.push(0);
-        while d.len() % 4 != 0 {
-            d.push(0);
-        }
-        d
+        head.extend_from_slice(&[mask, mask, 0, 0]);
+        names.extend_from_slice(name.as_bytes());
+        names.push(0);
     }
-    let program = sm5jit::asm::parse_program(
-        "ps_4_0\ndcl_input_ps_siv linear noperspective v0.xyzw, position\ndcl_output o0.xyzw\n\
-         mov o0.xyzw, v0.xyzw\nret\n",
-    )
-    .expect("assemble");
+    let mut d = Vec::new();
+    d.extend_from_slice(&(elements.len() as u32).to_le_bytes());
+    d.extend_from_slice(&8u32.to_le_bytes());
+    d.extend(head);
+    d.extend(names);
+    while d.len() % 4 != 0 {
+        d.push(0);
+    }
+    d
+}
+
+/// A pixel shader assembled from `asm` with the given signatures, as a
+/// dxbc-tpf-hex block.
+fn ps_hex(asm: &str, inputs: &[Element], outputs: &[Element]) -> String {
+    let program = sm5jit::asm::parse_program(asm).expect("assemble");
     let blob = sm5jit::dxbc::write_dxbc(
         &program,
-        Some(&sig("SV_Position", 1, 3)),
-        Some(&sig("SV_Target", 0, 3)),
+        Some(&signature(inputs)),
+        Some(&signature(outputs)),
     )
     .expect("encode");
     blob.chunks(4)
@@ -134,6 +147,22 @@ fn position_ps_hex() -> String {
         .map(|l| l.join(" "))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `SV_Position` in v0 (float, all components).
+const POSITION_IN: Element = ("SV_Position", 0, 1, 3, 0xf);
+/// `SV_Target0` in o0 (float, all components).
+const TARGET_OUT: Element = ("SV_Target", 0, 0, 3, 0xf);
+
+/// A pixel shader `o0 = v0` (with ISGN/OSGN) as a dxbc-tpf-hex block:
+/// SV_Position in, SV_Target out.
+fn position_ps_hex() -> String {
+    ps_hex(
+        "ps_4_0\ndcl_input_ps_siv linear noperspective v0.xyzw, position\ndcl_output o0.xyzw\n\
+         mov o0.xyzw, v0.xyzw\nret\n",
+        &[POSITION_IN],
+        &[TARGET_OUT],
+    )
 }
 
 fn file_with(tests: &str) -> String {
@@ -206,4 +235,86 @@ fn the_command_prints_the_summary_and_exits_1_on_failure() {
     assert_eq!(stdout.lines().last(), Some("0 passed, 1 failed, 0 skipped"));
     assert!(stdout.contains("bad.shader_test:"), "{stdout}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Runs `text` on both engines and asserts every probe passed.
+fn passes_on_both(text: &str, probes: u64) {
+    let mut r = Report::default();
+    run_text(
+        "t",
+        text,
+        &[EngineKind::Interpreter, EngineKind::Jit],
+        &mut r,
+    );
+    assert_eq!(r.failed, 0, "{}", r.render(true));
+    assert_eq!(r.skipped, 0, "{}", r.render(true));
+    assert_eq!(r.passed, 2 * probes, "{}", r.render(true));
+}
+
+/// A pixel shader writing 1.0 to SV_Target and `v0.x * 0.5` (the pixel
+/// centre's x over 2) to the depth output `reg` (`oDepth`, `oDepthGE` or
+/// `oDepthLE`, system value `sv`).
+fn depth_ps(reg: &str, name: &str, sv: u32) -> String {
+    ps_hex(
+        &format!(
+            "ps_5_0\ndcl_input_ps_siv linear noperspective v0.x, position\n\
+             dcl_output o0.xyzw\ndcl_output {reg}\n\
+             mul {reg}, v0.x, l(0.5)\nmov o0.xyzw, l(1.0, 1.0, 1.0, 1.0)\nret\n"
+        ),
+        &[POSITION_IN],
+        &[TARGET_OUT, (name, u32::MAX, sv, 3, 0x1)],
+    )
+}
+
+/// Shader depth replaces the interpolated depth (0 for `draw quad`) in the
+/// depth test and the depth write, clamped to the viewport's [0, 1]; the
+/// conservative forms give the same results.
+#[test]
+fn shader_depth_replaces_the_interpolated_depth() {
+    for (reg, name, sv) in [
+        ("oDepth", "SV_Depth", 65),
+        ("oDepthGE", "SV_DepthGreaterEqual", 67),
+        ("oDepthLE", "SV_DepthLessEqual", 68),
+    ] {
+        // Pixel centres x = 0.5, 1.5, 2.5, 3.5 write depth 0.25, 0.75,
+        // 1.25 -> 1.0, 1.75 -> 1.0.
+        let text = format!(
+            "[require]\nshader model >= 5.0\n\n[rtv 0]\nformat r32-float\nsize (2d, 4, 1)\n\n\
+             [dsv]\nformat d32-float\nsize (2d, 4, 1)\n\n\
+             [pixel shader dxbc-tpf-hex]\n{}\n\n[test]\n\
+             clear rtv 0 0.0 0.0 0.0 0.0\nclear dsv 0.5\ndepth always\ndraw quad\n\
+             probe dsv (0, 0) f32(0.25)\nprobe dsv (1, 0) f32(0.75)\n\
+             probe dsv (2, 0) f32(1.0)\nprobe dsv (3, 0) f32(1.0)\n\
+             probe (0, 0, 4, 1) f32(1.0)\n\
+             clear rtv 0 0.0 0.0 0.0 0.0\nclear dsv 0.5\ndepth less\ndraw quad\n\
+             probe (0, 0) f32(1.0)\nprobe (1, 0, 4, 1) f32(0.0)\n\
+             probe dsv (0, 0) f32(0.25)\nprobe dsv (1, 0, 4, 1) f32(0.5)\n",
+            depth_ps(reg, name, sv)
+        );
+        passes_on_both(&text, 9);
+    }
+}
+
+/// `vCoverage` is the pixel's covered samples; `oMask` and the sample mask
+/// both narrow the samples written (a 4-sample target resolves by
+/// averaging).
+#[test]
+fn omask_and_vcoverage_on_a_multisampled_target() {
+    // o0 = float(vCoverage); oMask = vCoverage & 6.
+    let ps = ps_hex(
+        "ps_5_0\ndcl_input vCoverage\ndcl_output o0.xyzw\ndcl_output oMask\n\
+         dcl_temps 1\nutof r0.x, vCoverage\nmov o0.xyzw, r0.xxxx\n\
+         and oMask, vCoverage, l(6)\nret\n",
+        &[],
+        &[TARGET_OUT, ("SV_Coverage", u32::MAX, 66, 1, 0x1)],
+    );
+    let text = format!(
+        "[require]\nshader model >= 5.0\n\n[rtv 0]\nformat r32-float\nsize (2dms, 4, 2, 2)\n\n\
+         [pixel shader dxbc-tpf-hex]\n{ps}\n\n[test]\n\
+         clear rtv 0 0.0 0.0 0.0 0.0\ndraw quad\nprobe (0, 0, 2, 2) f32(7.5)\n\
+         sample mask 0x0b\nclear rtv 0 0.0 0.0 0.0 0.0\ndraw quad\nprobe (0, 0, 2, 2) f32(3.75)\n"
+    );
+    // Full coverage: vCoverage = 15 in samples 1 and 2 -> (15 + 15) / 4;
+    // with the sample mask 0xb only sample 1 -> 15 / 4.
+    passes_on_both(&text, 2);
 }

@@ -8,7 +8,11 @@
 //! target, no culling, clockwise front faces, no blending, pixel centres,
 //! 2x2 quads with helper lanes, attributes matched by semantic and
 //! interpolated as the pixel shader declares (perspective-correct unless
-//! `noperspective`, constant from the first vertex). Anything it cannot do
+//! `noperspective`, constant from the first vertex), shader depth
+//! (`oDepth`/`oDepthGE`/`oDepthLE`, clamped to [0, 1]) replacing the
+//! interpolated depth, `vCoverage` = the samples the pass covers, and
+//! `oMask` ANDed with that coverage and the sample mask before the depth
+//! test and the target writes. Anything it cannot do
 //! is an [`Outcome::Skip`] naming the feature, never a silent wrong image.
 
 use super::exec::{bind, uniform_bytes, Outcome, State};
@@ -16,7 +20,6 @@ use super::raster::{standard_positions, Lane, Raster, WindowVertex};
 use super::resource::{self, Resource};
 use super::shaders::{sv, At, Interp, Loaded};
 use sm5jit::dxbc::SignatureElement;
-use sm5jit::ir::OperandType;
 use sm5jit::{BatchInputs, Bindings, ComparisonFunc, Format, LaneResult};
 
 /// How vertices make triangles.
@@ -81,25 +84,6 @@ pub fn draw(st: &mut State, topo: Topology, count: u32, instances: u32) -> Resul
     }
     let verts = run_vertices(st, count, instances)?;
     let ps = st.ps.as_ref().ok_or("draw: no pixel shader")?;
-    for ty in [
-        OperandType::OutputDepth,
-        OperandType::OutputDepthGe,
-        OperandType::OutputDepthLe,
-    ] {
-        if ps.uses(ty) {
-            return Err(Outcome::Skip("pixel shader writes depth (oDepth)".into()));
-        }
-    }
-    if ps.uses(OperandType::OutputCoverageMask) {
-        return Err(Outcome::Skip(
-            "pixel shader writes the coverage mask (oMask, SV_Coverage)".into(),
-        ));
-    }
-    if ps.uses(OperandType::InputCoverageMask) {
-        return Err(Outcome::Skip(
-            "pixel shader reads the coverage mask (vCoverage)".into(),
-        ));
-    }
     ps.get().map_err(|e| format!("pixel shader: {e}"))?;
     let vs = st
         .vs
@@ -421,10 +405,12 @@ fn shade(
         let n = quads.len() * 4;
         let mut data = vec![0u32; n * regs as usize * 4];
         let mut helpers = vec![false; n];
+        let mut coverage = vec![0u32; n];
         for (qi, q) in quads.iter().enumerate() {
             for (li, lane) in q.iter().enumerate() {
                 let i = qi * 4 + li;
                 helpers[i] = !covered(lane);
+                coverage[i] = pass_coverage(lane, pass);
                 let at = i * regs as usize * 4;
                 let regs_out = &mut data[at..at + regs as usize * 4];
                 let px = f64::from(lane.x);
@@ -487,7 +473,10 @@ fn shade(
                 &cb,
                 ps.program.as_ref(),
             );
-            let inputs = BatchInputs::new(n, regs, &data).with_helpers(&helpers);
+            let inputs = BatchInputs::new(n, regs, &data)
+                .with_helpers(&helpers)
+                .with_coverage(&coverage)
+                .with_sample_count(samples);
             shader
                 .run_batch(&mut b, &inputs)
                 .map_err(|e| format!("pixel shader: {e}"))?
@@ -504,12 +493,15 @@ fn shade(
                 if result.lanes[i] != LaneResult::Written {
                     continue;
                 }
-                let mut mask = match pass {
-                    None => lane.coverage,
-                    Some(s) => lane.coverage & (1 << s),
-                } & st.sample_mask;
+                // oMask narrows the samples like the sample mask does.
+                let mut mask =
+                    coverage[i] & st.sample_mask & result.coverage_mask(i).unwrap_or(u32::MAX);
                 if let Some(dsv) = st.dsv.as_mut() {
-                    mask = depth_test(dsv, raster, lane, positions, mask, st.depth_func);
+                    let depth = match result.depth(i) {
+                        Some(z) => Depth::Shader(z),
+                        None => Depth::Interpolated(raster),
+                    };
+                    mask = depth_test(dsv, depth, lane, positions, mask, st.depth_func);
                 }
                 for &(rt, reg) in &targets {
                     let Some(value) = result.output(i, reg) else {
@@ -530,10 +522,29 @@ fn shade(
     Ok(())
 }
 
+/// The samples of `lane` a pass covers (what the shader reads as
+/// `vCoverage`): all of them at pixel frequency, sample `s` alone in the
+/// sample-rate pass for `s`.
+fn pass_coverage(lane: &Lane, pass: Option<u32>) -> u32 {
+    match pass {
+        None => lane.coverage,
+        Some(s) => lane.coverage & (1 << s),
+    }
+}
+
+/// Where a lane's depth comes from.
+#[derive(Clone, Copy)]
+enum Depth<'a> {
+    /// The triangle's z at each sample.
+    Interpolated(&'a Raster),
+    /// `oDepth` (or `oDepthGE`/`oDepthLE`): one value for every sample.
+    Shader(f32),
+}
+
 /// The depth test and write of one lane; returns the samples that pass.
 fn depth_test(
     dsv: &mut Resource,
-    raster: &Raster,
+    depth: Depth,
     lane: &Lane,
     positions: &[(f64, f64)],
     mask: u32,
@@ -544,13 +555,18 @@ fn depth_test(
         if mask & (1 << s) == 0 {
             continue;
         }
-        let (ox, oy) = positions.get(s as usize).copied().unwrap_or((0.5, 0.5));
-        let z = raster.depth(f64::from(lane.x) + ox, f64::from(lane.y) + oy) as f32;
-        let z = z.clamp(0.0, 1.0);
-        let old = dsv
-            .element(lane.x, lane.y, 4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .unwrap_or(0.0);
+        let z = match depth {
+            Depth::Interpolated(raster) => {
+                let (ox, oy) = positions.get(s as usize).copied().unwrap_or((0.5, 0.5));
+                raster.depth(f64::from(lane.x) + ox, f64::from(lane.y) + oy) as f32
+            }
+            Depth::Shader(z) => z,
+        };
+        // The viewport's depth range is [0, 1]; D3D11 clamps shader depth
+        // to it too (a NaN becomes 0).
+        let z = if z.is_nan() { 0.0 } else { z.clamp(0.0, 1.0) };
+        // Each sample of a multisampled depth buffer is tested on its own.
+        let old = dsv.dword(lane.x, lane.y, s).map_or(0.0, f32::from_bits);
         if func.test(z, old) {
             pass |= 1 << s;
             dsv.write(lane.x, lane.y, s, [z.to_bits(), 0, 0, 0]);

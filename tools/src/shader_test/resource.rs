@@ -155,6 +155,17 @@ impl Resource {
         self.row_pitch() * self.size().1 as usize
     }
 
+    /// The first DWORD of texel (x, y) of sample `sample` (mip 0), as
+    /// stored (no resolve); `None` outside the resource.
+    pub fn dword(&self, x: u32, y: u32, sample: u32) -> Option<u32> {
+        let at = (sample as usize)
+            .checked_mul(self.slice_pitch())?
+            .checked_add((y as usize).checked_mul(self.row_pitch())?)?
+            .checked_add((x as usize).checked_mul(self.texel_bytes())?)?;
+        let b = self.data.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
     /// Writes a shader value to texel (x, y) of sample `sample` (mip 0).
     pub fn write(&mut self, x: u32, y: u32, sample: u32, value: [u32; 4]) {
         let n = self.texel_bytes();
