@@ -17,6 +17,7 @@
 
 use crate::interp::prepare::Jump;
 use crate::ir::{Instruction, Opcode};
+use crate::runtime::sampling::{feedback_base, form, quad_gradients, LodSource};
 use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult, Stage, QUAD};
 use crate::runtime::{Bindings, RuntimeError};
 use crate::sem::quad::{deriv, Deriv};
@@ -179,6 +180,7 @@ fn run_lockstep(
         match inst.and_then(|x| Deriv::from_opcode(x.opcode).map(|d| (x, d))) {
             Some((inst, kind)) => quad_deriv(cx, threads, &group, inst, kind, i)?,
             None => {
+                cx.quad_grad = inst.and_then(|x| implicit_lod_gradients(cx, threads, x));
                 for &k in &group {
                     let t = &mut threads[k];
                     step(cx, t)?;
@@ -190,9 +192,29 @@ fn run_lockstep(
                         frames[k].after_step(ends, t, i, x.opcode);
                     }
                 }
+                cx.quad_grad = None;
             }
         }
     }
+}
+
+/// The quad's coordinate gradients for an implicit-LOD sampling op
+/// (`sample`, `sample_b`, `sample_c`, `lod` and their `_s` forms), read
+/// from all four threads' coordinate operands as they stand (running or
+/// not, like `deriv_*`); `None` for other ops and outside a quad.
+fn implicit_lod_gradients(
+    cx: &Ctx,
+    threads: &[Thread],
+    inst: &Instruction,
+) -> Option<([u32; 4], [u32; 4])> {
+    let (base, _) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
+    let f = form(base)?;
+    if threads.len() != QUAD || !matches!(f.lod, LodSource::Implicit { .. }) {
+        return None;
+    }
+    let coord = inst.operands.get(1 + usize::from(base != inst.opcode))?;
+    let c = std::array::from_fn(|k| cx.src_ty(&threads[k], coord, Ty::Float));
+    Some(quad_gradients(c))
 }
 
 /// `deriv_*` for the running threads `group` of a quad: each reads the
