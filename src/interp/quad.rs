@@ -17,8 +17,8 @@
 
 use crate::interp::prepare::Jump;
 use crate::ir::{Instruction, Opcode};
-use crate::runtime::sampling::{feedback_base, form, quad_gradients, LodSource};
 use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult, Stage, QUAD};
+use crate::runtime::sampling::{feedback_base, form, quad_gradients, LodSource};
 use crate::runtime::{Bindings, RuntimeError};
 use crate::sem::quad::{deriv, Deriv};
 

@@ -26,10 +26,10 @@ use super::typed::{TypedEnv, TypedView};
 use super::JitError;
 use crate::interp::exec_sample::sample_count;
 use crate::ir::{Instruction, Opcode, OperandType, ProgramKind, ResourceDim};
+use crate::runtime::batch::QUAD;
 use crate::runtime::sampling::{
     self as shared, feedback_base, form, quad_gradients, LodSource, SampleArgs, FULLY_MAPPED,
 };
-use crate::runtime::batch::QUAD;
 use crate::runtime::{TextureData, View};
 use crate::sem::sample::gather_offset;
 

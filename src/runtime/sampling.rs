@@ -275,3 +275,16 @@ pub fn load(
     };
     tex.load(dim, c, mip, sample)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quad_gradients_are_coarse_and_ignore_the_bottom_right_lane() {
+        let c = |x: f32, y: f32| [x.to_bits(), y.to_bits(), 0, 0];
+        let (dx, dy) = quad_gradients([c(1.0, 2.0), c(1.5, 2.0), c(1.0, 2.25), c(99.0, -9.0)]);
+        assert_eq!(dx, c(0.5, 0.0));
+        assert_eq!(dy, c(0.0, 0.25));
+    }
+}

@@ -20,10 +20,6 @@ const KNOWN_SKIPS: &[&str] = &["pixel shader writes the coverage mask (oMask, SV
 /// passed, 10 failed (sample-bias's 8, and a probe ending in `;` handled
 /// since), 4 skipped.
 const PENDING: &[(&str, &str)] = &[
-    (
-        "sample-bias.shader_test",
-        "implicit-LOD sampling in pixel quads does not use the quad's derivatives yet",
-    ),
     ("barriers.shader_test", "vkd3d tpf forms"),
     ("cf-cond-types.shader_test", "vkd3d tpf forms"),
     ("clip.shader_test", "vkd3d tpf forms"),
