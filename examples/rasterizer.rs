@@ -9,17 +9,23 @@
 //! In: the [`TRIANGLES`] (object-space positions and vertex colours), the
 //! [`TRANSFORM`] constants and an image size. Out: an RGBA8 image
 //! (background [`BACKGROUND`], triangles drawn in order with
-//! screen-linearly interpolated colours) written as a PNG by
-//! the `png` crate. Per triangle: edge functions over the bounding
-//! box, visited in 2x2 quads; quads with no covered pixel are skipped,
-//! uncovered pixels of a touched quad run as helper lanes. The same
-//! functions are run by the `embed` integration tests, which probe the
-//! image.
+//! interpolated colours) written as a PNG by the `png` crate. The
+//! whole embedding loop: load both shaders, reflect them (the vertex
+//! shader's input registers, the pixel shader's interpolation modes),
+//! bind the constant buffer, run the vertices as one batch, interpolate
+//! their outputs per pixel with [`sm5jit::interpolate::Interpolator`]
+//! (linked by semantic, perspective-correct for `linear` inputs), shade
+//! the pixels in quads and read `SV_Target0` from the batch result. Per
+//! triangle: edge functions over the bounding box, visited in 2x2 quads;
+//! quads with no covered pixel are skipped, uncovered pixels of a touched
+//! quad run as helper lanes. The same functions are run by the `embed`
+//! integration tests, which probe the image.
 
-use sm5jit::{BatchInputs, Bindings, EngineKind, Error, LaneResult, Shader, Slot};
+use sm5jit::interpolate::{Interpolator, Pixel};
+use sm5jit::{BatchInputs, BatchResult, Bindings, EngineKind, Error, LaneResult, Shader, Slot};
 
 /// o0 = (v0.xy * cb0[0].xy + cb0[0].zw, v0.zw) (the position), o1 = v1
-/// (the colour).
+/// (the colour, `TEXCOORD1`).
 pub const VS: &str = "vs_5_0
 dcl_constantbuffer CB0[1], immediateIndexed
 dcl_input v0.xyzw
@@ -32,11 +38,13 @@ mov o1.xyzw, v1.xyzw
 ret
 ";
 
-/// o0 = saturate(v0): the interpolated colour.
+/// o0 = saturate(v1): the interpolated colour (`TEXCOORD1`); v0 is the
+/// pixel's `SV_Position`.
 pub const PS: &str = "ps_5_0
-dcl_input_ps linear v0.xyzw
+dcl_input_ps_siv linear noperspective v0.xy, position
+dcl_input_ps linear v1.xyzw
 dcl_output o0.xyzw
-mov_sat o0.xyzw, v0.xyzw
+mov_sat o0.xyzw, v1.xyzw
 ret
 ";
 
@@ -76,16 +84,24 @@ pub fn to_screen(clip: [f32; 2], width: u32, height: u32) -> [f32; 2] {
     ]
 }
 
-/// A shaded vertex: screen position and colour.
-type Shaded = ([f32; 2], [f32; 4]);
-
 fn bits(v: &[f32]) -> impl Iterator<Item = u32> + '_ {
     v.iter().map(|f| f.to_bits())
 }
 
-/// Runs every vertex through `vs`; returns per vertex the screen position
-/// and the colour output.
-fn shade_vertices(vs: &Shader, width: u32, height: u32) -> Result<Vec<Shaded>, Error> {
+/// The vertex batch: every vertex through `vs` (its input registers from
+/// the reflection), and each vertex's screen position.
+fn shade_vertices(
+    vs: &Shader,
+    width: u32,
+    height: u32,
+) -> Result<(BatchResult, Vec<[f32; 2]>), Error> {
+    let r = vs.reflect();
+    let registers = r
+        .inputs
+        .iter()
+        .filter_map(|e| e.register)
+        .max()
+        .map_or(0, |m| m + 1);
     let data: Vec<u32> = TRIANGLES
         .iter()
         .flatten()
@@ -94,19 +110,25 @@ fn shade_vertices(vs: &Shader, width: u32, height: u32) -> Result<Vec<Shaded>, E
             bits(&v).collect::<Vec<_>>()
         })
         .collect();
-    let count = data.len() / 8;
+    let count = data.len() / (4 * registers as usize);
     let cb: Vec<u8> = bits(&TRANSFORM).flat_map(u32::to_le_bytes).collect();
     let mut b = Bindings::new();
-    b.cb(Slot::new(0), &cb);
-    let out = vs.run_batch(&mut b, &BatchInputs::new(count, 2, &data))?;
-    Ok((0..count)
+    b.cb(Slot::new(r.constant_buffers[0].slot), &cb);
+    let out = vs.run_batch(&mut b, &BatchInputs::new(count, registers, &data))?;
+    let position = r
+        .output_named("SV_Position", 0)
+        .and_then(|e| e.register)
+        .unwrap_or(0);
+    let screen = (0..count)
         .map(|i| {
-            let pos = out.output(i, 0).unwrap_or_default().map(f32::from_bits);
-            let col = out.output(i, 1).unwrap_or_default().map(f32::from_bits);
-            // w is 1 for every vertex here, so clip x/y are already NDC.
-            (to_screen([pos[0], pos[1]], width, height), col)
+            let p = out
+                .output(i, position)
+                .unwrap_or_default()
+                .map(f32::from_bits);
+            to_screen([p[0] / p[3], p[1] / p[3]], width, height)
         })
-        .collect())
+        .collect();
+    Ok((out, screen))
 }
 
 /// Twice the signed area of (a, b, p): positive when p is to one side of
@@ -129,15 +151,24 @@ pub fn barycentric(t: [[f32; 2]; 3], p: [f32; 2]) -> Option<[f32; 3]> {
     ])
 }
 
+/// One triangle to draw: the vertex invocations and their screen positions.
+struct Triangle {
+    verts: [usize; 3],
+    screen: [[f32; 2]; 3],
+    id: u32,
+}
+
 /// Rasterizes one triangle into `image` with `ps`.
 fn draw_triangle(
     ps: &Shader,
-    verts: &[Shaded],
+    lerp: &Interpolator,
+    vs_out: &BatchResult,
+    tri: &Triangle,
     image: &mut [u8],
     width: u32,
     height: u32,
 ) -> Result<(), Error> {
-    let t = [verts[0].0, verts[1].0, verts[2].0];
+    let t = tri.screen;
     let (lo, hi) = t
         .iter()
         .fold(([f32::MAX; 2], [f32::MIN; 2]), |(lo, hi), p| {
@@ -150,6 +181,7 @@ fn draw_triangle(
     let clampi = |v: f32, max: u32| (v.floor().max(0.0) as u32).min(max);
     let (x0, y0) = (clampi(lo[0], width) & !1, clampi(lo[1], height) & !1);
     let (x1, y1) = (clampi(hi[0] + 1.0, width), clampi(hi[1] + 1.0, height));
+    let front_face = edge(t[0], t[1], t[2]) < 0.0;
     let mut data = Vec::new();
     let mut helpers = Vec::new();
     let mut pixels = Vec::new();
@@ -159,21 +191,27 @@ fn draw_triangle(
             let mut quad = Vec::with_capacity(4);
             for (x, y) in lanes {
                 let p = [x as f32 + 0.5, y as f32 + 0.5];
-                let Some(w) = barycentric(t, p) else {
+                let Some(bary) = barycentric(t, p) else {
                     return Ok(());
                 };
-                let inside = w.iter().all(|&v| v >= 0.0);
-                // Helper lanes get extrapolated attributes, as on a GPU.
-                let c: [f32; 4] =
-                    std::array::from_fn(|k| (0..3).map(|v| w[v] * verts[v].1[k]).sum());
-                quad.push((x, y, inside, c));
+                quad.push((x, y, bary));
             }
-            if !quad.iter().any(|q| q.2) {
+            let inside = |b: &[f32; 3]| b.iter().all(|&v| v >= 0.0);
+            if !quad.iter().any(|q| inside(&q.2)) {
                 continue;
             }
-            for (x, y, inside, c) in quad {
-                data.extend(bits(&c));
-                helpers.push(!inside);
+            for (x, y, bary) in quad {
+                // Helper lanes get extrapolated attributes, as on a GPU.
+                let px = Pixel {
+                    x: x as f32 + 0.5,
+                    y: y as f32 + 0.5,
+                    bary,
+                    front_face,
+                    primitive_id: tri.id,
+                    sample_index: 0,
+                };
+                lerp.push_pixel(vs_out, tri.verts, &px, &mut data);
+                helpers.push(!inside(&bary));
                 pixels.push((x, y));
             }
         }
@@ -181,13 +219,15 @@ fn draw_triangle(
     if pixels.is_empty() {
         return Ok(());
     }
-    let inputs = BatchInputs::new(pixels.len(), 1, &data).with_helpers(&helpers);
+    let inputs = BatchInputs::new(pixels.len(), lerp.registers(), &data).with_helpers(&helpers);
     let out = ps.run_batch(&mut Bindings::new(), &inputs)?;
     for (i, &(x, y)) in pixels.iter().enumerate() {
         if out.lanes[i] != LaneResult::Written {
             continue;
         }
-        let Some(c) = out.output(i, 0) else { continue };
+        let Some(c) = out.by_semantic(i, "SV_Target", 0) else {
+            continue;
+        };
         let at = (y as usize * width as usize + x as usize) * 4;
         for (k, v) in c.iter().enumerate() {
             image[at + k] = (f32::from_bits(*v).clamp(0.0, 1.0) * 255.0).round() as u8;
@@ -209,9 +249,20 @@ pub fn render(vs: &Shader, ps: &Shader, width: u32, height: u32) -> Result<Vec<u
         .cycle()
         .take(width as usize * height as usize * 4)
         .collect();
-    let verts = shade_vertices(vs, width, height)?;
-    for tri in verts.chunks(3) {
-        draw_triangle(ps, tri, &mut image, width, height)?;
+    let lerp = Interpolator::new(vs.reflect(), ps.reflect()).map_err(|e| {
+        Error::Runtime(sm5jit::RuntimeError::InvalidProgram {
+            inst_index: None,
+            reason: e.to_string(),
+        })
+    })?;
+    let (vs_out, screen) = shade_vertices(vs, width, height)?;
+    for (id, first) in (0..screen.len()).step_by(3).enumerate() {
+        let tri = Triangle {
+            verts: [first, first + 1, first + 2],
+            screen: [screen[first], screen[first + 1], screen[first + 2]],
+            id: id as u32,
+        };
+        draw_triangle(ps, &lerp, &vs_out, &tri, &mut image, width, height)?;
     }
     Ok(image)
 }

@@ -297,6 +297,108 @@ sm5jit_status sm5jit_run_pixel_quads(sm5jit_shader shader, sm5jit_bindings bindi
                                      uint32_t *outputs, size_t outputs_len, uint8_t *out_lanes,
                                      const sm5jit_dispatch_options *opts);
 
+/* ---- reflection -----------------------------------------------------
+ * What a shader declares, shaped like D3D's shader reflection. Each
+ * struct starts with struct_size, which the caller sets (use the _INIT
+ * macros); names are copied into the struct (NUL-terminated, at most 63
+ * bytes), so nothing points into the library. Semantic and binding
+ * names come from the DXBC container; shaders built from assembly get
+ * SV_* names for system values and TEXCOORD<register> (SV_Target<n> for
+ * pixel outputs) otherwise, and empty binding names. */
+
+#define SM5JIT_REFLECT_DISCARDS 0x1u
+#define SM5JIT_REFLECT_WRITES_DEPTH 0x2u
+#define SM5JIT_REFLECT_WRITES_COVERAGE 0x4u /* oMask */
+#define SM5JIT_REFLECT_WRITES_STENCIL_REF 0x8u
+#define SM5JIT_REFLECT_READS_COVERAGE 0x10u /* vCoverage */
+#define SM5JIT_REFLECT_PER_SAMPLE 0x20u     /* SV_SampleIndex or sample interpolation */
+#define SM5JIT_REFLECT_USES_DERIVATIVES 0x40u
+#define SM5JIT_REFLECT_USES_DOUBLES 0x80u
+#define SM5JIT_REFLECT_USES_ATOMICS 0x100u
+#define SM5JIT_REFLECT_USES_BARRIERS 0x200u
+#define SM5JIT_REFLECT_EARLY_DEPTH_STENCIL 0x400u
+#define SM5JIT_REFLECT_FROM_CONTAINER 0x800u /* names read from the DXBC container */
+
+typedef struct sm5jit_shader_desc {
+    uint32_t struct_size;   /* sizeof(sm5jit_shader_desc) */
+    uint32_t kind;          /* 0 pixel, 1 vertex, 2 geometry, 3 hull, 4 domain, 5 compute */
+    uint32_t major, minor;  /* shader model */
+    uint32_t input_count;   /* signature elements (sm5jit_reflect_input) */
+    uint32_t output_count;  /* (sm5jit_reflect_output) */
+    uint32_t constant_buffer_count, srv_count, uav_count, sampler_count;
+    uint32_t thread_group[3]; /* 1, 1, 1 outside compute */
+    uint32_t tgsm_bytes;
+    uint32_t instruction_count; /* executable instructions (declarations excluded) */
+    uint32_t flags;             /* SM5JIT_REFLECT_* */
+    uint32_t depth_output;      /* 0 none, 1 oDepth, 2 oDepthGE, 3 oDepthLE */
+} sm5jit_shader_desc;
+
+#define SM5JIT_SHADER_DESC_INIT {.struct_size = sizeof(sm5jit_shader_desc)}
+
+/* One signature element (D3D11_SIGNATURE_PARAMETER_DESC). */
+typedef struct sm5jit_signature_element {
+    uint32_t struct_size; /* sizeof(sm5jit_signature_element) */
+    char semantic[64];
+    uint32_t semantic_index;
+    int32_t register_index; /* v#/o#; -1 for oDepth, oMask, vCoverage, vThreadID, ... */
+    uint32_t mask;          /* components occupied, bit 0 = x */
+    uint32_t rw_mask;       /* as the container stores it (inputs: read; outputs: never written) */
+    uint32_t declared_mask; /* components the dcl_* declare (0: unused by the shader) */
+    uint32_t system_value;  /* D3D_NAME (0 none, 1 position, 9 is_front_face, ...) */
+    uint32_t component_type; /* 0 unknown, 1 uint, 2 sint, 3 float */
+    uint32_t interpolation;  /* D3D_INTERPOLATION_MODE (pixel inputs), else 0 */
+    uint32_t stream;
+} sm5jit_signature_element;
+
+#define SM5JIT_SIGNATURE_ELEMENT_INIT {.struct_size = sizeof(sm5jit_signature_element)}
+
+#define SM5JIT_BINDING_CONSTANT_BUFFER 0u
+#define SM5JIT_BINDING_SRV 1u
+#define SM5JIT_BINDING_UAV 2u
+#define SM5JIT_BINDING_SAMPLER 3u
+
+#define SM5JIT_BINDING_FLAG_COUNTER 0x1u        /* UAV hidden counter used */
+#define SM5JIT_BINDING_FLAG_APPEND_CONSUME 0x2u /* append/consume buffer */
+#define SM5JIT_BINDING_FLAG_COMPARISON 0x4u     /* comparison sampler */
+#define SM5JIT_BINDING_FLAG_DYNAMIC_INDEXED 0x8u
+#define SM5JIT_BINDING_FLAG_GLOBALLY_COHERENT 0x10u
+#define SM5JIT_BINDING_FLAG_RASTERIZER_ORDERED 0x20u
+#define SM5JIT_BINDING_FLAG_MONO 0x40u
+
+/* One binding (D3D11_SHADER_INPUT_BIND_DESC plus the buffer size). */
+typedef struct sm5jit_binding_desc {
+    uint32_t struct_size; /* sizeof(sm5jit_binding_desc) */
+    char name[64];        /* empty when the container names none */
+    uint32_t kind;        /* SM5JIT_BINDING_* */
+    uint32_t slot, space;
+    uint32_t count;       /* slots of an SM5.1 range (0xFFFFFFFF unbounded), else 1 */
+    uint32_t size;        /* constant buffers: bytes */
+    uint32_t dimension;   /* SRV/UAV: 1 buffer, 2 tex1d, 3 tex2d, 4 tex2dms, 5 tex3d,
+                             6 cube, 7 tex1darray, 8 tex2darray, 9 tex2dmsarray,
+                             10 cubearray, 11 raw, 12 structured */
+    uint32_t return_type; /* typed SRV/UAV: 1 unorm, 2 snorm, 3 sint, 4 uint, 5 float */
+    uint32_t stride;      /* structured: bytes per element */
+    uint32_t sample_count;
+    uint32_t flags;       /* SM5JIT_BINDING_FLAG_* */
+    uint32_t textures[4]; /* samplers: bit t of textures[t / 32] = SRV slot t sampled with it */
+} sm5jit_binding_desc;
+
+#define SM5JIT_BINDING_DESC_INIT {.struct_size = sizeof(sm5jit_binding_desc)}
+
+sm5jit_status sm5jit_reflect(sm5jit_shader shader, sm5jit_shader_desc *out_desc);
+/* Index past the list: SM5JIT_ERROR_INVALID_ARGUMENT. */
+sm5jit_status sm5jit_reflect_input(sm5jit_shader shader, uint32_t index,
+                                   sm5jit_signature_element *out_element);
+sm5jit_status sm5jit_reflect_output(sm5jit_shader shader, uint32_t index,
+                                    sm5jit_signature_element *out_element);
+sm5jit_status sm5jit_reflect_binding(sm5jit_shader shader, uint32_t kind, uint32_t index,
+                                     sm5jit_binding_desc *out_binding);
+/* The whole reflection as JSON into buf (capacity bytes, NUL-terminated);
+ * *out_len = its length without the NUL. buf may be NULL to query the
+ * length; too small a capacity: SM5JIT_ERROR_BAD_SIZE. */
+sm5jit_status sm5jit_reflect_json(sm5jit_shader shader, char *buf, size_t capacity,
+                                  size_t *out_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -179,6 +179,21 @@ fn c_example_builds_links_and_checks_its_results() {
         );
     }
     assert!(stdout.lines().any(|l| l == "ok (0 failures)"), "{stdout}");
+    // The reflection it printed, as the declarations of C_EXAMPLE_ASM say:
+    // compute 5.0, 64 threads, 9 instructions; vThreadID; cb0 of one
+    // vec4 (16 bytes), t0 structured (12) of stride 4, u0 raw (11).
+    for line in [
+        "reflect model 5 5.0 group 64 1 1 tgsm 0 instructions 9 flags 0x0",
+        "reflect input SV_DispatchThreadID0 register -1 mask 0x1",
+        "reflect cb slot 0 space 0 size 16 dimension 0 stride 0 flags 0x0",
+        "reflect srv slot 0 space 0 size 0 dimension 12 stride 4 flags 0x0",
+        "reflect uav slot 0 space 0 size 0 dimension 11 stride 0 flags 0x0",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
 }
 
 /// Misuse through the extern functions from Rust, without a C compiler.

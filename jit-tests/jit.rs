@@ -750,10 +750,12 @@ ret
 fn unsupported_instructions_fail_compilation_with_their_index() {
     let program = parse(
         "ps_5_0
-dcl_output oDepth
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
 dcl_temps 1
 mov r0.x, l(0.5)
-mov oDepth, r0.x
+eval_centroid r0.xy, v0.xyxx
+mov o0.xyzw, r0.xyxy
 ret
 ",
     );

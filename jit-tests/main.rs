@@ -10,6 +10,8 @@ mod jit;
 #[cfg(target_os = "linux")]
 mod memsafety;
 mod peer;
+mod pixel_io;
+mod reflect;
 #[cfg(target_os = "linux")]
 mod rss;
 mod sampling;

@@ -57,11 +57,12 @@
 //! # Ok::<(), sm5jit::Error>(())
 //! ```
 
-use crate::dxbc::{read_dxbc, ReadOptions};
+use crate::dxbc::{read_dxbc, ChunkInfo, ReadOptions};
 use crate::error::Error;
 use crate::interp::Interpreter;
 use crate::ir::{Program, ProgramKind, Version};
 use crate::jit::JitShader;
+use crate::reflect::Reflection;
 use crate::runtime::{
     BatchInputs, BatchResult, BufferKind, BufferView, DispatchOptions, DispatchStats, Format,
     RuntimeError, TextureView, View, DEFAULT_BUDGET,
@@ -157,6 +158,7 @@ pub struct Shader {
     engine: EngineKind,
     version: Version,
     group_size: [u32; 3],
+    reflection: std::sync::Arc<Reflection>,
 }
 
 const _: () = {
@@ -169,7 +171,7 @@ impl Shader {
     /// compiles its program with `engine`.
     pub fn from_dxbc(bytes: &[u8], engine: EngineKind) -> Result<Shader, Error> {
         let shader = read_dxbc(bytes, &ReadOptions::default())?;
-        Shader::new(&shader.program, engine)
+        Shader::build(&shader.program, engine, Some(&shader.info))
     }
 
     /// Parses SM4/SM5 assembly text (fxc's dialect), validates and
@@ -179,9 +181,30 @@ impl Shader {
         Shader::new(&program, engine)
     }
 
+    /// Validates and compiles a decoded program; `chunks` (the container's
+    /// reflection chunks, `dxbc::read_dxbc(..).info`) name its signature
+    /// elements and bindings in [`Shader::reflect`].
+    pub fn from_decoded(
+        program: &Program,
+        chunks: Option<&ChunkInfo>,
+        engine: EngineKind,
+    ) -> Result<Shader, Error> {
+        Shader::build(program, engine, chunks)
+    }
+
     /// Validates and compiles an already decoded program.
     pub fn new(program: &Program, engine: EngineKind) -> Result<Shader, Error> {
-        crate::validate::validate(program)?;
+        Shader::build(program, engine, None)
+    }
+
+    /// Validates, reflects (names from `chunks` when given) and compiles.
+    fn build(
+        program: &Program,
+        engine: EngineKind,
+        chunks: Option<&ChunkInfo>,
+    ) -> Result<Shader, Error> {
+        let info = crate::validate::validate(program)?;
+        let reflection = std::sync::Arc::new(crate::reflect::reflect(program, &info, chunks));
         let (compiled, group_size) = match engine {
             EngineKind::Jit => {
                 let s = JitShader::compile(program)?;
@@ -199,7 +222,38 @@ impl Shader {
             engine,
             version: program.version,
             group_size,
+            reflection,
         })
+    }
+
+    /// What the shader declares: signatures, bindings, thread-group size,
+    /// instruction counts and flags (see [`Reflection`]). Semantic and
+    /// resource names come from the DXBC container when the shader was
+    /// loaded from one.
+    ///
+    /// ```rust
+    /// use sm5jit::{EngineKind, Shader};
+    ///
+    /// let ps = Shader::from_asm(
+    ///     "ps_5_0
+    ///      dcl_sampler s0, mode_comparison
+    ///      dcl_resource_texture2d (float,float,float,float) t3
+    ///      dcl_input_ps linear v1.xy
+    ///      dcl_output oDepth
+    ///      sample_c_lz oDepth, v1.xyxx, t3.xxxx, s0, l(0.5)
+    ///      ret",
+    ///     EngineKind::Jit,
+    /// )?;
+    /// let r = ps.reflect();
+    /// assert_eq!(r.inputs[0].register, Some(1));
+    /// assert_eq!(r.inputs[0].mask, 0b0011);
+    /// assert_eq!(r.outputs[0].semantic, "SV_Depth");
+    /// assert_eq!(r.samplers[0].textures, [3]);
+    /// assert_eq!(r.flags.writes_depth, sm5jit::reflect::DepthOutput::Any);
+    /// # Ok::<(), sm5jit::Error>(())
+    /// ```
+    pub fn reflect(&self) -> &Reflection {
+        &self.reflection
     }
 
     /// The engine this shader was compiled for.
@@ -387,10 +441,16 @@ impl Shader {
         let o = DispatchOptions {
             budget: config.budget,
         };
-        let result = match &self.compiled {
+        let mut result = match &self.compiled {
             Compiled::Jit(s) => s.run_batch(b, inputs, &o)?,
             Compiled::Interp(i) => i.run_batch(b, inputs, &o)?,
         };
+        result.semantics = self
+            .reflection
+            .outputs
+            .iter()
+            .filter_map(|e| Some((e.semantic.clone(), e.semantic_index, e.register?)))
+            .collect();
         Ok(result)
     }
 }

@@ -48,8 +48,10 @@ pub mod capi;
 pub mod dxbc;
 pub mod error;
 pub mod interp;
+pub mod interpolate;
 pub mod ir;
 pub mod jit;
+pub mod reflect;
 pub mod runtime;
 pub mod sem;
 pub mod validate;
@@ -57,11 +59,12 @@ pub mod validate;
 pub use api::{DispatchConfig, EngineKind, Shader};
 pub use error::Error;
 pub use ir::Program;
+pub use reflect::Reflection;
 pub use runtime::Bindings;
 pub use runtime::{
     AddressMode, BatchInputs, BatchResult, BufferKind, BufferView, ComparisonFunc, DispatchStats,
-    Filter, FilterMode, Format, LaneResult, RuntimeError, SamplerDesc, Slot, TextureDim,
-    TextureView, View,
+    Filter, FilterMode, Format, LaneResult, RuntimeError, SamplerDesc, Slot, SpecialOutput,
+    TextureDim, TextureView, View,
 };
 
 /// Runs the Rust walk-through of `docs/embedding.md` as a doctest.

@@ -9,8 +9,18 @@
  *       -Ltarget/release -lsm5jit -Wl,-rpath,$PWD/target/release -o compute
  *   ./compute [shader.dxbc]
  *
- * Output: one line per result ("sum ENGINE VALUE", "probe ENGINE I VALUE")
- * and per misuse check ("misuse NAME STATUS"). Exit status 0 when every
+ * The optional argument is a DXBC compute shader with this example's
+ * interface: cb0 (x = added constant, y = element count), t0 a structured
+ * buffer of 4-byte elements, u0 a raw buffer, 64 threads per group,
+ * computing out[i] = in[i] * 3 + cb0.x (e.g. SRC below assembled by
+ * `sm5jit asm`, or the same HLSL compiled by fxc). The example reads the
+ * file's reflection and refuses, with a message and exit status 1, a
+ * shader whose bindings or group size differ; it cannot check the
+ * arithmetic, so another formula shows up as wrong sums.
+ *
+ * Output: the reflection of the assembled shader ("reflect ..." lines),
+ * one line per result ("sum ENGINE VALUE", "probe ENGINE I VALUE") and
+ * per misuse check ("misuse NAME STATUS"). Exit status 0 when every
  * check passed.
  */
 #include <stdio.h>
@@ -203,6 +213,54 @@ static unsigned char *read_file(const char *path, size_t *size) {
     return data;
 }
 
+/* Prints what the shader declares, D3D-reflection style. */
+static void print_reflection(sm5jit_shader shader) {
+    static const char *KINDS[] = {"cb", "srv", "uav", "sampler"};
+    sm5jit_shader_desc d = SM5JIT_SHADER_DESC_INIT;
+    uint32_t i, kind;
+    check(sm5jit_reflect(shader, &d) == SM5JIT_OK, "reflect");
+    printf("reflect model %u %u.%u group %u %u %u tgsm %u instructions %u flags 0x%x\n",
+           d.kind, d.major, d.minor, d.thread_group[0], d.thread_group[1], d.thread_group[2],
+           d.tgsm_bytes, d.instruction_count, d.flags);
+    for (i = 0; i < d.input_count; i++) {
+        sm5jit_signature_element e = SM5JIT_SIGNATURE_ELEMENT_INIT;
+        check(sm5jit_reflect_input(shader, i, &e) == SM5JIT_OK, "reflect input");
+        printf("reflect input %s%u register %d mask 0x%x\n", e.semantic, e.semantic_index,
+               e.register_index, e.mask);
+    }
+    for (kind = SM5JIT_BINDING_CONSTANT_BUFFER; kind <= SM5JIT_BINDING_SAMPLER; kind++) {
+        uint32_t n = kind == SM5JIT_BINDING_CONSTANT_BUFFER ? d.constant_buffer_count
+                     : kind == SM5JIT_BINDING_SRV           ? d.srv_count
+                     : kind == SM5JIT_BINDING_UAV           ? d.uav_count
+                                                            : d.sampler_count;
+        for (i = 0; i < n; i++) {
+            sm5jit_binding_desc b = SM5JIT_BINDING_DESC_INIT;
+            check(sm5jit_reflect_binding(shader, kind, i, &b) == SM5JIT_OK, "reflect binding");
+            printf("reflect %s slot %u space %u size %u dimension %u stride %u flags 0x%x\n",
+                   KINDS[kind], b.slot, b.space, b.size, b.dimension, b.stride, b.flags);
+        }
+    }
+}
+
+/* True when `shader` has this example's interface (see the top comment). */
+static int has_our_interface(sm5jit_shader shader) {
+    sm5jit_shader_desc d = SM5JIT_SHADER_DESC_INIT;
+    sm5jit_binding_desc cb = SM5JIT_BINDING_DESC_INIT, t0 = SM5JIT_BINDING_DESC_INIT,
+                        u0 = SM5JIT_BINDING_DESC_INIT;
+    if (sm5jit_reflect(shader, &d) != SM5JIT_OK || d.kind != 5 || d.thread_group[0] != 64 ||
+        d.thread_group[1] != 1 || d.thread_group[2] != 1 || d.constant_buffer_count != 1 ||
+        d.srv_count != 1 || d.uav_count != 1) {
+        return 0;
+    }
+    if (sm5jit_reflect_binding(shader, SM5JIT_BINDING_CONSTANT_BUFFER, 0, &cb) != SM5JIT_OK ||
+        sm5jit_reflect_binding(shader, SM5JIT_BINDING_SRV, 0, &t0) != SM5JIT_OK ||
+        sm5jit_reflect_binding(shader, SM5JIT_BINDING_UAV, 0, &u0) != SM5JIT_OK) {
+        return 0;
+    }
+    return cb.slot == 0 && cb.size >= 8 && t0.slot == 0 && t0.dimension == 12 &&
+           t0.stride == 4 && u0.slot == 0 && u0.dimension == 11;
+}
+
 int main(int argc, char **argv) {
     sm5jit_shader jit = 0, interp = 0, dxbc = 0;
     printf("sm5jit %s\n", sm5jit_version());
@@ -211,6 +269,7 @@ int main(int argc, char **argv) {
     check(sm5jit_shader_from_asm(SRC, strlen(SRC), SM5JIT_ENGINE_INTERPRETER, &interp) ==
               SM5JIT_OK,
           "compile (interpreter)");
+    print_reflection(jit);
     run(jit, "jit", 0);
     run(jit, "jit-indirect", 1);
     run(interp, "interpreter", 0);
@@ -222,7 +281,14 @@ int main(int argc, char **argv) {
             check(sm5jit_shader_from_dxbc(bytes, size, SM5JIT_ENGINE_JIT, &dxbc) == SM5JIT_OK,
                   "compile DXBC");
             free(bytes); /* the shader keeps no reference to the bytes */
-            run(dxbc, "dxbc", 0);
+            if (!has_our_interface(dxbc)) {
+                printf("%s: not this example's interface (cb0, structured t0 of stride 4, raw "
+                       "u0, 64x1x1 threads)\n",
+                       argv[1]);
+                failures++;
+            } else {
+                run(dxbc, "dxbc", 0);
+            }
             check(sm5jit_shader_free(dxbc) == SM5JIT_OK, "free dxbc shader");
         }
     }

@@ -19,6 +19,7 @@
 
 pub mod convert;
 pub mod handles;
+pub mod reflect;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

@@ -41,7 +41,7 @@ pub fn exec(
         | Opcode::LdRawS
         | Opcode::LdStructuredS
         | Opcode::LdUavTypedS => feedback_load(cx, t, inst, i),
-        Opcode::SamplePos => write(cx, t, inst, 0, [0; 4], false),
+        Opcode::SamplePos => samplepos(cx, t, inst),
         Opcode::StoreUavTyped => store_typed(cx, t, inst),
         Opcode::BufInfo => bufinfo(cx, t, inst),
         Opcode::ResInfo => resinfo(cx, t, inst),
@@ -285,7 +285,7 @@ fn resinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runti
 fn sampleinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
     let res = operand(inst, 1)?;
     let count = match res.ty {
-        OperandType::Rasterizer => 1,
+        OperandType::Rasterizer => cx.raster_samples,
         _ => super::exec_sample::sample_count(cx.view(cx.target(t, res))),
     };
     let raw = [count, 0, 0, 0];
@@ -294,6 +294,27 @@ fn sampleinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Ru
     } else {
         raw.map(|x| (x as f32).to_bits())
     };
+    let s = res.swizzle();
+    write(
+        cx,
+        t,
+        inst,
+        0,
+        std::array::from_fn(|c| r[s[c] as usize & 3]),
+        false,
+    )
+}
+
+/// samplepos d, t#/rasterizer, index: the standard position of sample
+/// `index` (`sem::sample::sample_position`), swizzled by the resource.
+fn samplepos(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
+    let res = operand(inst, 1)?;
+    let count = match res.ty {
+        OperandType::Rasterizer => cx.raster_samples,
+        _ => super::exec_sample::sample_count(cx.view(cx.target(t, res))),
+    };
+    let index = cx.scalar(t, operand(inst, 2)?);
+    let r = crate::sem::sample::sample_position(count, index);
     let s = res.swizzle();
     write(
         cx,

@@ -238,6 +238,7 @@ pub(super) fn new_ctx<'p, 'b, 'a>(
         executed: 0,
         budget,
         quad_grad: None,
+        raster_samples: 1,
     }
 }
 

@@ -105,8 +105,15 @@ pub struct Prepared {
     pub tgsm: BTreeMap<u32, TgsmDecl>,
     /// Declared o# registers.
     pub outputs: Vec<u32>,
-    /// Highest v#/o# register number + 1 (for the register files).
+    /// Highest v#/o# register number + 1 (for the register files),
+    /// plus the special register when there is one.
     pub io_regs: u32,
+    /// Declared special pixel outputs (`oDepth`, `oMask`, ...).
+    pub specials: Vec<crate::runtime::SpecialOutput>,
+    /// The register that holds the special pixel registers (one past the
+    /// last v#/o#; see `runtime::batch::special_component`), when the
+    /// program declares any.
+    pub special_reg: Option<u32>,
 }
 
 impl Prepared {
@@ -153,6 +160,8 @@ pub fn prepare(program: &Program) -> Result<Prepared, RuntimeError> {
         tgsm: BTreeMap::new(),
         outputs: Vec::new(),
         io_regs: 0,
+        specials: Vec::new(),
+        special_reg: None,
     };
     read_decls(&mut p)?;
     build_jumps(&mut p)?;
@@ -276,8 +285,12 @@ fn read_decls(p: &mut Prepared) -> Result<(), RuntimeError> {
                     },
                 );
             }
+            Decl::Output(op) if crate::runtime::SpecialOutput::from_operand(op.ty).is_some() => {
+                p.specials
+                    .extend(crate::runtime::SpecialOutput::from_operand(op.ty));
+            }
             Decl::Output(op) | Decl::OutputSgv { op, .. } | Decl::OutputSiv { op, .. } => {
-                if let Some(r) = op.imm_index(0) {
+                if let Some(r) = op.imm_index(0).filter(|r| !p.outputs.contains(r)) {
                     p.outputs.push(r);
                     p.io_regs = p.io_regs.max(r.saturating_add(1));
                 }
@@ -306,6 +319,15 @@ fn read_decls(p: &mut Prepared) -> Result<(), RuntimeError> {
                 format!("{tgsm_bytes} bytes of TGSM declared (at most 32768)"),
             ));
         }
+    }
+    let special_inputs = p.program.decls.iter().any(|d| {
+        matches!(d, Decl::Input(op) if crate::runtime::batch::special_component(op.ty).is_some())
+    });
+    if p.program.version.kind == crate::ir::ProgramKind::Pixel
+        && (special_inputs || !p.specials.is_empty())
+    {
+        p.special_reg = Some(p.io_regs);
+        p.io_regs += 1;
     }
     if p.io_regs > 64 {
         return Err(invalid(

@@ -107,9 +107,11 @@ pub fn run_batch(
 ) -> Result<BatchResult, RuntimeError> {
     let stage = check(&p.program, inputs)?;
     let width = if stage == Stage::Pixel { QUAD } else { 1 };
-    let mut result = BatchResult::new(p.outputs.clone(), inputs.count);
+    let mut result =
+        BatchResult::new(p.outputs.clone(), inputs.count).with_specials(p.specials.clone());
     let ends = loop_ends(p);
     let mut cx = new_ctx(p, b, [0; 3], budget);
+    cx.raster_samples = inputs.samples();
     for first in (0..inputs.count).step_by(width) {
         cx.executed = 0;
         cx.group_id = [(first / width) as u32, 0, 0];
@@ -120,6 +122,9 @@ pub fn run_batch(
                     if (r as u32) < inputs.registers {
                         *slot = inputs.register(inv, r as u32);
                     }
+                }
+                if let Some(slot) = p.special_reg.and_then(|r| t.inputs.get_mut(r as usize)) {
+                    *slot = inputs.special_input(inv);
                 }
                 t.helper = inputs.is_helper(inv);
                 t
@@ -137,6 +142,9 @@ pub fn run_batch(
                 for (j, &r) in p.outputs.iter().enumerate() {
                     result.values[inv * n + j] =
                         t.outputs.get(r as usize).copied().unwrap_or([0; 4]);
+                }
+                if let Some(s) = p.special_reg.and_then(|r| t.outputs.get(r as usize)) {
+                    result.set_specials(inv, *s);
                 }
                 LaneResult::Written
             };

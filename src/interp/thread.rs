@@ -93,6 +93,8 @@ pub struct Ctx<'p, 'b, 'a> {
     /// The pixel quad's coordinate gradients for the implicit-LOD sampling
     /// op being stepped (set by the quad scheduler around that step).
     pub quad_grad: Option<([u32; 4], [u32; 4])>,
+    /// Samples per pixel of the render target (`sampleinfo rasterizer`).
+    pub raster_samples: u32,
 }
 
 impl Ctx<'_, '_, '_> {
@@ -156,7 +158,20 @@ impl Ctx<'_, '_, '_> {
             ThreadGroupId => [self.group_id[0], self.group_id[1], self.group_id[2], 0],
             ThreadIdInGroup => [t.tid[0], t.tid[1], t.tid[2], 0],
             ThreadIdInGroupFlattened => [t.flat; 4],
+            InputCoverageMask | InnerCoverage => [self.special_in(t, op.ty); 4],
             _ => [0; 4],
+        }
+    }
+
+    /// A special pixel input (vCoverage, vInnerCoverage) from the special
+    /// register; 0 when the program has none.
+    fn special_in(&self, t: &Thread, ty: OperandType) -> u32 {
+        match (
+            self.p.special_reg,
+            crate::runtime::batch::special_component(ty),
+        ) {
+            (Some(r), Some(c)) => get4(&t.inputs, u64::from(r))[c],
+            _ => 0,
         }
     }
 
@@ -237,7 +252,21 @@ impl Ctx<'_, '_, '_> {
                     None => None,
                 }
             }
-            _ => None,
+            ty => {
+                // oDepth, oMask, ...: one component of the special register.
+                let special = self
+                    .p
+                    .special_reg
+                    .zip(crate::runtime::batch::special_component(ty));
+                if let Some((r, c)) = special {
+                    if let Some(reg) = get_mut(&mut t.outputs, u64::from(r)) {
+                        if mask & 1 != 0 {
+                            reg[c] = v[0];
+                        }
+                    }
+                }
+                None
+            }
         };
         if let Some(r) = reg {
             for (c, slot) in r.iter_mut().enumerate() {

@@ -49,6 +49,7 @@ impl JitShader {
         let table = build_table(&entries, b, &mut counters);
         let mut typed = build_typed(self, &entries, b);
         typed.quads = stage == Stage::Pixel;
+        typed.raster_samples = inputs.samples();
         let result = self.run_lanes(&table, &typed, inputs, o.budget);
         for (_, slot, c) in &counters {
             if let Some(u) = b.get_uav_mut(*slot) {
@@ -80,7 +81,8 @@ impl JitShader {
     ) -> Result<BatchResult, RuntimeError> {
         let p = &self.inner.prepared;
         let regs = p.io_regs as usize;
-        let mut result = BatchResult::new(p.outputs.clone(), inputs.count);
+        let mut result =
+            BatchResult::new(p.outputs.clone(), inputs.count).with_specials(p.specials.clone());
         let mut a = self.areas();
         for first in (0..inputs.count).step_by(W) {
             a.inputs.fill(0);
@@ -105,6 +107,14 @@ impl JitShader {
                     let v = inputs.register(inv, r as u32);
                     for (comp, x) in v.iter().enumerate() {
                         a.inputs[(r * 4 + comp) * W + l] = *x;
+                    }
+                }
+                if let Some(r) = p.special_reg {
+                    let v = inputs.special_input(inv);
+                    for (comp, x) in v.iter().enumerate() {
+                        if let Some(d) = a.inputs.get_mut((r as usize * 4 + comp) * W + l) {
+                            *d = *x;
+                        }
                     }
                 }
             }
@@ -148,6 +158,13 @@ impl JitShader {
                             a.outputs.get((r * 4 + comp) * W + l).copied().unwrap_or(0)
                         });
                         result.values[inv * n + k] = v;
+                    }
+                    if let Some(r) = p.special_reg {
+                        let r = r as usize;
+                        let v = std::array::from_fn(|comp| {
+                            a.outputs.get((r * 4 + comp) * W + l).copied().unwrap_or(0)
+                        });
+                        result.set_specials(inv, v);
                     }
                     LaneResult::Written
                 };

@@ -515,6 +515,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             OperandType::IndexableTemp => self.x_fetch(op, comp),
             OperandType::Input => self.io_fetch(op, comp, true),
             OperandType::Output => self.io_fetch(op, comp, false),
+            ty if crate::runtime::batch::special_component(ty).is_some() => self.special_fetch(op),
             _ => Err(self.unsupported_operand(format!("{} operand", op.ty.prefix()))),
         }
     }
@@ -545,6 +546,9 @@ impl<'a, 'f> Lower<'a, 'f> {
             }
             OperandType::IndexableTemp => self.x_write(op, vals),
             OperandType::Output => self.output_write(op, vals),
+            ty if crate::runtime::batch::special_component(ty).is_some() => {
+                self.special_write(op, vals)
+            }
             _ => Err(self.unsupported_operand(format!("{} destination", op.ty.prefix()))),
         }
     }

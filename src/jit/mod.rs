@@ -19,15 +19,15 @@
 //! buffers and textures through the runtime's formats), `sample`
 //! (sampling, gather, texture loads through `runtime::sampling`),
 //! `ranges` (SM5.1 register ranges), `libcalls` (shims into `sem`),
-//! `stage` (v#, o#, discard, quad derivatives), `runner` (groups,
+//! `stage` (v#, o#, the special pixel registers, discard, quad
+//! derivatives), `runner` (groups,
 //! batches, worker threads), `pool` (the worker threads dispatches
 //! share), `lanes` (the out-of-line per-lane memory path), `flushed`
 //! (registers known to hold flushed floats), `batch` (vertex/pixel
 //! invocation batches), `engine` (the case-runner engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): relative v#/o#
-//! indices and the special pixel registers (vCoverage, oDepth, ...),
-//! 64-bit relative indices, a per-lane SM5.1 resource index inside a
+//! indices, `eval_*`, 64-bit relative indices, a per-lane SM5.1 resource index inside a
 //! control-flow condition; hull, domain and geometry programs are refused
 //! (`NotCompute`).
 
@@ -511,10 +511,12 @@ ret
     fn compile_reports_the_first_unsupported_instruction() {
         let p = crate::asm::parse_program(
             "ps_5_0
-dcl_output oDepth
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
 dcl_temps 1
 mov r0.x, l(0.5)
-mov oDepth, r0.x
+eval_centroid r0.xy, v0.xyxx
+mov o0.xyzw, r0.xyxy
 ret
 ",
         )

@@ -154,6 +154,7 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Binding
         shader: Some(shader.clone()),
         samplers: b.samplers.clone(),
         quads: false,
+        raster_samples: 1,
     }
 }
 

@@ -49,6 +49,8 @@ const ROW_MIN_LOD: usize = 19;
 const ROW_OUT: usize = 20;
 /// Rows in the io slot.
 pub const ROWS: usize = 24;
+/// The table entry that stands for `rasterizer` (the render target).
+const RASTERIZER: u32 = u32::MAX;
 
 /// Per-function state of the texture lowering.
 #[derive(Default)]
@@ -307,11 +309,7 @@ impl Lower<'_, '_> {
                 self.feedback_load(inst)
             }
             Opcode::SampleInfo => self.sampleinfo(inst),
-            Opcode::SamplePos => {
-                let z = self.splat_v(0);
-                let dst = self.operand(inst, 0)?;
-                self.write(dst, &[Some(z); 4])
-            }
+            Opcode::SamplePos => self.samplepos(inst),
             other => Err(self.unsupported(other)),
         }
     }
@@ -330,27 +328,38 @@ impl Lower<'_, '_> {
         self.write_status(inst)
     }
 
-    /// sampleinfo[_uint] d, t#/rasterizer.
+    /// sampleinfo[_uint] d, t#/rasterizer: the shim reads the sample
+    /// count of the bound view or of the batch's render target.
     fn sampleinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let res = self.operand(inst, 1)?;
         let io = self.io_addr();
-        if res.ty == OperandType::Rasterizer {
-            let raw = [1, 0, 0, 0];
-            let words = if inst.return_type_bits() & 1 != 0 {
-                raw
-            } else {
-                raw.map(|x: u32| (x as f32).to_bits())
-            };
-            for (c, w) in words.iter().enumerate() {
-                let v = self.splat_v(*w);
-                self.put_row(io, ROW_OUT + c, v);
-            }
-        } else {
-            let entry = self.entry_value(res)?;
-            self.put_exec(io);
-            self.call_texture_shim(io, entry);
-        }
+        let entry = self.entry_or_rasterizer(res)?;
+        self.put_exec(io);
+        self.call_texture_shim(io, entry);
         self.write_results(inst, io, res.swizzle(), false)
+    }
+
+    /// samplepos d, t#/rasterizer, index: the shim looks each active
+    /// lane's index up in the standard pattern of the sample count.
+    fn samplepos(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let res = self.operand(inst, 1)?;
+        let io = self.io_addr();
+        let entry = self.entry_or_rasterizer(res)?;
+        self.put_src(io, inst, 2, ROW_COORD, 1, Ty::Int)?;
+        self.put_exec(io);
+        self.call_texture_shim(io, entry);
+        self.write_results(inst, io, res.swizzle(), false)
+    }
+
+    /// The table entry of a t# operand, or [`RASTERIZER`] for `rasterizer`.
+    fn entry_or_rasterizer(&mut self, res: &crate::ir::Operand) -> Result<Value, JitError> {
+        if res.ty == OperandType::Rasterizer {
+            return Ok(self
+                .b
+                .ins()
+                .iconst(types::I32, i64::from(RASTERIZER as i32)));
+        }
+        self.entry_value(res)
     }
 
     /// The resource-table entry of a t# operand, as an i32 value.
@@ -389,9 +398,25 @@ pub unsafe extern "C" fn texture_shim(env: *const TypedEnv, entry: u32, inst: u3
         return;
     };
     let slot = env.slots.get(entry as usize).copied().flatten();
+    let samples = || match entry {
+        RASTERIZER => env.raster_samples.max(1),
+        _ => sample_count(slot.map(|s| s.view)),
+    };
     match inst.opcode {
+        Opcode::SamplePos => {
+            let count = samples();
+            for l in 0..W {
+                if io[ROW_EXEC * W + l] == 0 {
+                    continue;
+                }
+                let pos = crate::sem::sample::sample_position(count, io[ROW_COORD * W + l]);
+                for (c, v) in pos.iter().enumerate() {
+                    io[(ROW_OUT + c) * W + l] = *v;
+                }
+            }
+        }
         Opcode::SampleInfo => {
-            let count = sample_count(slot.map(|s| s.view));
+            let count = samples();
             let w = if inst.return_type_bits() & 1 != 0 {
                 count
             } else {

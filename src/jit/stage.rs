@@ -13,8 +13,11 @@
 //! derivative reads its source in all four lanes of each quad (vector `j`
 //! of a batch value is quad `j`) whether or not they are active, and
 //! subtracts the lanes [`crate::sem::quad::lanes`] names with the rules
-//! of `sem::float::add`. Relative `v#`/`o#` indices and the special input
-//! and output registers (vCoverage, oDepth, ...) are not lowered.
+//! of `sem::float::add`. The special pixel registers (`vCoverage`,
+//! `vInnerCoverage`, `oDepth`, `oDepthGE`/`LE`, `oMask`, `oStencilRef`)
+//! are components of the prepared program's special register, loaded and
+//! stored with the others ([`crate::runtime::batch::special_component`]).
+//! Relative `v#`/`o#` indices are not lowered.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
@@ -25,6 +28,7 @@ use super::flow::Frame;
 use super::lower::{trusted, Lower, Ty, V};
 use super::JitError;
 use crate::ir::{Instruction, Opcode, Operand, ProgramKind};
+use crate::runtime::batch::special_component;
 use crate::sem::quad::{lanes, Deriv};
 
 /// The batch variables of a vertex or pixel program.
@@ -131,6 +135,34 @@ impl Lower<'_, '_> {
             }
             None => Ok(self.splat_v(0)),
         }
+    }
+
+    /// A special pixel input (`vCoverage`, `vInnerCoverage`) in every
+    /// component; 0 when the program has no special register.
+    pub fn special_fetch(&mut self, op: &Operand) -> Result<V, JitError> {
+        let at = self.p.special_reg.zip(special_component(op.ty));
+        match at.and_then(|(r, c)| self.stage.inputs.get(r as usize).map(|reg| reg[c])) {
+            Some(vars) => Ok(self.use_vars(vars)),
+            None => Ok(self.splat_v(0)),
+        }
+    }
+
+    /// Writes the x value of a special pixel output (`oDepth`, `oMask`,
+    /// ...) into its component of the special register, under `exec`.
+    pub fn special_write(&mut self, op: &Operand, vals: &[Option<V>; 4]) -> Result<(), JitError> {
+        let at = self.p.special_reg.zip(special_component(op.ty));
+        let Some(vars) = at.and_then(|(r, c)| self.stage.outputs.get(r as usize).map(|reg| reg[c]))
+        else {
+            return Ok(());
+        };
+        let Some(v) = vals[0].filter(|_| op.write_mask() & 1 != 0) else {
+            return Ok(());
+        };
+        let exec = self.use_vars(self.exec);
+        let old = self.use_vars(vars);
+        let new = self.map3(exec, v, old, |s, m, n, o| s.b.ins().bitselect(m, n, o));
+        self.def_vars(vars, new);
+        Ok(())
     }
 
     /// Writes the masked components of an o# operand under `exec`.

@@ -42,6 +42,13 @@ pub struct BatchInputs<'a> {
     /// (it runs so its quad has derivatives, but writes no memory and
     /// reports no outputs). `None`: every lane is a real pixel.
     pub helpers: Option<&'a [bool]>,
+    /// Pixel batches only: each invocation's `vCoverage` (`SV_Coverage`
+    /// input), one DWORD per invocation. `None`: every sample covered,
+    /// `(1 << sample_count) - 1`.
+    pub coverage: Option<&'a [u32]>,
+    /// Samples per pixel of the render target (1, 2, 4, 8 or 16; 0 counts
+    /// as 1): what `sampleinfo`/`samplepos` on `rasterizer` report.
+    pub sample_count: u32,
 }
 
 impl<'a> BatchInputs<'a> {
@@ -52,7 +59,41 @@ impl<'a> BatchInputs<'a> {
             registers,
             data,
             helpers: None,
+            coverage: None,
+            sample_count: 1,
         }
+    }
+
+    /// The same inputs with each invocation's `vCoverage`.
+    pub fn with_coverage(self, coverage: &'a [u32]) -> BatchInputs<'a> {
+        BatchInputs {
+            coverage: Some(coverage),
+            ..self
+        }
+    }
+
+    /// The same inputs for a render target of `samples` samples per pixel.
+    pub fn with_sample_count(self, samples: u32) -> BatchInputs<'a> {
+        BatchInputs {
+            sample_count: samples,
+            ..self
+        }
+    }
+
+    /// The render target's samples per pixel (at least 1, at most 32).
+    pub fn samples(&self) -> u32 {
+        self.sample_count.clamp(1, 32)
+    }
+
+    /// The special input register of invocation `inv`: `[vCoverage,
+    /// vInnerCoverage, 0, 0]` (see [`special_component`]).
+    pub fn special_input(&self, inv: usize) -> [u32; 4] {
+        let all = u32::MAX >> (32 - self.samples());
+        let cov = self
+            .coverage
+            .and_then(|c| c.get(inv).copied())
+            .unwrap_or(all);
+        [cov, 0, 0, 0]
     }
 
     /// The same inputs with helper flags.
@@ -91,6 +132,73 @@ pub enum LaneResult {
     Helper,
 }
 
+/// A pixel output without a register number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum SpecialOutput {
+    /// `oDepth` (`SV_Depth`), float.
+    Depth,
+    /// `oDepthGE` (`SV_DepthGreaterEqual`), float.
+    DepthGreaterEqual,
+    /// `oDepthLE` (`SV_DepthLessEqual`), float.
+    DepthLessEqual,
+    /// `oMask` (`SV_Coverage`), the sample mask the pixel keeps.
+    CoverageMask,
+    /// `oStencilRef` (`SV_StencilRef`), the stencil reference value.
+    StencilRef,
+}
+
+impl SpecialOutput {
+    /// The special output an operand type names.
+    pub fn from_operand(ty: OperandType) -> Option<SpecialOutput> {
+        Some(match ty {
+            OperandType::OutputDepth => SpecialOutput::Depth,
+            OperandType::OutputDepthGe => SpecialOutput::DepthGreaterEqual,
+            OperandType::OutputDepthLe => SpecialOutput::DepthLessEqual,
+            OperandType::OutputCoverageMask => SpecialOutput::CoverageMask,
+            OperandType::OutputStencilRef => SpecialOutput::StencilRef,
+            _ => return None,
+        })
+    }
+
+    /// The HLSL semantic.
+    pub fn semantic(self) -> &'static str {
+        match self {
+            SpecialOutput::Depth => "SV_Depth",
+            SpecialOutput::DepthGreaterEqual => "SV_DepthGreaterEqual",
+            SpecialOutput::DepthLessEqual => "SV_DepthLessEqual",
+            SpecialOutput::CoverageMask => "SV_Coverage",
+            SpecialOutput::StencilRef => "SV_StencilRef",
+        }
+    }
+}
+
+/// The component of the special register (one past the program's last
+/// v#/o#) that holds special register `ty`: outputs `[depth (any kind),
+/// oMask, oStencilRef, -]`, inputs `[vCoverage, vInnerCoverage, -, -]`.
+/// Both engines keep the special registers there.
+pub fn special_component(ty: OperandType) -> Option<usize> {
+    use OperandType::*;
+    match ty {
+        OutputDepth | OutputDepthGe | OutputDepthLe | InputCoverageMask => Some(0),
+        OutputCoverageMask | InnerCoverage => Some(1),
+        OutputStencilRef => Some(2),
+        _ => None,
+    }
+}
+
+impl SpecialOutput {
+    /// Its component of the special register.
+    pub fn component(self) -> usize {
+        match self {
+            SpecialOutput::Depth
+            | SpecialOutput::DepthGreaterEqual
+            | SpecialOutput::DepthLessEqual => 0,
+            SpecialOutput::CoverageMask => 1,
+            SpecialOutput::StencilRef => 2,
+        }
+    }
+}
+
 /// The outputs of one batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchResult {
@@ -101,6 +209,18 @@ pub struct BatchResult {
     pub values: Vec<[u32; 4]>,
     /// Each invocation's fate.
     pub lanes: Vec<LaneResult>,
+    /// The declared special outputs (`oDepth`, `oMask`, ...), in
+    /// declaration order.
+    pub specials: Vec<SpecialOutput>,
+    /// `lanes.len() * specials.len()` DWORDs, invocation-major (a depth as
+    /// float bits); zeros for lanes that are not written. Like `o#`, a
+    /// declared special output the shader never writes reads 0.
+    pub special_values: Vec<u32>,
+    /// Every output signature element held in an `o#` register, as
+    /// (semantic name, semantic index, register), from the shader's
+    /// reflection (`Shader::run_batch` fills it; empty when the result
+    /// comes straight from an engine). Packed elements share a register.
+    pub semantics: Vec<(String, u32, u32)>,
 }
 
 impl BatchResult {
@@ -110,7 +230,84 @@ impl BatchResult {
             values: vec![[0; 4]; registers.len() * count],
             registers,
             lanes: vec![LaneResult::Written; count],
+            specials: Vec::new(),
+            special_values: Vec::new(),
+            semantics: Vec::new(),
         }
+    }
+
+    /// The same result with room for the special outputs `specials`.
+    pub fn with_specials(self, specials: Vec<SpecialOutput>) -> BatchResult {
+        BatchResult {
+            special_values: vec![0; specials.len() * self.lanes.len()],
+            specials,
+            ..self
+        }
+    }
+
+    /// Stores written lane `inv`'s special outputs from its special
+    /// register (`[depth, oMask, oStencilRef, -]`).
+    pub fn set_specials(&mut self, inv: usize, reg: [u32; 4]) {
+        let n = self.specials.len();
+        for (k, s) in self.specials.iter().enumerate() {
+            if let Some(v) = self.special_values.get_mut(inv * n + k) {
+                *v = reg[s.component()];
+            }
+        }
+    }
+
+    /// Special output `which` of invocation `inv`, or `None` when the
+    /// invocation reported no outputs or the program does not declare it.
+    pub fn special(&self, inv: usize, which: SpecialOutput) -> Option<u32> {
+        if self.lanes.get(inv) != Some(&LaneResult::Written) {
+            return None;
+        }
+        let k = self.specials.iter().position(|&s| s == which)?;
+        self.special_values
+            .get(inv * self.specials.len() + k)
+            .copied()
+    }
+
+    /// The depth invocation `inv` wrote (`oDepth`, `oDepthGE` or `oDepthLE`).
+    pub fn depth(&self, inv: usize) -> Option<f32> {
+        [
+            SpecialOutput::Depth,
+            SpecialOutput::DepthGreaterEqual,
+            SpecialOutput::DepthLessEqual,
+        ]
+        .iter()
+        .find_map(|&s| self.special(inv, s))
+        .map(f32::from_bits)
+    }
+
+    /// The `oMask` invocation `inv` wrote.
+    pub fn coverage_mask(&self, inv: usize) -> Option<u32> {
+        self.special(inv, SpecialOutput::CoverageMask)
+    }
+
+    /// The `oStencilRef` invocation `inv` wrote.
+    pub fn stencil_ref(&self, inv: usize) -> Option<u32> {
+        self.special(inv, SpecialOutput::StencilRef)
+    }
+
+    /// An output of invocation `inv` by semantic (case-insensitive):
+    /// the whole `o#` register holding a signature element (through
+    /// [`BatchResult::semantics`]; a packed element uses only its mask's
+    /// components), or a special output (`SV_Depth`, `SV_Coverage`, `SV_StencilRef`,
+    /// ...) as `[value, 0, 0, 0]`.
+    pub fn by_semantic(&self, inv: usize, name: &str, index: u32) -> Option<[u32; 4]> {
+        if let Some(s) = self
+            .specials
+            .iter()
+            .find(|s| s.semantic().eq_ignore_ascii_case(name) && index == 0)
+        {
+            return self.special(inv, *s).map(|v| [v, 0, 0, 0]);
+        }
+        let (_, _, reg) = self
+            .semantics
+            .iter()
+            .find(|(n, i, _)| n.eq_ignore_ascii_case(name) && *i == index)?;
+        self.output(inv, *reg)
     }
 
     /// Invocations in the batch.
@@ -175,6 +372,10 @@ pub enum BatchError {
     HelpersInVertexBatch,
     #[error("{count} invocations is more than the {MAX_BATCH} one batch may hold")]
     TooLarge { count: usize },
+    #[error("{got} coverage masks for {count} invocations")]
+    CoverageLength { count: usize, got: usize },
+    #[error("coverage masks exist only in pixel batches")]
+    CoverageInVertexBatch,
 }
 
 /// The kind of invocation a batch runs.
@@ -239,6 +440,16 @@ pub fn check(program: &Program, inputs: &BatchInputs) -> Result<Stage, BatchErro
             expected,
             got: inputs.data.len(),
         });
+    }
+    match (stage, inputs.coverage) {
+        (Stage::Vertex, Some(_)) => return Err(BatchError::CoverageInVertexBatch),
+        (Stage::Pixel, Some(c)) if c.len() != count => {
+            return Err(BatchError::CoverageLength {
+                count,
+                got: c.len(),
+            })
+        }
+        _ => {}
     }
     match (stage, inputs.helpers) {
         (Stage::Pixel, _) if count % QUAD != 0 => Err(BatchError::NotQuads { count }),

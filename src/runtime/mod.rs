@@ -25,7 +25,7 @@ pub mod texture;
 
 use std::collections::BTreeMap;
 
-pub use batch::{BatchError, BatchInputs, BatchResult, LaneResult};
+pub use batch::{BatchError, BatchInputs, BatchResult, LaneResult, SpecialOutput};
 pub use format::Format;
 pub use sampler::{AddressMode, ComparisonFunc, Filter, FilterMode, SamplerDesc};
 pub use texture::TextureData;

@@ -295,3 +295,88 @@ mod tests {
         assert_eq!(gather_offset((-3i32) as u32), -3);
     }
 }
+
+/// D3D11's standard multisample pattern: sample positions in 1/16 pixel
+/// from the pixel centre, for 1, 2, 4, 8 and 16 samples.
+const STANDARD_PATTERN: [&[(i8, i8)]; 5] = [
+    &[(0, 0)],
+    &[(4, 4), (-4, -4)],
+    &[(-2, -6), (6, -2), (-6, 2), (2, 6)],
+    &[
+        (1, -3),
+        (-1, 3),
+        (5, 1),
+        (-3, -5),
+        (-5, 5),
+        (-7, -1),
+        (3, 7),
+        (7, -7),
+    ],
+    &[
+        (1, 1),
+        (-1, -3),
+        (-3, 2),
+        (4, -1),
+        (-5, -2),
+        (2, 5),
+        (5, 3),
+        (3, -5),
+        (-2, 6),
+        (0, -7),
+        (-4, -6),
+        (-6, 4),
+        (-8, 0),
+        (7, -4),
+        (6, 7),
+        (-7, -8),
+    ],
+];
+
+/// `samplepos`: the position of sample `index` of a `count`-sample
+/// resource or render target, as `(x, y, 0, 0)` float bits relative to
+/// the pixel centre. A count without a standard pattern (0, 3, ...) or an
+/// index past the count gives zeros (named in docs/semantics.md).
+pub fn sample_position(count: u32, index: u32) -> [u32; 4] {
+    let pattern = match count {
+        1 => STANDARD_PATTERN[0],
+        2 => STANDARD_PATTERN[1],
+        4 => STANDARD_PATTERN[2],
+        8 => STANDARD_PATTERN[3],
+        16 => STANDARD_PATTERN[4],
+        _ => return [0; 4],
+    };
+    match pattern.get(index as usize) {
+        Some(&(x, y)) => [
+            (f32::from(x) / 16.0).to_bits(),
+            (f32::from(y) / 16.0).to_bits(),
+            0,
+            0,
+        ],
+        None => [0; 4],
+    }
+}
+
+#[cfg(test)]
+mod pattern_tests {
+    use super::sample_position;
+
+    #[test]
+    fn standard_positions_lie_inside_the_pixel_and_differ() {
+        for count in [1u32, 2, 4, 8, 16] {
+            let mut seen = Vec::new();
+            for i in 0..count {
+                let p = sample_position(count, i);
+                let (x, y) = (f32::from_bits(p[0]), f32::from_bits(p[1]));
+                assert!((-0.5..0.5).contains(&x) && (-0.5..0.5).contains(&y));
+                assert!(!seen.contains(&(p[0], p[1])), "{count} samples repeat");
+                seen.push((p[0], p[1]));
+            }
+            assert_eq!(sample_position(count, count), [0; 4]);
+        }
+        assert_eq!(
+            sample_position(4, 1)[..2],
+            [0.375f32.to_bits(), (-0.125f32).to_bits()]
+        );
+        assert_eq!(sample_position(3, 0), [0; 4]);
+    }
+}

@@ -274,11 +274,19 @@ fn run_json_and_dump_to_file() {
 }
 
 #[test]
-fn run_rejects_pixel_shaders() {
+fn run_takes_corpus_pixel_shaders() {
     let ps = corpus_dir().join("conformance_ps/vkd3d_ps_not/shader.dxbc");
-    let o = sm5jit(&["run", s(&ps)]);
-    assert_eq!(code(&o), 3, "{}", stderr(&o));
-    assert!(stderr(&o).contains("compute shader"), "{}", stderr(&o));
+    let o = sm5jit(&[
+        "run",
+        s(&ps),
+        "--synthetic",
+        "--engine",
+        "both",
+        "--pixels",
+        "4x2",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("identical outputs"), "{}", stdout(&o));
 }
 
 #[test]

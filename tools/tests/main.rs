@@ -2,6 +2,7 @@
 
 mod bench;
 mod cli;
+mod cli_stage;
 mod corpus;
 mod engines;
 mod fault;

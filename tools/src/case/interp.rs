@@ -105,7 +105,7 @@ fn view(r: &Resource) -> Result<View, EngineError> {
 
 /// Binds every resource, runs `f`, then copies UAV counters back. Every
 /// engine binds through this one function.
-pub(crate) fn with_bindings<T>(
+pub fn with_bindings<T>(
     resources: &mut [Resource],
     f: impl FnOnce(&mut Bindings) -> Result<T, RuntimeError>,
 ) -> Result<T, EngineError> {

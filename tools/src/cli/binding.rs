@@ -6,8 +6,8 @@
 //! Invariant: sizes are checked against [`MAX_RESOURCE_BYTES`] before any
 //! allocation; a malformed SPEC is a usage error naming the bad part.
 //!
-//! Grammar: `SLOT=VIEW:DATA` where VIEW is `raw`, `structured:STRIDE` or
-//! `typed:FORMAT` (constant buffers have no VIEW), and DATA is one of
+//! Grammar: `SLOT=VIEW:DATA` where VIEW is `raw`, `structured:STRIDE`,
+//! `typed:FORMAT` or `texture2d:FORMAT:WxH` (constant buffers have no VIEW), and DATA is one of
 //! `zeros:N`, `fill:V:N` (N in bytes for raw and constant buffers, in
 //! elements for structured and typed views), `iota:N` (N words 0, 1, ...),
 //! `u32:A,B,..`, `f32:A,B,..` or `file:PATH`.
@@ -32,6 +32,9 @@ pub fn parse_binding(text: &str, class: SlotClass) -> Result<Resource, CliError>
                 class_prefix(class)
             ))
         })?;
+    if let Some(rest) = spec.strip_prefix("texture2d:") {
+        return parse_texture2d(slot, rest).map_err(bad);
+    }
     let (kind, stride, format, data) = parse_view(spec, class).map_err(bad)?;
     let element_bytes = match kind {
         ResourceKindSpec::Structured => stride,
@@ -57,6 +60,45 @@ pub fn parse_binding(text: &str, class: SlotClass) -> Result<Resource, CliError>
         height: 0,
         first_element: 0,
         num_elements,
+        data: bytes,
+        counter: None,
+    })
+}
+
+/// `FORMAT:WxH:DATA` of a 2D texture (one mip, one slice; DATA in texels).
+fn parse_texture2d(slot: SlotRef, spec: &str) -> Result<Resource, String> {
+    let mut parts = spec.splitn(3, ':');
+    let (Some(format), Some(size), Some(data)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err("expected texture2d:FORMAT:WxH:DATA".into());
+    };
+    let format = format
+        .trim_start_matches("DXGI_FORMAT_")
+        .to_ascii_uppercase();
+    let texel = texel_bytes(&format).ok_or(format!("unknown format `{format}`"))?;
+    let (w, h) = size
+        .split_once(['x', 'X'])
+        .ok_or(format!("`{size}` is not WxH"))?;
+    let (width, height) = (parse_u32(w)?, parse_u32(h)?);
+    if width == 0 || height == 0 || width > 16384 || height > 16384 {
+        return Err(format!("{width}x{height}: sides are 1..=16384"));
+    }
+    let bytes = parse_data(data, texel)?;
+    let need = u64::from(width) * u64::from(height) * u64::from(texel);
+    if bytes.len() as u64 != need {
+        return Err(format!(
+            "{width}x{height} texels of {format} are {need} bytes, the data has {}",
+            bytes.len()
+        ));
+    }
+    Ok(Resource {
+        slot,
+        kind: ResourceKindSpec::Texture2d,
+        stride: 0,
+        format: Some(format),
+        width,
+        height,
+        first_element: 0,
+        num_elements: width.saturating_mul(height),
         data: bytes,
         counter: None,
     })

@@ -15,6 +15,7 @@ pub mod front;
 pub mod fuzz;
 pub mod run;
 pub mod shader_test;
+pub mod stage;
 
 use std::path::PathBuf;
 
@@ -54,7 +55,7 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Show what a shader contains: model, declarations, instruction counts.
     Info(InfoArgs),
-    /// Run a compute shader on buffers given on the command line (no SHADER: the showcase).
+    /// Run a compute shader on buffers, or a vertex/pixel shader over vertices or a pixel grid (no SHADER: the showcase).
     Run(run::RunArgs),
     /// Run conformance cases (case.json + shader.dxbc) and compare the results.
     Case(CaseArgs),
@@ -119,6 +120,9 @@ pub struct InfoArgs {
     /// Decode even if the container's checksum is wrong.
     #[arg(long)]
     pub ignore_checksum: bool,
+    /// `text`, or `json`: the reflection (`Shader::reflect`) as one object.
+    #[arg(long, value_enum, default_value_t = run::OutputFormat::Text)]
+    pub format: run::OutputFormat,
 }
 
 #[derive(Debug, Args)]
@@ -214,7 +218,28 @@ fn validate(a: &ValidateArgs) -> Result<ExitCode, CliError> {
 }
 
 fn info(a: &InfoArgs) -> Result<ExitCode, CliError> {
+    let name = front::display_name(&a.file);
     let loaded = front::load(&a.file, a.ignore_checksum)?;
-    print!("{}", run::describe(&front::display_name(&a.file), &loaded));
+    let reflection = front::validate(&name, &loaded.program)
+        .map(|info| sm5jit::reflect::reflect(&loaded.program, &info, loaded.chunks.as_ref()));
+    match a.format {
+        run::OutputFormat::Text => {
+            print!("{}", run::describe(&name, &loaded));
+            match &reflection {
+                Ok(r) => print!("reflection:\n{}", indent(&r.describe())),
+                Err(e) => println!("reflection: none, the program is not valid: {e}"),
+            }
+        }
+        run::OutputFormat::Json => {
+            let r = reflection?;
+            let v = serde_json::json!({ "file": name, "reflection": r });
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+    }
     Ok(ExitCode::Ok)
+}
+
+/// Every line of `text` indented by two spaces.
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  {l}\n")).collect()
 }

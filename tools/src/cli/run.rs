@@ -28,7 +28,7 @@ pub enum OutputFormat {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Compute shader (.dxbc or .asm); `-` reads stdin. Absent: the bundled showcase.
+    /// Shader (.dxbc or .asm): compute, vertex or pixel; `-` reads stdin. Absent: the bundled showcase.
     pub shader: Option<String>,
     /// Thread groups to dispatch, X,Y,Z (default 1,1,1; with --synthetic 2,1,1).
     #[arg(long, value_parser = parse_groups)]
@@ -66,6 +66,21 @@ pub struct RunArgs {
     pub format: OutputFormat,
     #[command(flatten)]
     pub code: super::codedump::CodeDumpArgs,
+    /// Vertex shaders: invocations to run (default 4).
+    #[arg(long)]
+    pub vertices: Option<usize>,
+    /// Pixel shaders: a WxH grid of 2x2 quads, SV_Position at pixel centres (default 8x8).
+    #[arg(long, value_parser = super::stage::parse_pixels)]
+    pub pixels: Option<[u32; 2]>,
+    /// Vertex/pixel shaders: an input register, v1=f32:A,B,C,D (or u32:, i32:, synthetic, index).
+    #[arg(long = "input", value_name = "vN=SPEC")]
+    pub inputs: Vec<String>,
+    /// Pixel shaders: write o0 over the grid as an RGBA8 PNG.
+    #[arg(long, value_name = "FILE.png")]
+    pub image: Option<String>,
+    /// Pixel shaders: samples per pixel of the render target (sampleinfo/samplepos on rasterizer).
+    #[arg(long, default_value_t = 1)]
+    pub samples: u32,
 }
 
 impl Default for RunArgs {
@@ -84,6 +99,11 @@ impl Default for RunArgs {
             dumps: Vec::new(),
             format: OutputFormat::Text,
             code: Default::default(),
+            vertices: None,
+            pixels: None,
+            inputs: Vec::new(),
+            image: None,
+            samples: 1,
         }
     }
 }
@@ -231,13 +251,24 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let name = front::display_name(path);
     let loaded = front::load(path, false)?;
     front::validate(&name, &loaded.program)?;
-    if loaded.program.version.kind != ProgramKind::Compute {
+    let kind = loaded.program.version.kind;
+    if !matches!(
+        kind,
+        ProgramKind::Compute | ProgramKind::Vertex | ProgramKind::Pixel
+    ) {
         return Err(CliError::input(
             name,
             format!(
-                "`run` needs a compute shader (cs_*), this is {}",
+                "`run` runs compute, vertex and pixel shaders, this is {}",
                 model(&loaded.program)
             ),
+        ));
+    }
+    let stage_only =
+        a.vertices.is_some() || a.pixels.is_some() || !a.inputs.is_empty() || a.image.is_some();
+    if kind == ProgramKind::Compute && stage_only {
+        return Err(CliError::usage(
+            "--vertices, --pixels, --input and --image are for vertex and pixel shaders",
         ));
     }
     if let Some(why) = case::unsupported_reason(&loaded.program) {
@@ -249,6 +280,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         Vec::new()
     };
     let resources = bindings(a, synthetic)?;
+    if kind != ProgramKind::Compute {
+        return super::stage::run_stage(a, &name, &loaded, &resources);
+    }
     check_dumps(a, &resources)?;
     super::codedump::dump(&name, &loaded.program, &a.code)?;
     let opts = EngineOptions {
