@@ -6,6 +6,8 @@
 //! cargo run --release --example rasterizer [-- OUT.png [WIDTH HEIGHT]]
 //! ```
 //!
+//! Without OUT.png the image goes to `target/rasterizer.png`.
+//!
 //! In: the [`TRIANGLES`] (object-space positions and vertex colours), the
 //! [`TRANSFORM`] constants and an image size. Out: an RGBA8 image
 //! (background [`BACKGROUND`], triangles drawn in order with
@@ -291,7 +293,10 @@ fn write_png(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args.first().map_or("rasterizer.png", |s| s.as_str());
+    // Like the other examples, the default output goes under target/, never
+    // into the checkout.
+    let default = concat!(env!("CARGO_MANIFEST_DIR"), "/target/rasterizer.png");
+    let path = args.first().map_or(default, |s| s.as_str());
     let size = |i: usize, d: u32| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     let (width, height) = (size(1, 320) & !1, size(2, 240) & !1);
     if width == 0 || height == 0 {

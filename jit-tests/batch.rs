@@ -357,6 +357,82 @@ ret
     assert_eq!(r.output(3, 0), Some([3; 4]));
 }
 
+/// Two pixels of a 2x2 quad discard (vkd3d's `discard_nz r1.xxxx` form),
+/// then every pixel squares its position and takes the derivatives: the
+/// discarded pixels keep running as helpers, so the survivors' derivatives
+/// see their neighbours' current squares (frozen registers would give
+/// 0 − 10.5² instead). Discarded pixels write nothing after the discard
+/// and their atomics do not count.
+#[test]
+fn discarded_pixels_keep_running_as_helpers_for_derivatives() {
+    let text = "ps_5_0
+dcl_uav_raw u0
+dcl_input_ps_siv linear noperspective v0.xy, position
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+dcl_temps 3
+ftou r0.xy, v0.xyxx
+iadd r0.z, r0.x, r0.y
+and r1.x, r0.z, l(1)
+discard_nz r1.xxxx
+mul r2.xy, v0.xyxx, v0.xyxx
+deriv_rtx_fine o0.x, r2.x
+deriv_rty_fine o0.y, r2.y
+deriv_rtx_coarse o0.z, r2.x
+deriv_rty_coarse o0.w, r2.y
+deriv_rtx_fine o1.x, v0.x
+deriv_rty_fine o1.y, v0.y
+and r1.y, r0.x, l(1)
+and r1.z, r0.y, l(1)
+ishl r1.z, r1.z, l(1)
+iadd r1.y, r1.y, r1.z
+ishl r1.y, r1.y, l(2)
+store_raw u0.x, r1.y, l(1)
+atomic_iadd u0, l(64), l(1)
+mov o1.zw, l(0, 0, 0, 0)
+ret
+";
+    // Pixel centres of the quad at (10, 20): top-left, top-right,
+    // bottom-left, bottom-right. x + y is odd for top-right and
+    // bottom-left: they discard.
+    let pos = [(10.5f32, 20.5f32), (11.5, 20.5), (10.5, 21.5), (11.5, 21.5)];
+    let data = one_reg(4, |i| fv([pos[i].0, pos[i].1, 0.0, 0.0]));
+    let mem = Mem::default().uav(0, 17);
+    let (r, mem) = both(text, &BatchInputs::new(4, 1, &data), &mem);
+    assert_eq!(
+        r.lanes,
+        vec![
+            LaneResult::Written,
+            LaneResult::Discarded,
+            LaneResult::Discarded,
+            LaneResult::Written
+        ]
+    );
+    let sq = |v: f32| v * v;
+    // Fine x on the top row: x(TR)² − x(TL)²; on the bottom row:
+    // x(BR)² − x(BL)²; coarse x uses the top row everywhere. Fine y in the
+    // left column: y(BL)² − y(TL)²; right column: y(BR)² − y(TR)²; coarse
+    // y uses the left column.
+    let dx_top = sq(pos[1].0) - sq(pos[0].0);
+    let dx_bottom = sq(pos[3].0) - sq(pos[2].0);
+    let dy_left = sq(pos[2].1) - sq(pos[0].1);
+    let dy_right = sq(pos[3].1) - sq(pos[1].1);
+    assert_eq!((dx_top, dy_left), (22.0, 42.0));
+    assert_eq!(r.output(0, 0), Some(fv([dx_top, dy_left, dx_top, dy_left])));
+    assert_eq!(
+        r.output(3, 0),
+        Some(fv([dx_bottom, dy_right, dx_top, dy_left]))
+    );
+    // Derivatives of the position itself: one pixel per pixel.
+    assert_eq!(r.output(0, 1), Some(fv([1.0, 1.0, 0.0, 0.0])));
+    assert_eq!(r.output(3, 1), Some(fv([1.0, 1.0, 0.0, 0.0])));
+    // Word k is quad lane k's store: only the survivors stored, and only
+    // their two atomics counted.
+    let words = mem.uav_words(0);
+    assert_eq!(words[..4], [1, 0, 0, 1]);
+    assert_eq!(words[16], 2, "atomics counted");
+}
+
 #[test]
 fn partial_quads_compute_helpers_but_report_and_write_nothing_for_them() {
     let text = "ps_5_0

@@ -926,7 +926,9 @@ fn pixel_invocation_outputs_and_discard() {
         .run_invocation(&mut b, &[(0, [0, 0, 1, 0])], &o)
         .unwrap();
     assert!(inv.discarded);
-    assert_eq!(inv.outputs[1], (1, [5, 0, 0, 0]));
+    // A discarded pixel keeps running as a helper (semantics.md §9a): its
+    // registers, o# included, go on to the end; no caller uses them.
+    assert_eq!(inv.outputs[1], (1, [6, 0, 0, 0]));
 }
 
 #[test]
@@ -1254,8 +1256,8 @@ fn feedback_loads_multisample_loads_and_sample_positions() {
 }
 
 /// A zeroed binding of the kind a declaration asks for.
-fn zeroed_view(kind: sm5jit::interp::prepare::ResKind) -> (View, usize) {
-    use sm5jit::interp::prepare::ResKind;
+fn zeroed_view(kind: sm5jit::analysis::ResKind) -> (View, usize) {
+    use sm5jit::analysis::ResKind;
     use sm5jit::ir::ResourceDim;
     use sm5jit::runtime::TextureDim;
     let tex = |dim, layers| {

@@ -15,7 +15,7 @@ use sm5jit::runtime::{
 
 /// One bound resource of a differential run.
 #[derive(Clone)]
-struct Res {
+pub(crate) struct Res {
     class: char,
     slot: u32,
     view: View,
@@ -23,7 +23,7 @@ struct Res {
     counter: Option<u32>,
 }
 
-fn uav(slot: u32, view: View, words: &[u32]) -> Res {
+pub(crate) fn uav(slot: u32, view: View, words: &[u32]) -> Res {
     Res {
         class: 'u',
         slot,
@@ -33,7 +33,7 @@ fn uav(slot: u32, view: View, words: &[u32]) -> Res {
     }
 }
 
-fn srv(slot: u32, view: View, words: &[u32]) -> Res {
+pub(crate) fn srv(slot: u32, view: View, words: &[u32]) -> Res {
     Res {
         class: 't',
         slot,
@@ -98,7 +98,7 @@ fn with_bound(
 
 /// Runs `text` on the interpreter and on the JIT (one worker and two),
 /// asserts identical UAV bytes and counters, and returns the UAV words.
-fn diff(text: &str, groups: [u32; 3], res: &[Res]) -> Vec<Vec<u32>> {
+pub(crate) fn diff(text: &str, groups: [u32; 3], res: &[Res]) -> Vec<Vec<u32>> {
     let program = parse(text);
     let interp = Interpreter::new(&program).expect("prepare");
     let jit = JitShader::compile(&program).unwrap_or_else(|e| panic!("compile: {e}\n{text}"));
@@ -146,7 +146,7 @@ ret
 
 /// Edge values: NaNs, signed zeros, denormals, infinities, INT_MIN/MAX,
 /// shift amounts around 32, f16 limits, ordinary numbers.
-const EDGE: [u32; 40] = [
+pub(crate) const EDGE: [u32; 40] = [
     0x7FC0_0000, // NaN
     0xFFC0_0001, // negative NaN with payload
     0x0000_0000, // +0
@@ -486,16 +486,19 @@ ret
         jit.dispatch_threads(b, [2, 1, 1], &o, 1).map(|_| ())
     })
     .unwrap_err();
+    // The JIT names the `endloop` (instruction 3) whose charge ran out, and
+    // the message says how to raise the budget.
     assert!(
         matches!(
             err,
             RuntimeError::BudgetExhausted {
                 group: [0, 0, 0],
-                ..
+                inst_index: 3,
             }
         ),
         "{err:?}"
     );
+    assert!(err.to_string().contains("--budget N"), "{err}");
 }
 
 #[test]
@@ -1111,8 +1114,8 @@ fn words(seed: u32, n: usize, f: impl Fn(u32) -> u32) -> Vec<u32> {
 
 /// Synthetic bindings for every resource a prepared program declares:
 /// floats in [0, 1) for float data, small integers otherwise.
-fn synthetic_resources(p: &sm5jit::interp::Prepared) -> Vec<Res> {
-    use sm5jit::interp::prepare::ResKind;
+fn synthetic_resources(p: &sm5jit::analysis::Prepared) -> Vec<Res> {
+    use sm5jit::analysis::ResKind;
     use sm5jit::ir::{ResourceDim, ReturnType};
     use sm5jit::runtime::TextureView;
     let float = |x: u32| ((x >> 9) as f32 / (1 << 23) as f32).to_bits();

@@ -1,8 +1,10 @@
 //! Integration tests: one binary, one module per area.
 
+mod alu_table;
 mod asm_roundtrip;
 mod batch;
 mod bc7;
+mod compat;
 mod decode;
 mod embed;
 mod interp;
@@ -15,6 +17,7 @@ mod reflect;
 #[cfg(target_os = "linux")]
 mod rss;
 mod sampling;
+mod snapshots;
 mod util;
 mod validate;
 

@@ -4,6 +4,7 @@
 //! semantic name, index, register and mask, and each declared binding
 //! (cb, t, u, s) is listed at its slot.
 
+use sm5jit::ir::{ConstantBufferDecl, StructuredUavDecl, TypedResourceDecl, TypedUavDecl};
 use std::path::{Path, PathBuf};
 
 use sm5jit::dxbc::{read_dxbc, ReadOptions, SignatureElement as ChunkElement};
@@ -152,17 +153,19 @@ fn reflection_agrees_with_program_and_container_on_every_corpus_shader() {
         // Every declared binding at its slot (pre-SM5.1: the operand index).
         for d in &decoded.program.decls {
             let (op, list): (&Operand, Vec<u32>) = match d {
-                Decl::ConstantBuffer { op, .. } => {
+                Decl::ConstantBuffer(ConstantBufferDecl { op, .. }) => {
                     (op, r.constant_buffers.iter().map(|c| c.slot).collect())
                 }
-                Decl::Resource { op, .. }
+                Decl::Resource(TypedResourceDecl { op, .. })
                 | Decl::ResourceRaw { op, .. }
                 | Decl::ResourceStructured { op, .. } => {
                     (op, r.srvs.iter().map(|c| c.slot).collect())
                 }
-                Decl::UavTyped { op, .. }
+                Decl::UavTyped(TypedUavDecl { op, .. })
                 | Decl::UavRaw { op, .. }
-                | Decl::UavStructured { op, .. } => (op, r.uavs.iter().map(|c| c.slot).collect()),
+                | Decl::UavStructured(StructuredUavDecl { op, .. }) => {
+                    (op, r.uavs.iter().map(|c| c.slot).collect())
+                }
                 Decl::Sampler { op, .. } => (op, r.samplers.iter().map(|c| c.slot).collect()),
                 _ => continue,
             };

@@ -740,7 +740,7 @@ fn texture_view(dim: ResourceDim) -> TextureView {
 
 #[test]
 fn realworld_sampling_shaders_run_a_group() {
-    use sm5jit::interp::prepare::ResKind;
+    use sm5jit::analysis::ResKind;
     let root = crate::corpus_dir().join("realworld");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()

@@ -3,6 +3,7 @@
 //! rule at the expected instruction or declaration).
 
 use sm5jit::dxbc::{read_dxbc, ReadOptions};
+use sm5jit::ir::StructuredUavDecl;
 use sm5jit::ir::{
     Components, Decl, Index, Instruction, Opcode, Operand, OperandType, Program, Selection,
 };
@@ -238,13 +239,17 @@ fn broken_stray_endloop() {
 fn broken_raw_store_to_structured_uav() {
     let mut p = load("conformance/wine_tgsm_raw");
     for d in &mut p.decls {
-        if let Decl::UavRaw { op, flags, space } = d {
-            *d = Decl::UavStructured {
+        if let Decl::UavRaw {
+            op, flags, space, ..
+        } = d
+        {
+            *d = Decl::UavStructured(StructuredUavDecl {
                 op: op.clone(),
                 stride: 4,
                 flags: *flags,
                 space: *space,
-            };
+                buffer_dim: false,
+            });
         }
     }
     let at = p
@@ -296,6 +301,7 @@ fn broken_second_uav_in_cs_4_0() {
         op: u1,
         flags: Default::default(),
         space: 0,
+        buffer_dim: false,
     });
     let e = expect(&p, Rule::Declaration, None, Some(p.decls.len() - 1));
     assert!(e.message.contains("single UAV slot"), "{e}");

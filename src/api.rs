@@ -339,10 +339,7 @@ impl Shader {
         offset: u64,
         config: &DispatchConfig,
     ) -> Result<DispatchStats, Error> {
-        let groups = crate::runtime::memory::indirect_groups(args, offset)?;
-        if self.version.is_cs4() {
-            return self.dispatch_with(b, [0, 0, 0], config);
-        }
+        let groups = crate::analysis::indirect_groups(self.version, args, offset)?;
         self.dispatch_with(b, groups, config)
     }
 

@@ -42,6 +42,7 @@
 //! # Ok::<(), sm5jit::Error>(())
 //! ```
 
+pub mod analysis;
 pub mod api;
 pub mod asm;
 pub mod capi;
@@ -51,6 +52,7 @@ pub mod interp;
 pub mod interpolate;
 pub mod ir;
 pub mod jit;
+pub mod limits;
 pub mod reflect;
 pub mod runtime;
 pub mod sem;

@@ -806,7 +806,7 @@ fn counts(program: &Program, chunks: Option<&ChunkInfo>) -> InstructionCounts {
 
 /// Opcodes that take implicit derivatives of their coordinates.
 fn uses_derivatives(op: Opcode) -> bool {
-    crate::sem::quad::Deriv::from_opcode(op).is_some()
+    op.deriv().is_some()
         || matches!(
             op,
             Opcode::Sample | Opcode::SampleB | Opcode::SampleC | Opcode::Lod

@@ -50,6 +50,9 @@ mod tests {
         Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
         Program, ProgramKind, ResourceDim, ReturnType, Selection, UavFlags, Version,
     };
+    use crate::ir::{
+        ConstantBufferDecl, InterfaceDecl, StructuredUavDecl, TypedResourceDecl, TypedUavDecl,
+    };
 
     fn reg(ty: OperandType, comps: Components, idx: &[u32]) -> Operand {
         let mut o = Operand::new(ty, comps);
@@ -112,18 +115,19 @@ mod tests {
         let p = Program {
             version: v,
             decls: vec![
-                Decl::ConstantBuffer {
+                Decl::ConstantBuffer(ConstantBufferDecl {
                     op: cb,
                     dynamic: false,
                     size: 1,
                     space: 0,
-                },
-                Decl::UavStructured {
+                }),
+                Decl::UavStructured(StructuredUavDecl {
                     op: uav,
                     stride: 4,
                     flags: UavFlags::default(),
                     space: 2,
-                },
+                    buffer_dim: false,
+                }),
                 Decl::Sampler {
                     op: reg(OperandType::Sampler, Components::Zero, &[0, 1, u32::MAX]),
                     mode: 1,
@@ -225,14 +229,14 @@ mod tests {
                 },
                 Decl::Output(reg(OperandType::Output, mask(0xF), &[0])),
                 Decl::Output(Operand::new(OperandType::OutputDepth, Components::One)),
-                Decl::Resource {
+                Decl::Resource(TypedResourceDecl {
                     op: reg(OperandType::Resource, Components::Zero, &[0]),
                     dim: ResourceDim::Texture2DMS,
                     sample_count: 4,
                     ret: [ReturnType::Float; 4],
                     space: 0,
-                },
-                Decl::UavTyped {
+                }),
+                Decl::UavTyped(TypedUavDecl {
                     op: reg(OperandType::Uav, Components::Zero, &[1]),
                     dim: ResourceDim::Texture2D,
                     flags: UavFlags {
@@ -241,7 +245,7 @@ mod tests {
                     },
                     ret: [ReturnType::Uint; 4],
                     space: 0,
-                },
+                }),
                 Decl::ImmediateConstantBuffer(vec![0x8000_0001, 1, 0x3f80_0000, 0xFFFF_FFFF, 7]),
                 Decl::Other {
                     opcode: Opcode::DclMaxOutputVertexCount,
@@ -252,13 +256,13 @@ mod tests {
                     index: 0,
                     bodies: vec![0, 1],
                 },
-                Decl::Interface {
+                Decl::Interface(InterfaceDecl {
                     index: 0,
                     dynamic: true,
                     table_len: 1,
                     array_len: 2,
                     tables: vec![0],
-                },
+                }),
             ],
             insts: vec![
                 add,

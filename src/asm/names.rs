@@ -32,7 +32,7 @@
 //! value: small integers as decimal, normal floats and ±0 as `%f`, the rest as
 //! hex. Untyped vectors are written without a space after the commas.
 
-use crate::ir::{OpClass, Opcode, OperandType, ResourceDim, ReturnType};
+use crate::ir::{OperandType, ResourceDim, ReturnType};
 
 const DIMS: [(ResourceDim, &str); 13] = [
     (ResourceDim::Unknown, "unknown"),
@@ -234,69 +234,6 @@ pub fn min_precision_from_name(s: &str) -> Option<u8> {
     })
 }
 
-/// How many leading operands of an instruction are destinations.
-pub fn dst_count(op: Opcode) -> usize {
-    use Opcode::*;
-    match op {
-        IMul | UMul | UDiv | SinCos | UAddc | USubb | Swapc => 2,
-        ImmAtomicAlloc | ImmAtomicConsume => 2,
-        o if (ImmAtomicIAdd.number()..=ImmAtomicUMin.number()).contains(&o.number()) => 2,
-        Gather4S | Gather4CS | Gather4PoS | Gather4PoCS | LdS | LdMsS | LdUavTypedS | LdRawS
-        | LdStructuredS | SampleLS | SampleCLzS | SampleClS | SampleBClS | SampleDClS
-        | SampleCClS => 2,
-        CheckAccessFullyMapped => 1,
-        If | Breakc | Continuec | Retc | Callc | Discard | Switch | Case | Call | Label
-        | InterfaceCall => 0,
-        o if o.class() == OpClass::Sync || o.class() == OpClass::Misc => 0,
-        Break | Continue | Default | Else | EndIf | EndLoop | EndSwitch | Loop | Ret | Emit
-        | Cut | EmitThenCut | EmitStream | CutStream | EmitThenCutStream | HsDecls
-        | HsControlPointPhase | HsForkPhase | HsJoinPhase => 0,
-        _ => 1,
-    }
-}
-
-/// How fxc prints a 32-bit immediate of an instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ImmKind {
-    /// Always `%f`.
-    Float,
-    /// Decimal when small, else `0x%08x`.
-    Int,
-    /// Per value: decimal when small, `%f` for normal floats and ±0, else hex.
-    Untyped,
-}
-
-/// The immediate kind of source operand `src` (0-based among sources).
-pub fn imm_kind(op: Opcode, src: usize) -> ImmKind {
-    use Opcode::*;
-    match op {
-        Mov | Movc | Swapc | DMov | DMovc => ImmKind::Untyped,
-        StoreRaw | StoreStructured | StoreUavTyped if src + 1 == store_value_pos(op) => {
-            ImmKind::Untyped
-        }
-        Eq | Ge | Lt | Ne | Ftoi | Ftou | F32tof16 | Ftod => ImmKind::Float,
-        Sample | SampleC | SampleCLz | SampleL | SampleD | SampleB | Lod | SampleLS
-        | SampleCLzS | SampleClS | SampleBClS | SampleDClS | SampleCClS
-            if src != 1 && src != 2 =>
-        {
-            ImmKind::Float
-        }
-        Gather4 | Gather4C | Gather4S | Gather4CS if src == 0 || src == 3 => ImmKind::Float,
-        Gather4Po | Gather4PoC | Gather4PoS | Gather4PoCS if src == 0 || src == 4 => ImmKind::Float,
-        EvalSnapped | EvalSampleIndex | DerivRtx | DerivRty | DerivRtxCoarse | DerivRtxFine
-        | DerivRtyCoarse | DerivRtyFine => ImmKind::Float,
-        o if o.class() == OpClass::Float => ImmKind::Float,
-        _ => ImmKind::Int,
-    }
-}
-
-fn store_value_pos(op: Opcode) -> usize {
-    match op {
-        Opcode::StoreStructured => 3,
-        _ => 2,
-    }
-}
-
 /// Operand types whose registers are normally 1-component (print no suffix).
 pub fn default_one(ty: OperandType) -> bool {
     use OperandType::*;
@@ -398,15 +335,5 @@ mod tests {
             Some(OperandType::ThreadIdInGroupFlattened)
         );
         assert_eq!(operand_type_from_prefix("q"), None);
-    }
-
-    #[test]
-    fn destination_counts() {
-        assert_eq!(dst_count(Opcode::UDiv), 2);
-        assert_eq!(dst_count(Opcode::ImmAtomicCmpExch), 2);
-        assert_eq!(dst_count(Opcode::If), 0);
-        assert_eq!(dst_count(Opcode::Sync), 0);
-        assert_eq!(dst_count(Opcode::StoreStructured), 1);
-        assert_eq!(dst_count(Opcode::Mov), 1);
     }
 }

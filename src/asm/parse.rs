@@ -12,6 +12,7 @@
 
 use super::lexer::{lex, Tok, TokKind};
 use super::names::{self, COMPONENTS};
+use super::print::takes_test;
 use super::AsmError;
 use crate::ir::{
     Components, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType, Program,
@@ -313,7 +314,7 @@ impl Parser {
             ));
         }
         inst.controls |= sfx.controls;
-        let ndst = names::dst_count(opcode);
+        let ndst = opcode.dst_count();
         if self.peek().kind != TokKind::Newline {
             loop {
                 let role = if inst.operands.len() < ndst {
@@ -449,18 +450,8 @@ impl Parser {
     fn operand(&mut self, role: Role, default: Option<Components>) -> R<Operand> {
         let neg = self.eat('-');
         let abs = self.eat('|');
-        let mut op = self.operand_core(role, default)?;
-        if abs {
-            self.expect('|', "to close `|…|`")?;
-        }
-        op.modifier = match (neg, abs) {
-            (false, false) => Modifier::None,
-            (true, false) => Modifier::Neg,
-            (false, true) => Modifier::Abs,
-            (true, true) => Modifier::AbsNeg,
-        };
-        self.operand_tags(&mut op)?;
-        Ok(op)
+        let op = self.operand_core(role, default)?;
+        self.finish_operand(op, neg, abs)
     }
 
     fn operand_core(&mut self, role: Role, default: Option<Components>) -> R<Operand> {
@@ -655,6 +646,22 @@ impl Parser {
             .ok_or_else(|| AsmError::new(t.line, t.col, format!("index `{s}` is out of range")))
     }
 
+    /// Closes `|…|`, applies the `-`/`|…|` modifier read before the
+    /// register and reads the trailing tags.
+    fn finish_operand(&mut self, mut op: Operand, neg: bool, abs: bool) -> R<Operand> {
+        if abs {
+            self.expect('|', "to close `|…|`")?;
+        }
+        op.modifier = match (neg, abs) {
+            (false, false) => Modifier::None,
+            (true, false) => Modifier::Neg,
+            (false, true) => Modifier::Abs,
+            (true, true) => Modifier::AbsNeg,
+        };
+        self.operand_tags(&mut op)?;
+        Ok(op)
+    }
+
     fn operand_tags(&mut self, op: &mut Operand) -> R<()> {
         while self.is_punct('{') {
             let TokKind::Ident(w) = self.peek_at(1).kind.clone() else {
@@ -684,18 +691,6 @@ fn parse_u32(s: &str) -> Option<u32> {
         return None;
     }
     s.parse().ok()
-}
-
-fn takes_test(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::If
-            | Opcode::Breakc
-            | Opcode::Continuec
-            | Opcode::Retc
-            | Opcode::Callc
-            | Opcode::Discard
-    )
 }
 
 /// Splits `sync_g_t` into `sync` and its suffixes; longest base name first.

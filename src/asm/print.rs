@@ -9,11 +9,14 @@
 //! would not parse back to the same bits is printed as hex, and every
 //! non-fxc form has a spelling of ours (see [`super::names`]).
 
-use super::names::{self, ImmKind, COMPONENTS};
+use super::names::{self, COMPONENTS};
+use crate::ir::opcode::TEST_NZ;
+use crate::ir::ImmKind;
 use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
     Program, ResourceDim, Selection, UavFlags,
 };
+use crate::ir::{ConstantBufferDecl, InterfaceDecl, TypedResourceDecl, TypedUavDecl};
 use std::fmt::Write;
 
 /// Which fxc generation's text to mimic where they differ.
@@ -91,13 +94,13 @@ impl Printer {
 
     fn inst(&self, inst: &Instruction) -> String {
         let mut s = self.mnemonic(inst);
-        let ndst = names::dst_count(inst.opcode);
+        let ndst = inst.opcode.dst_count();
         let mut first = true;
         for (i, op) in inst.operands.iter().enumerate() {
             s.push_str(if first { " " } else { ", " });
             first = false;
             let role = if i < ndst { Role::Dst } else { Role::Src };
-            let kind = names::imm_kind(inst.opcode, i.saturating_sub(ndst));
+            let kind = inst.opcode.imm_kind(i.saturating_sub(ndst));
             s.push_str(&self.operand(op, role, kind));
         }
         s
@@ -410,12 +413,7 @@ impl Printer {
             Decl::Output(op) => format!("dcl_output {}", self.decl_op(op)),
             Decl::OutputSgv { op, name } => self.named_io("dcl_output_sgv", op, *name),
             Decl::OutputSiv { op, name } => self.named_io("dcl_output_siv", op, *name),
-            Decl::ConstantBuffer {
-                op,
-                dynamic,
-                size,
-                space,
-            } => self.cbuffer(op, *dynamic, *size, *space),
+            Decl::ConstantBuffer(cb) => self.cbuffer(cb),
             Decl::ImmediateConstantBuffer(v) => self.icb(v),
             Decl::Sampler { op, mode, space } => {
                 let m = names::SAMPLER_MODES
@@ -428,70 +426,52 @@ impl Printer {
                     self.space(*space)
                 )
             }
-            Decl::Resource {
+            Decl::Resource(r) => self.typed_resource(r),
+            Decl::ResourceRaw {
                 op,
-                dim,
-                sample_count,
-                ret,
                 space,
+                buffer_dim,
             } => {
-                let mut s = format!("dcl_resource_{}", names::dim_name(*dim));
-                if is_ms(*dim) || *sample_count != 0 {
-                    let _ = write!(s, "({sample_count})");
-                }
-                let _ = write!(
-                    s,
-                    " {} {}{}",
-                    names::ret_list(ret),
-                    self.decl_op(op),
-                    self.space(*space)
-                );
-                s
-            }
-            Decl::ResourceRaw { op, space } => {
                 format!(
-                    "dcl_resource_raw {}{}",
+                    "dcl_resource_raw{} {}{}",
+                    dim_suffix(*buffer_dim),
                     self.decl_op(op),
                     self.space(*space)
                 )
             }
-            Decl::ResourceStructured { op, stride, space } => format!(
-                "dcl_resource_structured {}, {stride}{}",
-                self.decl_op(op),
-                self.space(*space)
-            ),
-            Decl::UavTyped {
+            Decl::ResourceStructured {
                 op,
-                dim,
-                flags,
-                ret,
+                stride,
                 space,
+                buffer_dim,
             } => format!(
-                "dcl_uav_typed_{}{} {} {}{}",
-                names::dim_name(*dim),
-                uav_flags(flags),
-                names::ret_list(ret),
+                "dcl_resource_structured{} {}, {stride}{}",
+                dim_suffix(*buffer_dim),
                 self.decl_op(op),
                 self.space(*space)
             ),
-            Decl::UavRaw { op, flags, space } => {
+            Decl::UavTyped(u) => self.typed_uav(u),
+            Decl::UavRaw {
+                op,
+                flags,
+                space,
+                buffer_dim,
+            } => {
                 format!(
-                    "dcl_uav_raw{} {}{}",
+                    "dcl_uav_raw{}{} {}{}",
+                    dim_suffix(*buffer_dim),
                     uav_flags(flags),
                     self.decl_op(op),
                     self.space(*space)
                 )
             }
-            Decl::UavStructured {
-                op,
-                stride,
-                flags,
-                space,
-            } => format!(
-                "dcl_uav_structured{} {}, {stride}{}",
-                uav_flags(flags),
-                self.decl_op(op),
-                self.space(*space)
+            Decl::UavStructured(u) => format!(
+                "dcl_uav_structured{}{} {}, {}{}",
+                dim_suffix(u.buffer_dim),
+                uav_flags(&u.flags),
+                self.decl_op(&u.op),
+                u.stride,
+                self.space(u.space)
             ),
             Decl::TgsmRaw { op, bytes } => format!("dcl_tgsm_raw {}, {bytes}", self.decl_op(op)),
             Decl::TgsmStructured { op, stride, count } => {
@@ -508,20 +488,7 @@ impl Printer {
                 let b: Vec<String> = bodies.iter().map(|b| format!("fb{b}")).collect();
                 format!("dcl_function_table ft{index} = {{{}}}", b.join(", "))
             }
-            Decl::Interface {
-                index,
-                dynamic,
-                table_len,
-                array_len,
-                tables,
-            } => {
-                let t: Vec<String> = tables.iter().map(|b| format!("ft{b}")).collect();
-                format!(
-                    "dcl_interface{} fp{index}[{array_len}][{table_len}] = {{{}}}",
-                    if *dynamic { "_dynamicindexed" } else { "" },
-                    t.join(", ")
-                )
-            }
+            Decl::Interface(i) => interface(i),
             Decl::Other {
                 opcode,
                 controls,
@@ -534,6 +501,32 @@ impl Printer {
         }
     }
 
+    fn typed_resource(&self, r: &TypedResourceDecl) -> String {
+        let mut s = format!("dcl_resource_{}", names::dim_name(r.dim));
+        if is_ms(r.dim) || r.sample_count != 0 {
+            let _ = write!(s, "({})", r.sample_count);
+        }
+        let _ = write!(
+            s,
+            " {} {}{}",
+            names::ret_list(&r.ret),
+            self.decl_op(&r.op),
+            self.space(r.space)
+        );
+        s
+    }
+
+    fn typed_uav(&self, u: &TypedUavDecl) -> String {
+        format!(
+            "dcl_uav_typed_{}{} {} {}{}",
+            names::dim_name(u.dim),
+            uav_flags(&u.flags),
+            names::ret_list(&u.ret),
+            self.decl_op(&u.op),
+            self.space(u.space)
+        )
+    }
+
     fn named_io(&self, mnemonic: &str, op: &Operand, name: u32) -> String {
         format!(
             "{mnemonic} {}, {}",
@@ -542,8 +535,9 @@ impl Printer {
         )
     }
 
-    fn cbuffer(&self, op: &Operand, dynamic: bool, size: u32, space: u32) -> String {
-        let pattern = if dynamic {
+    fn cbuffer(&self, cb: &ConstantBufferDecl) -> String {
+        let (op, size, space) = (&cb.op, cb.size, cb.space);
+        let pattern = if cb.dynamic {
             "dynamicIndexed"
         } else {
             "immediateIndexed"
@@ -686,30 +680,14 @@ fn letters(m: u8) -> String {
         .collect()
 }
 
-/// The control bits the mnemonic spells for `op`.
+/// The control bits the mnemonic spells for `op` (the table's allowed controls).
 fn known_controls(op: Opcode) -> u32 {
-    let mut k = 0x4 | 0xF00;
-    if takes_test(op) {
-        k |= 0x80;
-    }
-    match op {
-        Opcode::ResInfo => k | 0x3,
-        Opcode::SampleInfo => k | 0x1,
-        Opcode::Sync => k | 0xF,
-        _ => k,
-    }
+    op.allowed_controls()
 }
 
-fn takes_test(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::If
-            | Opcode::Breakc
-            | Opcode::Continuec
-            | Opcode::Retc
-            | Opcode::Callc
-            | Opcode::Discard
-    )
+/// Opcodes written with a `_z`/`_nz` test suffix (shared with the parser).
+pub(crate) fn takes_test(op: Opcode) -> bool {
+    op.info().controls & TEST_NZ != 0
 }
 
 fn is_ms(d: ResourceDim) -> bool {
@@ -722,6 +700,16 @@ fn interp_words(v: u32) -> String {
         w
     } else {
         format!(" {w}")
+    }
+}
+
+/// `_buffer` after a raw or structured declaration whose token spells the
+/// buffer dimension (vkd3d-shader's form; fxc writes none and prints none).
+fn dim_suffix(buffer_dim: bool) -> &'static str {
+    if buffer_dim {
+        "_buffer"
+    } else {
+        ""
     }
 }
 
@@ -787,6 +775,18 @@ pub(crate) fn fixed6(f: f64, style: ListingStyle) -> String {
     }
     let sign = if f < 0.0 { "-" } else { "" };
     format!("{sign}{int_part}.{frac}")
+}
+
+fn interface(i: &InterfaceDecl) -> String {
+    let t: Vec<String> = i.tables.iter().map(|b| format!("ft{b}")).collect();
+    format!(
+        "dcl_interface{} fp{}[{}][{}] = {{{}}}",
+        if i.dynamic { "_dynamicindexed" } else { "" },
+        i.index,
+        i.array_len,
+        i.table_len,
+        t.join(", ")
+    )
 }
 
 #[cfg(test)]

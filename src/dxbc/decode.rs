@@ -32,6 +32,9 @@ use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
     Program, ProgramKind, ResourceDim, ReturnType, Selection, UavFlags, Version,
 };
+use crate::ir::{
+    ConstantBufferDecl, InterfaceDecl, StructuredUavDecl, TypedResourceDecl, TypedUavDecl,
+};
 
 /// A container with its decoded program and reflection chunks.
 #[derive(Clone, Debug)]
@@ -73,7 +76,7 @@ pub fn read_dxbc(bytes: &[u8], opts: &ReadOptions) -> Result<Shader, DecodeError
 }
 
 /// Largest immediate constant buffer: 4096 rows of 4 dwords (FS §7.5.1).
-pub(crate) const MAX_ICB_DWORDS: usize = 4096 * 4;
+pub(crate) use crate::limits::MAX_ICB_DWORDS;
 
 /// Custom-data class of the immediate constant buffer.
 pub(crate) const ICB_CLASS: u32 = 3;
@@ -121,7 +124,7 @@ pub fn decode_program(dwords: &[u32]) -> Result<Program, DecodeError> {
         let (item, next) = decode_item(words, pos, version)?;
         match item {
             Item::Decl(d) if !program.insts.is_empty() => {
-                let op = decl_opcode(&d);
+                let op = d.opcode();
                 return Err(token_err(
                     pos,
                     Some(op),
@@ -164,42 +167,6 @@ fn decode_version(dwords: &[u32]) -> Result<Version, DecodeError> {
         ));
     }
     Ok(Version { kind, major, minor })
-}
-
-/// The opcode a declaration is written with.
-pub(crate) fn decl_opcode(d: &Decl) -> Opcode {
-    use Opcode::*;
-    match d {
-        Decl::GlobalFlags(_) => DclGlobalFlags,
-        Decl::Temps(_) => DclTemps,
-        Decl::IndexableTemp { .. } => DclIndexableTemp,
-        Decl::ThreadGroup(_) => DclThreadGroup,
-        Decl::Input(_) => DclInput,
-        Decl::InputSgv { .. } => DclInputSgv,
-        Decl::InputSiv { .. } => DclInputSiv,
-        Decl::InputPs { .. } => DclInputPs,
-        Decl::InputPsSgv { .. } => DclInputPsSgv,
-        Decl::InputPsSiv { .. } => DclInputPsSiv,
-        Decl::Output(_) => DclOutput,
-        Decl::OutputSgv { .. } => DclOutputSgv,
-        Decl::OutputSiv { .. } => DclOutputSiv,
-        Decl::ConstantBuffer { .. } => DclConstantBuffer,
-        Decl::ImmediateConstantBuffer(_) => CustomData,
-        Decl::Sampler { .. } => DclSampler,
-        Decl::Resource { .. } => DclResource,
-        Decl::ResourceRaw { .. } => DclResourceRaw,
-        Decl::ResourceStructured { .. } => DclResourceStructured,
-        Decl::UavTyped { .. } => DclUavTyped,
-        Decl::UavRaw { .. } => DclUavRaw,
-        Decl::UavStructured { .. } => DclUavStructured,
-        Decl::TgsmRaw { .. } => DclTgsmRaw,
-        Decl::TgsmStructured { .. } => DclTgsmStructured,
-        Decl::IndexRange { .. } => DclIndexRange,
-        Decl::FunctionBody(_) => DclFunctionBody,
-        Decl::FunctionTable { .. } => DclFunctionTable,
-        Decl::Interface { .. } => DclInterface,
-        Decl::Other { opcode, .. } => *opcode,
-    }
 }
 
 enum Item {
@@ -383,23 +350,10 @@ impl Window<'_> {
 // Executable instructions
 // ---------------------------------------------------------------------------
 
-/// Control bits an executable instruction may carry (the common rule).
-pub(crate) fn allowed_controls(op: Opcode) -> u32 {
-    use Opcode::*;
-    let base = 0x4 | 0xF00;
-    base | match op {
-        If | Breakc | Continuec | Retc | Callc | Discard => 0x80,
-        ResInfo => 0x3,
-        SampleInfo => 0x1,
-        Sync => 0xF,
-        _ => 0,
-    }
-}
-
 fn decode_inst(w: &mut Window, pos: usize, tok: u32) -> Result<Instruction, DecodeError> {
     let op = w.op;
     let controls = (tok >> 11) & 0x1FFF;
-    let extra = controls & !allowed_controls(op);
+    let extra = controls & !op.allowed_controls();
     if extra != 0 {
         return Err(w.err(
             pos,
@@ -672,6 +626,19 @@ fn resource_dim(w: &Window, pos: usize, controls: u32) -> Result<ResourceDim, De
     }
 }
 
+/// The dimension field of a raw or structured declaration: 0 (fxc) or 1,
+/// buffer (vkd3d-shader); any other dimension contradicts the declaration.
+fn buffer_dim(w: &Window, pos: usize, controls: u32) -> Result<bool, DecodeError> {
+    match controls & dcl_bits::RES_DIM {
+        0 => Ok(false),
+        v if v == ResourceDim::Buffer as u32 => Ok(true),
+        v => Err(w.err(
+            pos,
+            format!("resource dimension {v} on a raw or structured declaration (only 1, buffer)"),
+        )),
+    }
+}
+
 fn return_token(w: &mut Window) -> Result<[ReturnType; 4], DecodeError> {
     let at = w.pos;
     let t = w.next()?;
@@ -694,8 +661,11 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
         DclSampler => SAMPLER_MODE,
         DclResource => RES_DIM | SAMPLE_COUNT,
         DclUavTyped => RES_DIM | GLC | ROV,
-        DclUavRaw => GLC | ROV,
-        DclUavStructured => GLC | ROV | OPC,
+        // vkd3d-shader writes the buffer dimension into raw and structured
+        // declarations too (`buffer_dim`); the value is checked below.
+        DclResourceRaw | DclResourceStructured => RES_DIM,
+        DclUavRaw => RES_DIM | GLC | ROV,
+        DclUavStructured => RES_DIM | GLC | ROV | OPC,
         DclInterface => IFACE_DYNAMIC,
         _ if is_other_decl(w.op) => 0x1FFF,
         _ => 0,
@@ -748,40 +718,44 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
             mode: controls,
             space: w.space()?,
         },
-        DclResource => Decl::Resource {
+        DclResource => Decl::Resource(TypedResourceDecl {
             dim: resource_dim(w, pos, controls)?,
             sample_count: controls >> SAMPLE_COUNT_SHIFT,
             op: w.operand()?,
             ret: return_token(w)?,
             space: w.space()?,
-        },
+        }),
         DclResourceRaw => Decl::ResourceRaw {
+            buffer_dim: buffer_dim(w, pos, controls)?,
             op: w.operand()?,
             space: w.space()?,
         },
         DclResourceStructured => Decl::ResourceStructured {
+            buffer_dim: buffer_dim(w, pos, controls)?,
             op: w.operand()?,
             stride: w.next()?,
             space: w.space()?,
         },
-        DclUavTyped => Decl::UavTyped {
+        DclUavTyped => Decl::UavTyped(TypedUavDecl {
             dim: resource_dim(w, pos, controls)?,
             flags: uav_flags(controls),
             op: w.operand()?,
             ret: return_token(w)?,
             space: w.space()?,
-        },
+        }),
         DclUavRaw => Decl::UavRaw {
+            buffer_dim: buffer_dim(w, pos, controls)?,
             op: w.operand()?,
             flags: uav_flags(controls),
             space: w.space()?,
         },
-        DclUavStructured => Decl::UavStructured {
+        DclUavStructured => Decl::UavStructured(StructuredUavDecl {
+            buffer_dim: buffer_dim(w, pos, controls)?,
             op: w.operand()?,
             stride: w.next()?,
             flags: uav_flags(controls),
             space: w.space()?,
-        },
+        }),
         DclTgsmRaw => Decl::TgsmRaw {
             op: w.operand()?,
             bytes: w.next()?,
@@ -809,13 +783,13 @@ fn decode_decl(w: &mut Window, pos: usize, controls: u32) -> Result<Decl, Decode
             let table_len = w.next()?;
             let packed = w.next()?;
             let tables = read_list(w, packed & 0xFFFF)?;
-            Decl::Interface {
+            Decl::Interface(InterfaceDecl {
                 index,
                 dynamic: controls & IFACE_DYNAMIC != 0,
                 table_len,
                 array_len: packed >> 16,
                 tables,
-            }
+            })
         }
         op => Decl::Other {
             opcode: op,
@@ -862,20 +836,20 @@ fn decode_cb(w: &mut Window, controls: u32) -> Result<Decl, DecodeError> {
     if w.version.is_sm51() {
         let size = w.next()?;
         let space = w.next()?;
-        Ok(Decl::ConstantBuffer {
+        Ok(Decl::ConstantBuffer(ConstantBufferDecl {
             op,
             dynamic,
             size,
             space,
-        })
+        }))
     } else {
         let size = op.imm_index(1).unwrap_or(0);
-        Ok(Decl::ConstantBuffer {
+        Ok(Decl::ConstantBuffer(ConstantBufferDecl {
             op,
             dynamic,
             size,
             space: 0,
-        })
+        }))
     }
 }
 

@@ -9,15 +9,13 @@
 //! an [`EncodeError`] naming the declaration or instruction index.
 
 use super::container::{Chunk, Container};
-use super::decode::{
-    allowed_controls, dcl_bits, decl_opcode, ext_opcode_fields, is_other_decl, ICB_CLASS,
-    MAX_ICB_DWORDS,
-};
+use super::decode::{dcl_bits, ext_opcode_fields, is_other_decl, ICB_CLASS, MAX_ICB_DWORDS};
 use super::EncodeError;
 use crate::ir::{
     Components, Decl, ExtOpcode, Index, Instruction, Modifier, Opcode, Operand, OperandType,
     Program, ResourceDim, ReturnType, Selection, UavFlags,
 };
+use crate::ir::{InterfaceDecl, TypedResourceDecl, TypedUavDecl};
 
 /// An empty signature chunk: zero elements, elements at offset 8.
 const EMPTY_SIGNATURE: [u8; 8] = [0, 0, 0, 0, 8, 0, 0, 0];
@@ -38,7 +36,7 @@ pub fn encode_program(p: &Program) -> Result<Vec<u32>, EncodeError> {
         0,
     ];
     for (index, d) in p.decls.iter().enumerate() {
-        let op = decl_opcode(d);
+        let op = d.opcode();
         let mut e = Enc {
             out: Vec::new(),
             kind: "declaration",
@@ -145,7 +143,7 @@ impl Enc {
     }
 
     fn inst(&mut self, inst: &Instruction) -> Result<(), EncodeError> {
-        let extra = inst.controls & !allowed_controls(inst.opcode);
+        let extra = inst.controls & !inst.opcode.allowed_controls();
         if extra != 0 || inst.opcode.is_declaration() || inst.opcode == Opcode::CustomData {
             return Err(self.err(format!(
                 "control bits {extra:#x} not allowed, or not an executable opcode"
@@ -306,79 +304,46 @@ impl Enc {
             Decl::InputPsSgv { op, interp, name } | Decl::InputPsSiv { op, interp, name } => {
                 self.with_op(*interp, INTERP, op, &[*name])?
             }
-            Decl::ConstantBuffer {
-                op,
-                dynamic,
-                size,
-                space,
-            } => {
-                let tail: &[u32] = if sm51 { &[*size, *space] } else { &[] };
-                self.with_op(*dynamic as u32, CB_DYNAMIC, op, tail)?
+            Decl::ConstantBuffer(cb) => {
+                let tail: &[u32] = if sm51 { &[cb.size, cb.space] } else { &[] };
+                self.with_op(cb.dynamic as u32, CB_DYNAMIC, &cb.op, tail)?
             }
             Decl::Sampler { op, mode, space } => {
                 self.with_op(*mode, SAMPLER_MODE, op, &space_tail(sm51, *space))?
             }
-            Decl::Resource {
+            Decl::Resource(r) => self.typed_resource(r, sm51)?,
+            Decl::ResourceRaw {
                 op,
-                dim,
-                sample_count,
-                ret,
                 space,
-            } => {
-                if *sample_count > 0x7F {
-                    return Err(self.err(format!(
-                        "sample count {sample_count} does not fit in 7 bits"
-                    )));
-                }
-                self.check_dim(*dim)?;
-                let controls = (*dim as u32) | (sample_count << SAMPLE_COUNT_SHIFT);
-                self.resource_like(
-                    controls,
-                    RES_DIM | SAMPLE_COUNT,
-                    op,
-                    &[return_bits(*ret)],
-                    sm51,
-                    *space,
-                )?
-            }
-            Decl::ResourceRaw { op, space } => self.resource_like(0, 0, op, &[], sm51, *space)?,
-            Decl::ResourceStructured { op, stride, space } => {
-                self.resource_like(0, 0, op, &[*stride], sm51, *space)?
-            }
-            Decl::UavTyped {
-                op,
-                dim,
-                flags,
-                ret,
-                space,
-            } => {
-                self.check_dim(*dim)?;
-                let controls = (*dim as u32) | flag_bits(*flags);
-                self.resource_like(
-                    controls,
-                    RES_DIM | GLC | ROV,
-                    op,
-                    &[return_bits(*ret)],
-                    sm51,
-                    *space,
-                )?
-            }
-            Decl::UavRaw { op, flags, space } => {
-                self.resource_like(flag_bits(*flags), GLC | ROV, op, &[], sm51, *space)?
-            }
-            Decl::UavStructured {
+                buffer_dim,
+            } => self.resource_like(dim_bits(*buffer_dim), RES_DIM, op, &[], sm51, *space)?,
+            Decl::ResourceStructured {
                 op,
                 stride,
+                space,
+                buffer_dim,
+            } => {
+                self.resource_like(dim_bits(*buffer_dim), RES_DIM, op, &[*stride], sm51, *space)?
+            }
+            Decl::UavTyped(u) => self.typed_uav(u, sm51)?,
+            Decl::UavRaw {
+                op,
                 flags,
                 space,
+                buffer_dim,
             } => self.resource_like(
-                flag_bits(*flags),
-                GLC | ROV | OPC,
+                flag_bits(*flags) | dim_bits(*buffer_dim),
+                RES_DIM | GLC | ROV,
                 op,
-                &[*stride],
+                &[],
                 sm51,
                 *space,
             )?,
+            Decl::UavStructured(u) => {
+                let controls = flag_bits(u.flags) | dim_bits(u.buffer_dim);
+                let allowed = RES_DIM | GLC | ROV | OPC;
+                self.resource_like(controls, allowed, &u.op, &[u.stride], sm51, u.space)?
+            }
             Decl::TgsmRaw { op, bytes } => self.with_op(0, 0, op, &[*bytes])?,
             Decl::TgsmStructured { op, stride, count } => {
                 self.with_op(0, 0, op, &[*stride, *count])?
@@ -392,23 +357,7 @@ impl Enc {
                 self.out.extend_from_slice(&[*index, n]);
                 self.out.extend_from_slice(bodies);
             }
-            Decl::Interface {
-                index,
-                dynamic,
-                table_len,
-                array_len,
-                tables,
-            } => {
-                if tables.len() > 0xFFFF || *array_len > 0xFFFF {
-                    return Err(
-                        self.err("interface table count or array length does not fit in 16 bits")
-                    );
-                }
-                self.begin(*dynamic as u32, false)?;
-                let packed = tables.len() as u32 | (array_len << 16);
-                self.out.extend_from_slice(&[*index, *table_len, packed]);
-                self.out.extend_from_slice(tables);
-            }
+            Decl::Interface(i) => self.interface(i)?,
             Decl::Other {
                 opcode,
                 controls,
@@ -465,6 +414,38 @@ impl Enc {
         self.with_op(controls, allowed, op, &tail)
     }
 
+    fn typed_resource(&mut self, r: &TypedResourceDecl, sm51: bool) -> Result<(), EncodeError> {
+        use dcl_bits::*;
+        if r.sample_count > 0x7F {
+            let n = r.sample_count;
+            return Err(self.err(format!("sample count {n} does not fit in 7 bits")));
+        }
+        self.check_dim(r.dim)?;
+        let controls = (r.dim as u32) | (r.sample_count << SAMPLE_COUNT_SHIFT);
+        let ret = [return_bits(r.ret)];
+        let allowed = RES_DIM | SAMPLE_COUNT;
+        self.resource_like(controls, allowed, &r.op, &ret, sm51, r.space)
+    }
+
+    fn typed_uav(&mut self, u: &TypedUavDecl, sm51: bool) -> Result<(), EncodeError> {
+        use dcl_bits::*;
+        self.check_dim(u.dim)?;
+        let controls = (u.dim as u32) | flag_bits(u.flags);
+        let ret = [return_bits(u.ret)];
+        self.resource_like(controls, RES_DIM | GLC | ROV, &u.op, &ret, sm51, u.space)
+    }
+
+    fn interface(&mut self, i: &InterfaceDecl) -> Result<(), EncodeError> {
+        if i.tables.len() > 0xFFFF || i.array_len > 0xFFFF {
+            return Err(self.err("interface table count or array length does not fit in 16 bits"));
+        }
+        self.begin(i.dynamic as u32, false)?;
+        let packed = i.tables.len() as u32 | (i.array_len << 16);
+        self.out.extend_from_slice(&[i.index, i.table_len, packed]);
+        self.out.extend_from_slice(&i.tables);
+        Ok(())
+    }
+
     fn check_dim(&self, dim: ResourceDim) -> Result<(), EncodeError> {
         if matches!(dim, ResourceDim::RawBuffer | ResourceDim::StructuredBuffer) {
             return Err(self.err(format!("{dim:?} is only valid in an extended opcode token")));
@@ -503,6 +484,12 @@ fn space_tail(sm51: bool, space: u32) -> Vec<u32> {
     } else {
         Vec::new()
     }
+}
+
+/// The dimension field of a raw or structured declaration: 1 (buffer) in
+/// vkd3d-shader's form, 0 in fxc's.
+fn dim_bits(buffer_dim: bool) -> u32 {
+    u32::from(buffer_dim) * ResourceDim::Buffer as u32
 }
 
 fn flag_bits(f: UavFlags) -> u32 {
@@ -558,6 +545,7 @@ mod tests {
     use super::*;
     use crate::dxbc::decode::tests::RAW_TGSM;
     use crate::dxbc::{decode_program, dxbc_checksum, read_dxbc, ReadOptions};
+    use crate::ir::{ConstantBufferDecl, StructuredUavDecl};
     use crate::ir::{ProgramKind, Version};
 
     fn cs(major: u8, minor: u8) -> Version {
@@ -639,51 +627,55 @@ mod tests {
         let sm50 = vec![
             Decl::GlobalFlags(0x800 | 0x2000),
             Decl::ImmediateConstantBuffer(vec![1, 2, 3, 4, 5, 6, 7, 8]),
-            Decl::ConstantBuffer {
+            Decl::ConstantBuffer(ConstantBufferDecl {
                 op: cb.clone(),
                 dynamic: true,
                 size: 3,
                 space: 0,
-            },
+            }),
             Decl::Sampler {
                 op: reg(OperandType::Sampler, 1),
                 mode: 1,
                 space: 0,
             },
-            Decl::Resource {
+            Decl::Resource(TypedResourceDecl {
                 op: reg(OperandType::Resource, 0),
                 dim: ResourceDim::Texture2DMS,
                 sample_count: 4,
                 ret,
                 space: 0,
-            },
+            }),
             Decl::ResourceRaw {
                 op: reg(OperandType::Resource, 1),
                 space: 0,
+                buffer_dim: false,
             },
             Decl::ResourceStructured {
                 op: reg(OperandType::Resource, 2),
                 stride: 16,
                 space: 0,
+                buffer_dim: true,
             },
-            Decl::UavTyped {
+            Decl::UavTyped(TypedUavDecl {
                 op: reg(OperandType::Uav, 0),
                 dim: ResourceDim::Texture3D,
                 flags,
                 ret,
                 space: 0,
-            },
+            }),
             Decl::UavRaw {
                 op: reg(OperandType::Uav, 1),
                 flags,
                 space: 0,
+                buffer_dim: true,
             },
-            Decl::UavStructured {
+            Decl::UavStructured(StructuredUavDecl {
                 op: reg(OperandType::Uav, 2),
                 stride: 8,
                 flags: opc,
                 space: 0,
-            },
+                buffer_dim: false,
+            }),
             Decl::Temps(3),
             Decl::IndexableTemp {
                 reg: 0,
@@ -705,13 +697,13 @@ mod tests {
                 index: 0,
                 bodies: (0..200).collect(),
             },
-            Decl::Interface {
+            Decl::Interface(InterfaceDecl {
                 index: 1,
                 dynamic: true,
                 table_len: 2,
                 array_len: 3,
                 tables: vec![0, 1],
-            },
+            }),
             Decl::Other {
                 opcode: Opcode::DclGsInstanceCount,
                 controls: 0,
@@ -726,25 +718,26 @@ mod tests {
         let tokens = encode_program(&p).unwrap();
         assert_eq!(decode_program(&tokens).unwrap(), p);
         let sm51 = vec![
-            Decl::ConstantBuffer {
+            Decl::ConstantBuffer(ConstantBufferDecl {
                 op: range.clone(),
                 dynamic: false,
                 size: 12,
                 space: 2,
-            },
-            Decl::UavStructured {
+            }),
+            Decl::UavStructured(StructuredUavDecl {
                 op: range.clone(),
                 stride: 4,
                 flags: UavFlags::default(),
                 space: 1,
-            },
-            Decl::Resource {
+                buffer_dim: false,
+            }),
+            Decl::Resource(TypedResourceDecl {
                 op: range.clone(),
                 dim: ResourceDim::Buffer,
                 sample_count: 0,
                 ret,
                 space: 5,
-            },
+            }),
             Decl::Sampler {
                 op: range,
                 mode: 0,
@@ -828,6 +821,7 @@ mod tests {
 mod roundtrip_props {
     use super::*;
     use crate::dxbc::decode_program;
+    use crate::ir::{ConstantBufferDecl, StructuredUavDecl};
     use crate::ir::{ProgramKind, Version};
     use proptest::prelude::*;
 
@@ -965,7 +959,7 @@ mod roundtrip_props {
                 proptest::collection::vec(operand(), n..=n),
             )
                 .prop_map(move |(bits, ext, operands)| {
-                    let mut controls = bits & allowed_controls(op);
+                    let mut controls = bits & op.allowed_controls();
                     if op == Opcode::ResInfo && controls & 3 == 3 {
                         controls &= !1;
                     }
@@ -999,37 +993,37 @@ mod roundtrip_props {
             )
                 .prop_map(move |(op, dynamic, size, space)| {
                     if sm51 {
-                        Decl::ConstantBuffer {
+                        Decl::ConstantBuffer(ConstantBufferDecl {
                             op,
                             dynamic,
                             size,
                             space,
-                        }
+                        })
                     } else {
-                        Decl::ConstantBuffer {
+                        Decl::ConstantBuffer(ConstantBufferDecl {
                             size: op.imm_index(1).unwrap_or(0),
                             op,
                             dynamic,
                             space: 0,
-                        }
+                        })
                     }
                 }),
             (register(plain_index()), 0u32..11, 0u32..128, any::<u32>()).prop_map(
                 move |(op, d, sample_count, space)| {
                     let dim = ResourceDim::from_u32(d).unwrap();
-                    Decl::Resource {
+                    Decl::Resource(TypedResourceDecl {
                         op,
                         dim,
                         sample_count,
                         ret,
                         space: if sm51 { space } else { 0 },
-                    }
+                    })
                 }
             ),
             (
                 register(plain_index()),
                 any::<u32>(),
-                any::<[bool; 3]>(),
+                any::<[bool; 4]>(),
                 any::<u32>()
             )
                 .prop_map(move |(op, stride, f, space)| {
@@ -1038,12 +1032,13 @@ mod roundtrip_props {
                         rasterizer_ordered: f[1],
                         order_preserving_counter: f[2],
                     };
-                    Decl::UavStructured {
+                    Decl::UavStructured(StructuredUavDecl {
                         op,
                         stride,
                         flags,
                         space: if sm51 { space } else { 0 },
-                    }
+                        buffer_dim: f[3],
+                    })
                 }),
             proptest::collection::vec(any::<u32>(), 0..3).prop_map(|rows| {
                 Decl::ImmediateConstantBuffer(

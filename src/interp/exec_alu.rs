@@ -7,47 +7,62 @@
 //! the masked write. The per-opcode scalar rules live in `exec_float` and
 //! `exec_int`, which call [`crate::sem`].
 
-use crate::ir::{Instruction, OpClass, Opcode, Operand};
+use crate::ir::{CompareInst, Instruction, MoveInst, Operand};
 use crate::runtime::RuntimeError;
 
 use super::exec_float;
 use super::exec_int;
 use super::thread::{Ctx, Thread, Ty};
 
-pub fn exec(
+/// mov, movc, swapc.
+pub fn moves(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: MoveInst,
     inst: &Instruction,
-    i: usize,
 ) -> Result<(), RuntimeError> {
-    match inst.opcode {
-        Opcode::Mov => {
+    match op {
+        MoveInst::Mov => {
             // neg/abs on mov are sign-bit operations (sm5-semantics.md §5).
             let v = src(cx, t, inst, 1, Ty::Float)?;
             write(cx, t, inst, 0, v, inst.saturate())
         }
-        Opcode::Movc => {
+        MoveInst::Movc => {
             let [c, a, b] = srcs::<3>(cx, t, inst, 1, Ty::Float)?;
             let v = std::array::from_fn(|k| if c[k] != 0 { a[k] } else { b[k] });
             write(cx, t, inst, 0, v, inst.saturate())
         }
-        Opcode::Swapc => {
+        MoveInst::Swapc => {
             let [c, a, b] = srcs::<3>(cx, t, inst, 2, Ty::Float)?;
             let d0 = std::array::from_fn(|k| if c[k] != 0 { b[k] } else { a[k] });
             let d1 = std::array::from_fn(|k| if c[k] != 0 { a[k] } else { b[k] });
             write(cx, t, inst, 0, d0, inst.saturate())?;
             write(cx, t, inst, 1, d1, inst.saturate())
         }
-        op => match op.class() {
-            OpClass::Float => exec_float::exec(cx, t, inst, i),
-            OpClass::Compare if is_float_compare(op) => exec_float::exec(cx, t, inst, i),
-            _ => exec_int::exec(cx, t, inst, i),
-        },
     }
 }
 
-fn is_float_compare(op: Opcode) -> bool {
-    matches!(op, Opcode::Eq | Opcode::Ne | Opcode::Lt | Opcode::Ge)
+/// Float comparisons through [`crate::sem::float`], integer ones through [`crate::sem::int`].
+pub fn compare(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    op: CompareInst,
+    inst: &Instruction,
+) -> Result<(), RuntimeError> {
+    use crate::sem::{float as f, int};
+    use CompareInst::*;
+    match op {
+        Eq => exec_float::compare(cx, t, inst, f::eq),
+        Ne => exec_float::compare(cx, t, inst, f::ne),
+        Lt => exec_float::compare(cx, t, inst, f::lt),
+        Ge => exec_float::compare(cx, t, inst, f::ge),
+        IEq => exec_int::bin(cx, t, inst, int::ieq),
+        INe => exec_int::bin(cx, t, inst, int::ine),
+        ILt => exec_int::bin(cx, t, inst, int::ilt),
+        IGe => exec_int::bin(cx, t, inst, int::ige),
+        ULt => exec_int::bin(cx, t, inst, int::ult),
+        UGe => exec_int::bin(cx, t, inst, int::uge),
+    }
 }
 
 /// Operand `k` of `inst`, or an error naming the missing operand.

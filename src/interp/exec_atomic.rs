@@ -8,7 +8,7 @@
 //! leaves memory untouched and an `imm_` form returns 0. Threads of a group
 //! never run concurrently, so read-combine-write is atomic here.
 
-use crate::ir::{Instruction, OpClass, Opcode, Operand, OperandType};
+use crate::ir::{AtomicInst, Instruction, Operand, OperandType, Role};
 use crate::runtime::memory::{read_u32, write_u32};
 use crate::runtime::{RuntimeError, View};
 use crate::sem::atomic::{combine, counter_alloc, counter_consume, AtomicOp};
@@ -22,21 +22,26 @@ use super::thread::{Ctx, Thread, Ty};
 pub fn exec(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: AtomicInst,
     inst: &Instruction,
     i: usize,
 ) -> Result<(), RuntimeError> {
-    debug_assert_eq!(inst.opcode.class(), OpClass::Atomic);
+    use AtomicInst::*;
     if t.helper {
         return helper(cx, t, inst);
     }
-    match inst.opcode {
-        Opcode::ImmAtomicAlloc => counter(cx, t, inst, counter_alloc),
-        Opcode::ImmAtomicConsume => counter(cx, t, inst, counter_consume),
-        other => {
-            let Some(kind) = AtomicOp::from_opcode(other) else {
+    match op {
+        ImmAtomicAlloc => counter(cx, t, inst, counter_alloc),
+        ImmAtomicConsume => counter(cx, t, inst, counter_consume),
+        AtomicAnd | AtomicOr | AtomicXor | AtomicCmpStore | AtomicIAdd | AtomicIMax
+        | AtomicIMin | AtomicUMax | AtomicUMin | ImmAtomicIAdd | ImmAtomicAnd | ImmAtomicOr
+        | ImmAtomicXor | ImmAtomicExch | ImmAtomicCmpExch | ImmAtomicIMax | ImmAtomicIMin
+        | ImmAtomicUMax | ImmAtomicUMin => {
+            // The table gives every memory atomic its operation (Form::Atomic).
+            let Some(kind) = op.opcode().atomic() else {
                 return Err(RuntimeError::Unsupported {
                     inst_index: i,
-                    what: other.mnemonic().to_string(),
+                    what: inst.opcode.mnemonic().to_string(),
                 });
             };
             rmw(cx, t, inst, kind.op, kind.returns_old)
@@ -47,10 +52,8 @@ pub fn exec(
 /// An atomic in a helper lane of a pixel quad: no memory or counter
 /// changes; an `imm_*` form returns 0.
 fn helper(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeError> {
-    let returns = matches!(
-        inst.opcode,
-        Opcode::ImmAtomicAlloc | Opcode::ImmAtomicConsume
-    ) || AtomicOp::from_opcode(inst.opcode).is_some_and(|k| k.returns_old);
+    // The forms that return a value have a register destination first (table roles).
+    let returns = inst.opcode.roles().and_then(|r| r.first()) == Some(&Role::Dst);
     if returns {
         write(cx, t, inst, 0, [0; 4], false)?;
     }

@@ -6,7 +6,7 @@
 //! as sign-bit operations, integer sources as two's-complement operations,
 //! and `_sat` only clamps float results.
 
-use crate::ir::{Instruction, Opcode};
+use crate::ir::{ConvertInst, Instruction};
 use crate::runtime::RuntimeError;
 use crate::sem::convert;
 
@@ -29,11 +29,11 @@ fn conv(
 pub fn exec(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: ConvertInst,
     inst: &Instruction,
-    i: usize,
 ) -> Result<(), RuntimeError> {
-    use Opcode::*;
-    match inst.opcode {
+    use ConvertInst::*;
+    match op {
         Ftoi => conv(cx, t, inst, Ty::Float, false, |a| {
             convert::ftoi(f32::from_bits(a)) as u32
         }),
@@ -49,10 +49,6 @@ pub fn exec(
         }),
         F16tof32 => conv(cx, t, inst, Ty::Int, true, |a| {
             convert::f16tof32(a).to_bits()
-        }),
-        other => Err(RuntimeError::Unsupported {
-            inst_index: i,
-            what: other.mnemonic().to_string(),
         }),
     }
 }

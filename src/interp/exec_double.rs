@@ -9,7 +9,7 @@
 //! component the i-th double result; 32-bit→double conversions take the
 //! first two post-swizzle components. Scalar rules: [`crate::sem::double`].
 
-use crate::ir::{Instruction, Opcode};
+use crate::ir::{DoubleInst, Instruction};
 use crate::runtime::RuntimeError;
 use crate::sem::double as d;
 
@@ -126,16 +126,16 @@ fn narrow(
 pub fn exec(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: DoubleInst,
     inst: &Instruction,
-    i: usize,
 ) -> Result<(), RuntimeError> {
-    match inst.opcode {
-        Opcode::DAdd => binary(cx, t, inst, d::dadd),
-        Opcode::DMul => binary(cx, t, inst, d::dmul),
-        Opcode::DDiv => binary(cx, t, inst, d::ddiv),
-        Opcode::DMin => binary(cx, t, inst, d::dmin),
-        Opcode::DMax => binary(cx, t, inst, d::dmax),
-        Opcode::DFma => {
+    match op {
+        DoubleInst::DAdd => binary(cx, t, inst, d::dadd),
+        DoubleInst::DMul => binary(cx, t, inst, d::dmul),
+        DoubleInst::DDiv => binary(cx, t, inst, d::ddiv),
+        DoubleInst::DMin => binary(cx, t, inst, d::dmin),
+        DoubleInst::DMax => binary(cx, t, inst, d::dmax),
+        DoubleInst::DFma => {
             let [a, b, c] = [
                 doubles(cx, t, inst, 1)?,
                 doubles(cx, t, inst, 2)?,
@@ -148,11 +148,11 @@ pub fn exec(
                 [d::dfma(a[0], b[0], c[0]), d::dfma(a[1], b[1], c[1])],
             )
         }
-        Opcode::DRcp => {
+        DoubleInst::DRcp => {
             let a = doubles(cx, t, inst, 1)?;
             write_doubles(cx, t, inst, a.map(d::drcp))
         }
-        Opcode::DMov => {
+        DoubleInst::DMov => {
             let v = src(cx, t, inst, 1, Ty::Double)?;
             if inst.saturate() {
                 write_doubles(cx, t, inst, [d::unpack(v[0], v[1]), d::unpack(v[2], v[3])])
@@ -160,7 +160,7 @@ pub fn exec(
                 write(cx, t, inst, 0, v, false)
             }
         }
-        Opcode::DMovc => {
+        DoubleInst::DMovc => {
             let c = src(cx, t, inst, 1, Ty::Int)?;
             let a = src(cx, t, inst, 2, Ty::Double)?;
             let b = src(cx, t, inst, 3, Ty::Double)?;
@@ -172,19 +172,15 @@ pub fn exec(
                 write(cx, t, inst, 0, v, false)
             }
         }
-        Opcode::DEq => compare(cx, t, inst, d::deq),
-        Opcode::DNe => compare(cx, t, inst, d::dne),
-        Opcode::DLt => compare(cx, t, inst, d::dlt),
-        Opcode::DGe => compare(cx, t, inst, d::dge),
-        Opcode::Dtof => narrow(cx, t, inst, true, |x| d::dtof(x).to_bits()),
-        Opcode::Dtoi => narrow(cx, t, inst, false, |x| d::dtoi(x) as u32),
-        Opcode::Dtou => narrow(cx, t, inst, false, d::dtou),
-        Opcode::Ftod => widen(cx, t, inst, Ty::Float, |x| d::ftod(f32::from_bits(x))),
-        Opcode::Itod => widen(cx, t, inst, Ty::Int, |x| d::itod(x as i32)),
-        Opcode::Utod => widen(cx, t, inst, Ty::Int, d::utod),
-        other => Err(RuntimeError::Unsupported {
-            inst_index: i,
-            what: other.mnemonic().to_string(),
-        }),
+        DoubleInst::DEq => compare(cx, t, inst, d::deq),
+        DoubleInst::DNe => compare(cx, t, inst, d::dne),
+        DoubleInst::DLt => compare(cx, t, inst, d::dlt),
+        DoubleInst::DGe => compare(cx, t, inst, d::dge),
+        DoubleInst::Dtof => narrow(cx, t, inst, true, |x| d::dtof(x).to_bits()),
+        DoubleInst::Dtoi => narrow(cx, t, inst, false, |x| d::dtoi(x) as u32),
+        DoubleInst::Dtou => narrow(cx, t, inst, false, d::dtou),
+        DoubleInst::Ftod => widen(cx, t, inst, Ty::Float, |x| d::ftod(f32::from_bits(x))),
+        DoubleInst::Itod => widen(cx, t, inst, Ty::Int, |x| d::itod(x as i32)),
+        DoubleInst::Utod => widen(cx, t, inst, Ty::Int, d::utod),
     }
 }

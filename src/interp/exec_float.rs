@@ -1,11 +1,11 @@
-//! 32-bit float arithmetic and float comparisons.
+//! 32-bit float arithmetic (and the float-comparison helper).
 //!
-//! In: a float-class instruction (or eq/ne/lt/ge). Out: its destination(s).
+//! In: a float-class instruction. Out: its destination(s).
 //! Invariant: each component's value is computed by the matching
 //! [`crate::sem::float`] function (denormal flushing, NaN and min/max rules
 //! live there); this file only picks the function and the routing.
 
-use crate::ir::{Instruction, Opcode};
+use crate::ir::{FloatInst, Instruction};
 use crate::runtime::RuntimeError;
 use crate::sem::float as f;
 
@@ -38,7 +38,7 @@ fn binary(
     })
 }
 
-fn compare(
+pub(super) fn compare(
     cx: &Ctx,
     t: &mut Thread,
     inst: &Instruction,
@@ -71,39 +71,33 @@ fn sincos(cx: &Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), RuntimeErr
 pub fn exec(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: FloatInst,
     inst: &Instruction,
-    i: usize,
 ) -> Result<(), RuntimeError> {
-    match inst.opcode {
-        Opcode::Add => binary(cx, t, inst, f::add),
-        Opcode::Mul => binary(cx, t, inst, f::mul),
-        Opcode::Div => binary(cx, t, inst, f::div),
-        Opcode::Min => binary(cx, t, inst, f::min),
-        Opcode::Max => binary(cx, t, inst, f::max),
-        Opcode::Mad => componentwise::<3>(cx, t, inst, Ty::Float, inst.saturate(), |[a, b, c]| {
-            f::mad(fl(a), fl(b), fl(c)).to_bits()
-        }),
-        Opcode::Dp2 => dot(cx, t, inst, 2),
-        Opcode::Dp3 => dot(cx, t, inst, 3),
-        Opcode::Dp4 => dot(cx, t, inst, 4),
-        Opcode::Exp => unary(cx, t, inst, f::exp2),
-        Opcode::Log => unary(cx, t, inst, f::log2),
-        Opcode::Sqrt => unary(cx, t, inst, f::sqrt),
-        Opcode::Rsq => unary(cx, t, inst, f::rsq),
-        Opcode::Rcp => unary(cx, t, inst, f::rcp),
-        Opcode::Frc => unary(cx, t, inst, f::frc),
-        Opcode::RoundNe => unary(cx, t, inst, f::round_ne),
-        Opcode::RoundNi => unary(cx, t, inst, f::round_ni),
-        Opcode::RoundPi => unary(cx, t, inst, f::round_pi),
-        Opcode::RoundZ => unary(cx, t, inst, f::round_z),
-        Opcode::SinCos => sincos(cx, t, inst),
-        Opcode::Eq => compare(cx, t, inst, f::eq),
-        Opcode::Ne => compare(cx, t, inst, f::ne),
-        Opcode::Lt => compare(cx, t, inst, f::lt),
-        Opcode::Ge => compare(cx, t, inst, f::ge),
-        other => Err(RuntimeError::Unsupported {
-            inst_index: i,
-            what: other.mnemonic().to_string(),
-        }),
+    match op {
+        FloatInst::Add => binary(cx, t, inst, f::add),
+        FloatInst::Mul => binary(cx, t, inst, f::mul),
+        FloatInst::Div => binary(cx, t, inst, f::div),
+        FloatInst::Min => binary(cx, t, inst, f::min),
+        FloatInst::Max => binary(cx, t, inst, f::max),
+        FloatInst::Mad => {
+            componentwise::<3>(cx, t, inst, Ty::Float, inst.saturate(), |[a, b, c]| {
+                f::mad(fl(a), fl(b), fl(c)).to_bits()
+            })
+        }
+        FloatInst::Dp2 => dot(cx, t, inst, 2),
+        FloatInst::Dp3 => dot(cx, t, inst, 3),
+        FloatInst::Dp4 => dot(cx, t, inst, 4),
+        FloatInst::Exp => unary(cx, t, inst, f::exp2),
+        FloatInst::Log => unary(cx, t, inst, f::log2),
+        FloatInst::Sqrt => unary(cx, t, inst, f::sqrt),
+        FloatInst::Rsq => unary(cx, t, inst, f::rsq),
+        FloatInst::Rcp => unary(cx, t, inst, f::rcp),
+        FloatInst::Frc => unary(cx, t, inst, f::frc),
+        FloatInst::RoundNe => unary(cx, t, inst, f::round_ne),
+        FloatInst::RoundNi => unary(cx, t, inst, f::round_ni),
+        FloatInst::RoundPi => unary(cx, t, inst, f::round_pi),
+        FloatInst::RoundZ => unary(cx, t, inst, f::round_z),
+        FloatInst::SinCos => sincos(cx, t, inst),
     }
 }

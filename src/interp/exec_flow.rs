@@ -6,81 +6,133 @@
 //! from the prepare pass (`<= insts.len()`), and the call stack never grows
 //! past 32 frames (a deeper call is skipped, FS §7.12).
 
-use crate::ir::{sync_flags, Instruction, Opcode};
+use crate::ir::{sync_flags, FlowInst, GraphicsInst, Instruction, MiscInst, SyncInst};
 use crate::runtime::RuntimeError;
 
 use super::exec_memory::FULLY_MAPPED;
-use super::prepare::{Jump, MAX_CALL_DEPTH};
 use super::thread::{condition, Ctx, Status, Thread};
+use crate::analysis::Jump;
+use crate::limits::MAX_CALL_DEPTH;
 
-pub fn exec(
+pub fn flow(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: FlowInst,
     inst: &Instruction,
     i: usize,
 ) -> Result<(), RuntimeError> {
+    use FlowInst::*;
     let jump = cx.p.jumps.get(i).copied().unwrap_or_default();
-    match inst.opcode {
-        Opcode::If => {
+    match op {
+        If => {
             if !condition(cx, t, inst) {
                 go(t, jump);
             }
         }
-        Opcode::Else | Opcode::Break | Opcode::Continue | Opcode::EndLoop => go(t, jump),
-        Opcode::Breakc | Opcode::Continuec => {
+        Else | Break | Continue | EndLoop => go(t, jump),
+        Breakc | Continuec => {
             if condition(cx, t, inst) {
                 go(t, jump);
             }
         }
-        Opcode::Switch => switch(cx, t, inst, jump),
-        Opcode::EndIf | Opcode::Loop | Opcode::Case | Opcode::Default | Opcode::EndSwitch => {}
-        Opcode::Ret => ret(t),
-        Opcode::Retc => {
+        Switch => switch(cx, t, inst, jump),
+        EndIf | Loop | Case | Default | EndSwitch => {}
+        Ret => ret(t),
+        Retc => {
             if condition(cx, t, inst) {
                 ret(t);
             }
         }
         // A label reached by falling through ends the routine like `ret`.
-        Opcode::Label => ret(t),
-        Opcode::Call => call(cx, t, inst, 0, i)?,
-        Opcode::Callc => {
+        Label => ret(t),
+        Call => call(cx, t, inst, 0, i)?,
+        Callc => {
             if condition(cx, t, inst) {
                 call(cx, t, inst, 1, i)?;
             }
         }
-        Opcode::Sync => {
+        // Class linkage (interfaces) is not run here.
+        InterfaceCall => return Err(unsupported(i, inst)),
+    }
+    Ok(())
+}
+
+/// `sync`: a group barrier stops the thread until its group arrives; the
+/// fences alone need nothing when threads run one at a time.
+pub fn sync(t: &mut Thread, op: SyncInst, inst: &Instruction) {
+    match op {
+        SyncInst::Sync => {
             if inst.sync_flags() & sync_flags::THREADS_IN_GROUP != 0 {
                 t.status = Status::Barrier;
             }
         }
-        Opcode::Discard => {
+    }
+}
+
+/// `discard` in a pixel invocation; the other graphics instructions are not
+/// run by a single thread (derivatives run across a quad in `interp::quad`).
+pub fn graphics(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    op: GraphicsInst,
+    inst: &Instruction,
+    i: usize,
+) -> Result<(), RuntimeError> {
+    use GraphicsInst::*;
+    match op {
+        Discard => {
+            // The pixel becomes a helper lane of its quad: it keeps running
+            // (its neighbours' derivatives read its registers) but writes
+            // no memory from here on, and its outputs are not reported.
             if condition(cx, t, inst) {
                 t.discarded = true;
-                t.status = Status::Done;
+                t.helper = true;
             }
+            Ok(())
         }
-        Opcode::Nop | Opcode::DebugBreak => {}
-        Opcode::CheckAccessFullyMapped => {
+        DerivRtx | DerivRty | DerivRtxCoarse | DerivRtxFine | DerivRtyCoarse | DerivRtyFine => {
+            Err(unsupported(i, inst))
+        }
+        // Geometry, hull and interpolation instructions: no such stages here.
+        Cut | Emit | EmitThenCut | EmitStream | CutStream | EmitThenCutStream | HsDecls
+        | HsControlPointPhase | HsForkPhase | HsJoinPhase | EvalSnapped | EvalSampleIndex
+        | EvalCentroid => Err(unsupported(i, inst)),
+    }
+}
+
+/// nop, debug_break, abort, check_access_fully_mapped and the reserved numbers.
+pub fn misc(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    op: MiscInst,
+    inst: &Instruction,
+    i: usize,
+) -> Result<(), RuntimeError> {
+    use MiscInst::*;
+    match op {
+        Nop | DebugBreak => Ok(()),
+        CheckAccessFullyMapped => {
             let status = inst.operands.get(1).map_or([0; 4], |op| cx.src(t, op));
             let v = status.map(|s| if s == FULLY_MAPPED { u32::MAX } else { 0 });
             if let Some(dst) = inst.operands.first() {
                 cx.write(t, dst, v);
             }
+            Ok(())
         }
-        Opcode::Abort => {
-            return Err(RuntimeError::Unsupported {
-                inst_index: i,
-                what: "abort (the shader aborted)".into(),
-            });
-        }
-        other => {
-            return Err(RuntimeError::Unsupported {
-                inst_index: i,
-                what: other.mnemonic().to_string(),
-            });
-        }
+        Abort => Err(RuntimeError::Unsupported {
+            inst_index: i,
+            what: "abort (the shader aborted)".into(),
+        }),
+        // Validation rejects reserved numbers; a raw program meets this.
+        Reserved107 | Reserved112 | Reserved209 | Reserved218 => Err(unsupported(i, inst)),
     }
-    Ok(())
+}
+
+fn unsupported(i: usize, inst: &Instruction) -> RuntimeError {
+    RuntimeError::Unsupported {
+        inst_index: i,
+        what: inst.opcode.mnemonic().to_string(),
+    }
 }
 
 fn go(t: &mut Thread, jump: Jump) {

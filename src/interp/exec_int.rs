@@ -1,16 +1,15 @@
 //! 32-bit integer and bit-field instructions.
 //!
-//! In: an int-class instruction or an integer comparison. Out: its destination(s).
+//! In: an int-class instruction. Out: its destination(s).
 //! Invariant: each component comes from [`crate::sem::int`],
 //! or [`crate::sem::bits`]; integer sources take their neg/abs modifiers as
-//! two's-complement operations. Conversions are routed to `exec_convert`.
+//! two's-complement operations.
 
-use crate::ir::{Instruction, Opcode};
+use crate::ir::{Instruction, IntInst};
 use crate::runtime::RuntimeError;
 use crate::sem::{bits, int};
 
 use super::exec_alu::{componentwise, componentwise2};
-use super::exec_convert;
 use super::thread::{Ctx, Thread, Ty};
 
 fn un(
@@ -22,7 +21,7 @@ fn un(
     componentwise::<1>(cx, t, inst, Ty::Int, false, |[a]| op(a))
 }
 
-fn bin(
+pub(super) fn bin(
     cx: &Ctx,
     t: &mut Thread,
     inst: &Instruction,
@@ -52,11 +51,11 @@ fn pair(
 pub fn exec(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: IntInst,
     inst: &Instruction,
-    i: usize,
 ) -> Result<(), RuntimeError> {
-    use Opcode::*;
-    match inst.opcode {
+    use IntInst::*;
+    match op {
         IAdd => bin(cx, t, inst, int::iadd),
         INeg => un(cx, t, inst, int::ineg),
         IMad => tri(cx, t, inst, int::imad),
@@ -78,12 +77,6 @@ pub fn exec(
         Xor => bin(cx, t, inst, int::xor),
         Not => un(cx, t, inst, int::not),
         Msad => tri(cx, t, inst, int::msad),
-        IEq => bin(cx, t, inst, int::ieq),
-        INe => bin(cx, t, inst, int::ine),
-        ILt => bin(cx, t, inst, int::ilt),
-        IGe => bin(cx, t, inst, int::ige),
-        ULt => bin(cx, t, inst, int::ult),
-        UGe => bin(cx, t, inst, int::uge),
         CountBits => un(cx, t, inst, bits::countbits),
         FirstBitHi => un(cx, t, inst, bits::firstbit_hi),
         FirstBitLo => un(cx, t, inst, bits::firstbit_lo),
@@ -93,11 +86,6 @@ pub fn exec(
         IBfe => tri(cx, t, inst, bits::ibfe),
         Bfi => componentwise::<4>(cx, t, inst, Ty::Int, false, |[w, o, ins, base]| {
             bits::bfi(w, o, ins, base)
-        }),
-        Ftoi | Ftou | Itof | Utof | F32tof16 | F16tof32 => exec_convert::exec(cx, t, inst, i),
-        other => Err(RuntimeError::Unsupported {
-            inst_index: i,
-            what: other.mnemonic().to_string(),
         }),
     }
 }

@@ -9,47 +9,44 @@
 //! checked per element/texel. Out-of-bounds reads give 0 (typed: 0 plus
 //! format defaults), out-of-bounds writes are dropped.
 
-use crate::ir::{Instruction, Opcode, Operand, OperandType};
+use crate::ir::{Instruction, MemoryInst, Opcode, Operand, OperandType};
 use crate::runtime::memory::{texel, typed_element};
 use crate::runtime::{BufferKind, Format, RuntimeError, View};
 use crate::sem::memory::{component_dword, raw_dword, structured_dword};
 
 use super::exec_alu::{operand, src, write};
-use super::prepare::ResKind;
 use super::resources::Target;
 use super::thread::{Ctx, Thread, Ty};
+use super::visit::Exec;
+use crate::analysis::ResKind;
 
 pub fn exec(
     cx: &mut Ctx,
     t: &mut Thread,
+    op: MemoryInst,
     inst: &Instruction,
     i: usize,
 ) -> Result<(), RuntimeError> {
-    match inst.opcode {
+    use MemoryInst as M;
+    match op {
         // Helper lanes of a pixel quad write no memory.
-        Opcode::StoreRaw | Opcode::StoreStructured | Opcode::StoreUavTyped if t.helper => Ok(()),
-        Opcode::LdRaw => ld_buffer(cx, t, inst, i, false),
-        Opcode::LdStructured => ld_buffer(cx, t, inst, i, true),
-        Opcode::StoreRaw => store_buffer(cx, t, inst, i, false),
-        Opcode::StoreStructured => store_buffer(cx, t, inst, i, true),
-        Opcode::Ld | Opcode::LdMs if super::exec_sample::is_texture_load(cx, t, inst) => {
+        M::StoreRaw | M::StoreStructured | M::StoreUavTyped if t.helper => Ok(()),
+        M::LdRaw => ld_buffer(cx, t, inst, i, false),
+        M::LdStructured => ld_buffer(cx, t, inst, i, true),
+        M::StoreRaw => store_buffer(cx, t, inst, i, false),
+        M::StoreStructured => store_buffer(cx, t, inst, i, true),
+        M::Ld | M::LdMs if super::exec_sample::is_texture_load(cx, t, inst) => {
             super::exec_sample::ld(cx, t, inst)
         }
-        Opcode::Ld | Opcode::LdUavTyped | Opcode::LdMs => ld_typed(cx, t, inst),
-        Opcode::LdS
-        | Opcode::LdMsS
-        | Opcode::LdRawS
-        | Opcode::LdStructuredS
-        | Opcode::LdUavTypedS => feedback_load(cx, t, inst, i),
-        Opcode::SamplePos => samplepos(cx, t, inst),
-        Opcode::StoreUavTyped => store_typed(cx, t, inst),
-        Opcode::BufInfo => bufinfo(cx, t, inst),
-        Opcode::ResInfo => resinfo(cx, t, inst),
-        Opcode::SampleInfo => sampleinfo(cx, t, inst),
-        other => Err(RuntimeError::Unsupported {
-            inst_index: i,
-            what: other.mnemonic().to_string(),
-        }),
+        M::Ld | M::LdUavTyped | M::LdMs => ld_typed(cx, t, inst),
+        M::LdS | M::LdMsS | M::LdRawS | M::LdStructuredS | M::LdUavTypedS => {
+            feedback_load(cx, t, inst, i)
+        }
+        M::SamplePos => samplepos(cx, t, inst),
+        M::StoreUavTyped => store_typed(cx, t, inst),
+        M::BufInfo => bufinfo(cx, t, inst),
+        M::ResInfo => resinfo(cx, t, inst),
+        M::SampleInfo => sampleinfo(cx, t, inst),
     }
 }
 
@@ -197,14 +194,10 @@ fn feedback_load(
     let mut base = inst.clone();
     let status = operand(inst, 1)?;
     base.operands.remove(1);
-    base.opcode = match inst.opcode {
-        Opcode::LdS => Opcode::Ld,
-        Opcode::LdMsS => Opcode::LdMs,
-        Opcode::LdRawS => Opcode::LdRaw,
-        Opcode::LdStructuredS => Opcode::LdStructured,
-        _ => Opcode::LdUavTyped,
-    };
-    exec(cx, t, &base, i)?;
+    if let Some((op, _)) = inst.opcode.feedback_base() {
+        base.opcode = op;
+    }
+    base.visit(i, &mut Exec { cx, t })?;
     cx.write(t, status, [FULLY_MAPPED; 4]);
     Ok(())
 }
@@ -268,7 +261,13 @@ fn resinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runti
         _ => None,
     });
     let is_uav = res.ty == OperandType::Uav;
-    let r = super::exec_sample::resinfo_result(tex, is_uav, declared, mip, inst.return_type_bits());
+    let r = crate::runtime::sampling::resinfo_result(
+        tex,
+        is_uav,
+        declared,
+        mip,
+        inst.return_type_bits(),
+    );
     let s = res.swizzle();
     write(
         cx,
@@ -286,7 +285,7 @@ fn sampleinfo(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Ru
     let res = operand(inst, 1)?;
     let count = match res.ty {
         OperandType::Rasterizer => cx.raster_samples,
-        _ => super::exec_sample::sample_count(cx.view(cx.target(t, res))),
+        _ => crate::runtime::sampling::sample_count(cx.view(cx.target(t, res))),
     };
     let raw = [count, 0, 0, 0];
     let r = if inst.return_type_bits() & 1 != 0 {
@@ -311,7 +310,7 @@ fn samplepos(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Run
     let res = operand(inst, 1)?;
     let count = match res.ty {
         OperandType::Rasterizer => cx.raster_samples,
-        _ => super::exec_sample::sample_count(cx.view(cx.target(t, res))),
+        _ => crate::runtime::sampling::sample_count(cx.view(cx.target(t, res))),
     };
     let index = cx.scalar(t, operand(inst, 2)?);
     let r = crate::sem::sample::sample_position(count, index);

@@ -13,25 +13,44 @@
 //! quad's coordinate gradients ([`Ctx::quad_grad`], set by `quad.rs`); in
 //! a single pixel invocation their LOD comes from the biases alone.
 
-use crate::ir::{Instruction, Opcode, Operand, OperandType, ProgramKind, ResourceDim};
-use crate::runtime::sampling::{self as shared, feedback_base, form, LodSource, SampleArgs};
+use crate::ir::{Instruction, Opcode, Operand, OperandType, ProgramKind};
+use crate::ir::{LodSource, SampleForm, SampleInst};
+use crate::runtime::sampling::{self as shared, SampleArgs};
 use crate::runtime::texture::SampleDim;
-use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, TextureData, TextureView, View};
+use crate::runtime::{RuntimeError, SamplerDesc, TextureData, TextureView};
 use crate::sem::sample as rules;
 
 use super::exec_alu::{operand, src, write};
 use super::exec_memory::FULLY_MAPPED;
-use super::prepare::ResKind;
 use super::resources::Target;
 use super::thread::{Ctx, Thread, Ty};
+use crate::analysis::ResKind;
 
 pub fn exec(
+    cx: &mut Ctx,
+    t: &mut Thread,
+    op: SampleInst,
+    inst: &Instruction,
+    i: usize,
+) -> Result<(), RuntimeError> {
+    use SampleInst::*;
+    match op {
+        Sample | SampleC | SampleCLz | SampleL | SampleD | SampleB | Lod | Gather4 | Gather4C
+        | Gather4Po | Gather4PoC => run(cx, t, inst, i, None),
+        Gather4S | Gather4CS | Gather4PoS | Gather4PoCS | SampleLS | SampleCLzS | SampleClS
+        | SampleBClS | SampleDClS | SampleCClS => feedback(cx, t, inst, i),
+    }
+}
+
+/// A `_s` form: its base op (the table's `Form::Feedback`) without the
+/// status operand and LOD clamp, then [`FULLY_MAPPED`] in the status.
+fn feedback(
     cx: &mut Ctx,
     t: &mut Thread,
     inst: &Instruction,
     i: usize,
 ) -> Result<(), RuntimeError> {
-    if let Some((base_op, clamped)) = feedback_base(inst.opcode) {
+    if let Some((base_op, clamped)) = inst.opcode.feedback_base() {
         let status = operand(inst, 1)?.clone();
         let mut base = inst.clone();
         base.operands.remove(1);
@@ -101,7 +120,10 @@ fn run(
     i: usize,
     min_lod: Option<f32>,
 ) -> Result<(), RuntimeError> {
-    let f = form(inst.opcode).ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
+    let f = inst
+        .opcode
+        .sample_form()
+        .ok_or_else(|| unsupported(i, inst.opcode.mnemonic().into()))?;
     if matches!(f.lod, LodSource::Implicit { .. }) && cx.p.version().kind == ProgramKind::Compute {
         return Err(shared::no_derivatives(i, inst.opcode));
     }
@@ -122,7 +144,7 @@ fn args(
     cx: &Ctx,
     t: &Thread,
     inst: &Instruction,
-    f: &shared::Form,
+    f: &SampleForm,
     samp_op: &Operand,
     min_lod: Option<f32>,
 ) -> Result<SampleArgs, RuntimeError> {
@@ -180,87 +202,4 @@ pub fn ld(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), Runtim
     };
     let v = shared::load(&tex, dim, coords, inst.texel_offsets(), sample);
     write_swizzled(cx, t, inst, res, v)
-}
-
-/// The four words `resinfo[_uint|_rcpFloat]` returns before the resource
-/// swizzle: (width, height, depth or array size, mip count) at `mip`, as
-/// floats, `_rcpFloat` (`ret_type` 1: 1/size for the sized dimensions) or
-/// integers (`ret_type` 2). A u# reports one mip; a mip out of range gives
-/// sizes 0 with the mip count; no texture gives zeros. Shared by the
-/// interpreter and the JIT's shim.
-pub fn resinfo_result(
-    tex: Option<&TextureView>,
-    is_uav: bool,
-    declared: Option<ResourceDim>,
-    mip: u32,
-    ret_type: u32,
-) -> [u32; 4] {
-    let (dims, sized, mips) = match tex {
-        Some(tv) => {
-            let mips = if is_uav { 1 } else { tv.mip_levels.max(1) };
-            let level = if mip < mips { tv.mip(mip) } else { None };
-            let (d, sized) = match level {
-                Some(m) => resinfo_dims(declared, tv, &m),
-                None => ([0; 3], [false; 3]),
-            };
-            (d, sized, mips)
-        }
-        None => ([0; 3], [false; 3], 0),
-    };
-    let raw = [dims[0], dims[1], dims[2], mips];
-    match ret_type {
-        2 => raw,
-        1 => std::array::from_fn(|k| {
-            let x = raw[k] as f32;
-            if k < 3 && sized[k] {
-                crate::sem::float::rcp(x).to_bits()
-            } else {
-                x.to_bits()
-            }
-        }),
-        _ => raw.map(|x| (x as f32).to_bits()),
-    }
-}
-
-/// resinfo's (width, height, depth-or-array) of mip `m` and which of them
-/// `_rcpFloat` inverts, by the declared dimension (else the view's).
-pub fn resinfo_dims(
-    declared: Option<ResourceDim>,
-    tv: &TextureView,
-    m: &MipLayout,
-) -> ([u32; 3], [bool; 3]) {
-    let arr = tv.depth_or_array.max(1);
-    let dim = match declared {
-        Some(d) if d != ResourceDim::Unknown && d != ResourceDim::Buffer => dim_of_resource(d),
-        _ => SampleDim::of_view(tv.dim),
-    };
-    match dim {
-        SampleDim::D1 => ([m.width, 0, 0], [true, false, false]),
-        SampleDim::D1Array => ([m.width, arr, 0], [true, false, false]),
-        SampleDim::D2 | SampleDim::Cube => ([m.width, m.height, 0], [true, true, false]),
-        SampleDim::D2Array => ([m.width, m.height, arr], [true, true, false]),
-        SampleDim::CubeArray => ([m.width, m.height, arr / 6], [true, true, false]),
-        SampleDim::D3 => ([m.width, m.height, m.layers], [true, true, true]),
-    }
-}
-
-fn dim_of_resource(d: ResourceDim) -> SampleDim {
-    match d {
-        ResourceDim::Texture1D => SampleDim::D1,
-        ResourceDim::Texture1DArray => SampleDim::D1Array,
-        ResourceDim::Texture2DArray | ResourceDim::Texture2DMSArray => SampleDim::D2Array,
-        ResourceDim::Texture3D => SampleDim::D3,
-        ResourceDim::TextureCube => SampleDim::Cube,
-        ResourceDim::TextureCubeArray => SampleDim::CubeArray,
-        _ => SampleDim::D2,
-    }
-}
-
-/// The sample count sampleinfo reports for a bound view.
-pub fn sample_count(view: Option<View>) -> u32 {
-    match view {
-        Some(View::Texture(tv)) => tv.dim.samples(),
-        Some(View::Buffer(_)) => 1,
-        None => 0,
-    }
 }

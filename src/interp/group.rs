@@ -21,9 +21,9 @@
 use crate::ir::OpClass;
 use crate::runtime::{Bindings, Invocation, RuntimeError};
 
-use super::prepare::Prepared;
 use super::thread::{charge, Ctx, Status, Thread};
-use super::{exec_alu, exec_atomic, exec_double, exec_flow, exec_memory, exec_sample};
+use super::visit::Exec;
+use crate::analysis::Prepared;
 
 /// Runs group `group_id` to completion; returns the instructions executed.
 pub fn run_group(
@@ -98,7 +98,7 @@ impl Lane {
 
 /// By instruction index: for each `loop`, its `endloop`.
 fn loop_ends(p: &Prepared) -> Vec<Option<usize>> {
-    use super::prepare::Jump;
+    use crate::analysis::Jump;
     let mut out = vec![None; p.program.insts.len()];
     for (i, inst) in p.program.insts.iter().enumerate() {
         if inst.opcode == crate::ir::Opcode::EndLoop {
@@ -260,19 +260,7 @@ pub(super) fn step(cx: &mut Ctx, t: &mut Thread) -> Result<(), RuntimeError> {
     };
     charge(cx, i)?;
     t.pc = i + 1;
-    let result = match inst.opcode.class() {
-        OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move => {
-            exec_alu::exec(cx, t, inst, i)
-        }
-        OpClass::Double => exec_double::exec(cx, t, inst, i),
-        OpClass::Memory => exec_memory::exec(cx, t, inst, i),
-        OpClass::Atomic => exec_atomic::exec(cx, t, inst, i),
-        OpClass::Flow | OpClass::Sync | OpClass::Graphics | OpClass::Misc => {
-            exec_flow::exec(cx, t, inst, i)
-        }
-        OpClass::Decl | OpClass::CustomData => Ok(()),
-        OpClass::Sample => exec_sample::exec(cx, t, inst, i),
-    };
+    let result = inst.visit(i, &mut Exec { cx, t });
     result.map_err(|e| match e {
         RuntimeError::InvalidProgram {
             inst_index: None,

@@ -10,7 +10,7 @@
 //! access is bounds-checked against its view window, so no program can
 //! reach outside the memory it was given.
 //!
-//! Layout: `prepare` (declarations, jump tables), `thread` (per-thread
+//! Layout: declarations and jump tables come from [`crate::analysis`]; `thread` (per-thread
 //! registers and operand access), `resources` (binding checks, memory
 //! locations), `group` (barrier scheduling of one thread group), and the
 //! family functions: `exec_alu` (component routing, moves), `exec_float`,
@@ -27,23 +27,20 @@ mod exec_float;
 mod exec_flow;
 mod exec_int;
 mod exec_memory;
-pub mod exec_sample;
+mod exec_sample;
 mod group;
-pub mod prepare;
 mod quad;
 mod resources;
 mod thread;
+mod visit;
 
 use crate::ir::{Program, ProgramKind};
 use crate::runtime::{
     BatchInputs, BatchResult, Bindings, DispatchOptions, DispatchStats, RuntimeError,
 };
 
+use crate::analysis::{self, Prepared};
 pub use crate::runtime::Invocation;
-pub use prepare::Prepared;
-
-/// Largest group count per dimension (FS §18.6.2).
-pub const MAX_GROUPS_PER_DIM: u32 = 65535;
 
 /// A prepared program, ready to dispatch any number of times.
 #[derive(Clone, Debug)]
@@ -55,7 +52,7 @@ impl Interpreter {
     /// Resolves declarations and control flow once.
     pub fn new(program: &Program) -> Result<Interpreter, RuntimeError> {
         Ok(Interpreter {
-            prepared: prepare::prepare(program)?,
+            prepared: analysis::prepare(program)?,
         })
     }
 
@@ -72,14 +69,7 @@ impl Interpreter {
         o: &DispatchOptions,
     ) -> Result<DispatchStats, RuntimeError> {
         let p = &self.prepared;
-        if p.version().kind != ProgramKind::Compute {
-            return Err(RuntimeError::InvalidProgram {
-                inst_index: None,
-                reason: format!("dispatch needs a compute program, not {}", p.version()),
-            });
-        }
-        check_groups(p, groups)?;
-        resources::check_bindings(p, b)?;
+        analysis::check_dispatch(p, b, groups)?;
         let mut stats = DispatchStats::default();
         if groups.contains(&0) {
             return Ok(stats);
@@ -104,12 +94,7 @@ impl Interpreter {
         offset: u64,
         o: &DispatchOptions,
     ) -> Result<DispatchStats, RuntimeError> {
-        let groups = crate::runtime::memory::indirect_groups(args, offset)?;
-        if self.prepared.version().is_cs4() {
-            // FS §15: the runtime drops DispatchIndirect on cs_4_x.
-            resources::check_bindings(&self.prepared, b)?;
-            return Ok(DispatchStats::default());
-        }
+        let groups = analysis::indirect_groups(self.prepared.version(), args, offset)?;
         self.dispatch(b, groups, o)
     }
 
@@ -131,7 +116,7 @@ impl Interpreter {
                 ),
             });
         }
-        resources::check_bindings(p, b)?;
+        analysis::check_bindings(p, b)?;
         group::run_single(p, b, inputs, o.budget)
     }
 
@@ -145,26 +130,12 @@ impl Interpreter {
         o: &DispatchOptions,
     ) -> Result<BatchResult, RuntimeError> {
         crate::runtime::batch::check(&self.prepared.program, inputs)?;
-        resources::check_bindings(&self.prepared, b)?;
+        analysis::check_bindings(&self.prepared, b)?;
         quad::run_batch(&self.prepared, b, inputs, o.budget)
     }
 
     /// Checks `b` against the program's declarations as every run does.
     pub fn check_bindings(&self, b: &Bindings) -> Result<(), RuntimeError> {
-        resources::check_bindings(&self.prepared, b)
+        analysis::check_bindings(&self.prepared, b)
     }
-}
-
-fn check_groups(p: &Prepared, groups: [u32; 3]) -> Result<(), RuntimeError> {
-    let too_many = |reason: String| RuntimeError::TooManyGroups { groups, reason };
-    if let Some(d) = groups.iter().find(|&&d| d > MAX_GROUPS_PER_DIM) {
-        return Err(too_many(format!("{d} exceeds 65535 groups per dimension")));
-    }
-    if p.version().is_cs4() && groups[2] > 1 {
-        return Err(too_many(format!(
-            "cs_4_x allows only Z = 1, got {}",
-            groups[2]
-        )));
-    }
-    Ok(())
 }

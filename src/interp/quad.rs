@@ -15,16 +15,17 @@
 //! source operand as it stands, in both engines. Vertex invocations run
 //! alone, one after another.
 
-use crate::interp::prepare::Jump;
+use crate::analysis::Jump;
+use crate::ir::LodSource;
 use crate::ir::{Instruction, Opcode};
 use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult, Stage, QUAD};
-use crate::runtime::sampling::{feedback_base, form, quad_gradients, LodSource};
+use crate::runtime::sampling::quad_gradients;
 use crate::runtime::{Bindings, RuntimeError};
 use crate::sem::quad::{deriv, Deriv};
 
 use super::group::{new_ctx, step};
-use super::prepare::Prepared;
 use super::thread::{charge, Ctx, Status, Thread, Ty};
+use crate::analysis::Prepared;
 
 /// Where a thread is in the loop nest: the `loop` instructions it is
 /// inside, with their iteration counts and the call depth they belong to.
@@ -133,7 +134,7 @@ pub fn run_batch(
         run_lockstep(&mut cx, &mut threads, &ends)?;
         for (k, t) in threads.iter().enumerate() {
             let inv = first + k;
-            result.lanes[inv] = if t.helper {
+            result.lanes[inv] = if inputs.is_helper(inv) {
                 LaneResult::Helper
             } else if t.discarded {
                 LaneResult::Discarded
@@ -185,7 +186,7 @@ fn run_lockstep(
         let i = threads[lead].pc;
         let p = cx.p;
         let inst = p.program.insts.get(i);
-        match inst.and_then(|x| Deriv::from_opcode(x.opcode).map(|d| (x, d))) {
+        match inst.and_then(|x| x.opcode.deriv().map(|d| (x, d))) {
             Some((inst, kind)) => quad_deriv(cx, threads, &group, inst, kind, i)?,
             None => {
                 cx.quad_grad = inst.and_then(|x| implicit_lod_gradients(cx, threads, x));
@@ -215,8 +216,8 @@ fn implicit_lod_gradients(
     threads: &[Thread],
     inst: &Instruction,
 ) -> Option<([u32; 4], [u32; 4])> {
-    let (base, _) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
-    let f = form(base)?;
+    let (base, _) = inst.opcode.feedback_base().unwrap_or((inst.opcode, false));
+    let f = base.sample_form()?;
     if threads.len() != QUAD || !matches!(f.lod, LodSource::Implicit { .. }) {
         return None;
     }

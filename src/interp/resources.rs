@@ -1,123 +1,20 @@
-//! Binding checks before a run, and resolution of t#/u#/g# operands to
-//! bounds-checked memory locations during it.
+//! Resolution of t#/u#/g# operands to bounds-checked memory locations
+//! during a run (the binding checks before it are
+//! [`crate::analysis::check_bindings`]).
 //!
-//! In: the prepared declarations, the bindings, and at run time a resource
-//! operand plus a DWORD address. Out: either a binding error (missing slot,
-//! kind or stride contradiction, view larger than its memory) or a [`Loc`]
-//! that is known to be inside the view window. Invariant: a `Loc` other than
+//! In: the analysed declarations, the bindings, and a resource operand
+//! plus a DWORD address. Out: a [`Loc`] that is known to be inside the
+//! view window, or `Loc::Out`. Invariant: a `Loc` other than
 //! `Loc::Out` always names bytes inside both the view window and the slice,
 //! and reads/writes through it still go through checked slice access.
 
-use crate::ir::{Operand, OperandType, ResourceDim};
+use crate::ir::{Operand, OperandType};
 use crate::runtime::memory::{read_u32, write_u32};
-use crate::runtime::{BindingKind, Bindings, BufferKind, RuntimeError, Slot, TextureDim, View};
+use crate::runtime::{BufferKind, Slot, View};
 use crate::sem::memory::dword_in_bounds;
 
-use super::prepare::{Prepared, ResDecl, ResKind};
 use super::thread::{Ctx, Thread};
-
-/// Checks that every declared slot is bound with a view of the declared kind
-/// and that every view fits its memory.
-pub fn check_bindings(p: &Prepared, b: &Bindings) -> Result<(), RuntimeError> {
-    b.check_fits()?;
-    for c in &p.cbs {
-        let slot = Slot {
-            space: c.space,
-            index: c.lower,
-        };
-        if b.get_cb(slot).is_none() {
-            return Err(RuntimeError::MissingBinding {
-                kind: BindingKind::ConstantBuffer,
-                slot,
-            });
-        }
-    }
-    for d in &p.srvs {
-        check_range(d, BindingKind::Srv, |s| b.get_srv(s).map(|x| x.view))?;
-    }
-    for d in &p.uavs {
-        check_range(d, BindingKind::Uav, |s| b.get_uav(s).map(|x| x.view))?;
-    }
-    Ok(())
-}
-
-fn check_range(
-    d: &ResDecl,
-    kind: BindingKind,
-    get: impl Fn(Slot) -> Option<View>,
-) -> Result<(), RuntimeError> {
-    let first = Slot {
-        space: d.space,
-        index: d.lower,
-    };
-    if get(first).is_none() {
-        return Err(RuntimeError::MissingBinding { kind, slot: first });
-    }
-    // Every bound slot of the range must agree with the declaration; at
-    // most 4096 slots are looked at (a range may be unbounded).
-    let last = d.upper.min(d.lower.saturating_add(4095));
-    for index in d.lower..=last {
-        let slot = Slot {
-            space: d.space,
-            index,
-        };
-        if let Some(view) = get(slot) {
-            if !kind_matches(d.kind, &view) {
-                return Err(RuntimeError::BindingKindMismatch {
-                    kind,
-                    slot,
-                    declared: describe(d.kind),
-                    bound: view.describe(),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn describe(k: ResKind) -> String {
-    match k {
-        ResKind::Raw => "raw buffer".into(),
-        ResKind::Structured { stride } => format!("structured buffer (stride {stride})"),
-        ResKind::Typed { dim, .. } => format!("typed {dim:?}"),
-    }
-}
-
-fn kind_matches(k: ResKind, v: &View) -> bool {
-    match (k, v) {
-        (ResKind::Raw, View::Buffer(b)) => b.kind == BufferKind::Raw,
-        (ResKind::Structured { stride }, View::Buffer(b)) => {
-            b.kind == BufferKind::Structured { stride }
-        }
-        (
-            ResKind::Typed {
-                dim: ResourceDim::Buffer,
-                ..
-            },
-            View::Buffer(b),
-        ) => matches!(b.kind, BufferKind::Typed(_)),
-        (ResKind::Typed { dim, .. }, View::Texture(t)) => texture_dim_matches(dim, t.dim),
-        _ => false,
-    }
-}
-
-fn texture_dim_matches(d: ResourceDim, t: TextureDim) -> bool {
-    use ResourceDim as R;
-    match t {
-        TextureDim::Tex1D => d == R::Texture1D,
-        TextureDim::Tex1DArray => d == R::Texture1DArray,
-        TextureDim::Tex2D => matches!(d, R::Texture2D | R::Texture2DMS),
-        TextureDim::Tex2DArray => matches!(
-            d,
-            R::Texture2DArray | R::Texture2DMSArray | R::TextureCube | R::TextureCubeArray
-        ),
-        TextureDim::Tex3D => d == R::Texture3D,
-        TextureDim::TexCube => d == R::TextureCube,
-        TextureDim::TexCubeArray => matches!(d, R::TextureCube | R::TextureCubeArray),
-        TextureDim::Tex2DMS { .. } => d == R::Texture2DMS,
-        TextureDim::Tex2DMSArray { .. } => d == R::Texture2DMSArray,
-    }
-}
+use crate::analysis::{ResDecl, ResKind};
 
 /// A resolved memory operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 use crate::ir::{Components, Index, Instruction, Modifier, Operand, OperandType};
 use crate::runtime::{Bindings, RuntimeError, Slot};
 
-use super::prepare::Prepared;
+use crate::analysis::Prepared;
 
 /// Where a thread stands in the group schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,8 +37,9 @@ pub struct Thread {
     pub flat: u32,
     pub status: Status,
     pub discarded: bool,
-    /// A helper lane of a partial pixel quad: it computes (for its
-    /// neighbours' derivatives) but writes no memory.
+    /// A helper lane of a pixel quad (of a partial quad, or a pixel that
+    /// executed `discard`): it computes (for its neighbours' derivatives)
+    /// but writes no memory.
     pub helper: bool,
 }
 
@@ -398,7 +399,7 @@ mod tests {
     fn flattened_thread_id() {
         let text =
             "cs_5_0\ndcl_temps 3\ndcl_indexableTemp x0[5], 4\ndcl_thread_group 4, 3, 2\nret\n";
-        let p = super::super::prepare::prepare(&crate::asm::parse_program(text).unwrap()).unwrap();
+        let p = crate::analysis::prepare(&crate::asm::parse_program(text).unwrap()).unwrap();
         let t = Thread::new(&p, [3, 2, 1]);
         assert_eq!(t.flat, 12 + 2 * 4 + 3);
         assert_eq!(t.regs.len(), 3);

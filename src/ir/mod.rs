@@ -17,7 +17,12 @@
 
 pub mod opcode;
 
-pub use opcode::{OpClass, Opcode};
+pub use opcode::{
+    AtomicInst, CompareInst, ConvertInst, CustomDataInst, DeclInst, DoubleInst, FloatInst,
+    FlowInst, Form, GraphicsInst, ImmKind, InstVisitor, IntInst, LodSource, MemoryInst, MiscInst,
+    Model, MoveInst, OpClass, OpInfo, OpKind, Opcode, Role, SampleForm, SampleInst, Shape,
+    SyncInst,
+};
 
 /// Which pipeline stage a program is for (bits [31:16] of the version token).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -519,6 +524,59 @@ pub struct UavFlags {
     pub order_preserving_counter: bool,
 }
 
+/// `dcl_constantbuffer`: before SM5.1 the operand is `cb#[size]`; in
+/// SM5.1 it is `cb#[lower:upper]` and the size follows as `size`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstantBufferDecl {
+    pub op: Operand,
+    pub dynamic: bool,
+    pub size: u32,
+    pub space: u32,
+}
+
+/// `dcl_resource_<dim>`: a typed t# (buffer or texture).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypedResourceDecl {
+    pub op: Operand,
+    pub dim: ResourceDim,
+    pub sample_count: u32,
+    pub ret: [ReturnType; 4],
+    pub space: u32,
+}
+
+/// `dcl_uav_typed_<dim>`: a typed u#.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypedUavDecl {
+    pub op: Operand,
+    pub dim: ResourceDim,
+    pub flags: UavFlags,
+    pub ret: [ReturnType; 4],
+    pub space: u32,
+}
+
+/// `dcl_uav_structured`: a structured u# and its stride in bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructuredUavDecl {
+    pub op: Operand,
+    pub stride: u32,
+    pub flags: UavFlags,
+    pub space: u32,
+    /// vkd3d-shader's form: the opcode token spells the resource
+    /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+    /// means nothing more; kept so the exact round trip holds.
+    pub buffer_dim: bool,
+}
+
+/// `dcl_interface`: an interface pointer fp# and its function tables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterfaceDecl {
+    pub index: u32,
+    pub dynamic: bool,
+    pub table_len: u32,
+    pub array_len: u32,
+    pub tables: Vec<u32>,
+}
+
 /// A declaration. The register operand is kept whole (`op`) so the printer
 /// and encoder can reproduce it exactly; SM5.1 declarations carry their
 /// range `[id][lower][upper]` in the operand's indices and `space` here
@@ -567,14 +625,7 @@ pub enum Decl {
         op: Operand,
         name: u32,
     },
-    /// `dcl_constantbuffer`: before SM5.1 the operand is `cb#[size]`; in
-    /// SM5.1 it is `cb#[lower:upper]` and the size follows as `size`.
-    ConstantBuffer {
-        op: Operand,
-        dynamic: bool,
-        size: u32,
-        space: u32,
-    },
+    ConstantBuffer(ConstantBufferDecl),
     /// The immediate constant buffer's DWORDs (a multiple of 4).
     ImmediateConstantBuffer(Vec<u32>),
     Sampler {
@@ -582,40 +633,35 @@ pub enum Decl {
         mode: u32,
         space: u32,
     },
-    Resource {
-        op: Operand,
-        dim: ResourceDim,
-        sample_count: u32,
-        ret: [ReturnType; 4],
-        space: u32,
-    },
+    Resource(TypedResourceDecl),
     ResourceRaw {
         op: Operand,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
     ResourceStructured {
         op: Operand,
         stride: u32,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
-    UavTyped {
-        op: Operand,
-        dim: ResourceDim,
-        flags: UavFlags,
-        ret: [ReturnType; 4],
-        space: u32,
-    },
+    UavTyped(TypedUavDecl),
     UavRaw {
         op: Operand,
         flags: UavFlags,
         space: u32,
+        /// vkd3d-shader's form: the opcode token spells the resource
+        /// dimension (buffer) in bits 11–15, where fxc leaves them 0. It
+        /// means nothing more; kept so the exact round trip holds.
+        buffer_dim: bool,
     },
-    UavStructured {
-        op: Operand,
-        stride: u32,
-        flags: UavFlags,
-        space: u32,
-    },
+    UavStructured(StructuredUavDecl),
     TgsmRaw {
         op: Operand,
         bytes: u32,
@@ -634,13 +680,7 @@ pub enum Decl {
         index: u32,
         bodies: Vec<u32>,
     },
-    Interface {
-        index: u32,
-        dynamic: bool,
-        table_len: u32,
-        array_len: u32,
-        tables: Vec<u32>,
-    },
+    Interface(InterfaceDecl),
     /// Any other declaration (geometry, hull and domain stages): kept as
     /// raw opcode, controls and the DWORDs after the opcode token so it
     /// round-trips; no engine runs such programs.
@@ -649,4 +689,43 @@ pub enum Decl {
         controls: u32,
         body: Vec<u32>,
     },
+}
+
+impl Decl {
+    /// The opcode the declaration is written with (`CustomData` for the
+    /// immediate constant buffer).
+    pub fn opcode(&self) -> Opcode {
+        use Opcode::*;
+        match self {
+            Decl::GlobalFlags(_) => DclGlobalFlags,
+            Decl::Temps(_) => DclTemps,
+            Decl::IndexableTemp { .. } => DclIndexableTemp,
+            Decl::ThreadGroup(_) => DclThreadGroup,
+            Decl::Input(_) => DclInput,
+            Decl::InputSgv { .. } => DclInputSgv,
+            Decl::InputSiv { .. } => DclInputSiv,
+            Decl::InputPs { .. } => DclInputPs,
+            Decl::InputPsSgv { .. } => DclInputPsSgv,
+            Decl::InputPsSiv { .. } => DclInputPsSiv,
+            Decl::Output(_) => DclOutput,
+            Decl::OutputSgv { .. } => DclOutputSgv,
+            Decl::OutputSiv { .. } => DclOutputSiv,
+            Decl::ConstantBuffer(_) => DclConstantBuffer,
+            Decl::ImmediateConstantBuffer(_) => CustomData,
+            Decl::Sampler { .. } => DclSampler,
+            Decl::Resource(_) => DclResource,
+            Decl::ResourceRaw { .. } => DclResourceRaw,
+            Decl::ResourceStructured { .. } => DclResourceStructured,
+            Decl::UavTyped(_) => DclUavTyped,
+            Decl::UavRaw { .. } => DclUavRaw,
+            Decl::UavStructured(_) => DclUavStructured,
+            Decl::TgsmRaw { .. } => DclTgsmRaw,
+            Decl::TgsmStructured { .. } => DclTgsmStructured,
+            Decl::IndexRange { .. } => DclIndexRange,
+            Decl::FunctionBody(_) => DclFunctionBody,
+            Decl::FunctionTable { .. } => DclFunctionTable,
+            Decl::Interface(_) => DclInterface,
+            Decl::Other { opcode, .. } => *opcode,
+        }
+    }
 }

@@ -43,7 +43,7 @@ impl JitShader {
     ) -> Result<BatchResult, RuntimeError> {
         let inner = &self.inner;
         let stage = check(&inner.prepared.program, inputs)?;
-        inner.interp.check_bindings(b)?;
+        crate::analysis::check_bindings(&inner.prepared, b)?;
         let entries = super::ranges::entries(&inner.plan, b)?;
         let mut counters = Vec::new();
         let table = build_table(&entries, b, &mut counters);
@@ -139,7 +139,7 @@ impl JitShader {
                 STATUS_BUDGET => {
                     return Err(RuntimeError::BudgetExhausted {
                         group: [(first / W) as u32, 0, 0],
-                        inst_index: 0,
+                        inst_index: c.stopped_at as usize,
                     })
                 }
                 other => return Err(super::context::status_error(other)),

@@ -110,7 +110,9 @@ pub struct BatchContext {
     pub group_id: [u32; 4],
     /// Resume point: 0 = start, k = after the k-th barrier.
     pub resume: u32,
-    pub _pad: u32,
+    /// Out: the index of the `endloop` whose budget charge ran out, when
+    /// the status is [`STATUS_BUDGET`].
+    pub stopped_at: u32,
     /// Loop iterations (weighted by loop length) left before the run stops.
     pub budget: u64,
     /// Resource table, indexed by the compile-time plan.
@@ -146,6 +148,7 @@ pub const OFF_ZERO: i32 = offset_of!(BatchContext, zero) as i32;
 pub const OFF_SINK: i32 = offset_of!(BatchContext, sink) as i32;
 pub const OFF_GROUP_ID: i32 = offset_of!(BatchContext, group_id) as i32;
 pub const OFF_RESUME: i32 = offset_of!(BatchContext, resume) as i32;
+pub const OFF_STOPPED_AT: i32 = offset_of!(BatchContext, stopped_at) as i32;
 pub const OFF_BUDGET: i32 = offset_of!(BatchContext, budget) as i32;
 pub const OFF_RES: i32 = offset_of!(BatchContext, res) as i32;
 pub const OFF_TGSM: i32 = offset_of!(BatchContext, tgsm) as i32;
@@ -170,7 +173,7 @@ impl BatchContext {
             sink: [0; 4],
             group_id: [0; 4],
             resume: 0,
-            _pad: 0,
+            stopped_at: 0,
             budget: 0,
             res: std::ptr::null(),
             tgsm: std::ptr::null_mut(),

@@ -14,7 +14,7 @@ use cranelift_codegen::ir::{types, InstBuilder, Value};
 use super::context::{N, OFF_IO, W};
 use super::lower::{trusted, Lower, Ty, V};
 use super::JitError;
-use crate::ir::{Instruction, Opcode};
+use crate::ir::{DoubleInst, Instruction, Opcode};
 use crate::sem::double as d;
 
 /// The double operation codes [`double_op`] understands.
@@ -268,9 +268,9 @@ impl Lower<'_, '_> {
         self.write(dst, &[Some(v[0]), Some(v[1]), Some(v[2]), Some(v[3])])
     }
 
-    pub fn double(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        use Opcode as O;
-        let (op, srcs, shape): (DOp, &[usize], Shape) = match inst.opcode {
+    pub fn double(&mut self, op: DoubleInst, inst: &Instruction) -> Result<(), JitError> {
+        use DoubleInst as O;
+        let (op, srcs, shape): (DOp, &[usize], Shape) = match op {
             O::DMov | O::DMovc => return self.dmove(inst),
             O::DAdd => (DOp::Add, &[1, 2], Shape::Wide),
             O::DMul => (DOp::Mul, &[1, 2], Shape::Wide),
@@ -289,7 +289,6 @@ impl Lower<'_, '_> {
             O::Ftod => (DOp::Ftod, &[1], Shape::Widen),
             O::Itod => (DOp::Itod, &[1], Shape::Widen),
             O::Utod => (DOp::Utod, &[1], Shape::Widen),
-            other => return Err(self.unsupported(other)),
         };
         self.dgeneric(inst, op, srcs, shape)
     }

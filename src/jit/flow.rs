@@ -21,11 +21,11 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder};
 use cranelift_frontend::Variable;
 
-use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, STATUS_BARRIER};
+use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, STATUS_BARRIER};
 use super::lower::{trusted, Lower, V};
 use super::JitError;
-use crate::interp::prepare::Jump;
-use crate::ir::{sync_flags, Instruction, Opcode};
+use crate::analysis::Jump;
+use crate::ir::{sync_flags, FlowInst, Instruction, Opcode};
 
 /// Instructions all inlined subroutine bodies together may add.
 const MAX_INLINED: usize = 100_000;
@@ -92,47 +92,53 @@ impl Lower<'_, '_> {
         self.def_vars(vars, new);
     }
 
-    pub fn flow(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
-        match inst.opcode {
-            Opcode::If => self.op_if(inst),
-            Opcode::Else => self.op_else(),
-            Opcode::EndIf => self.op_endif(),
-            Opcode::Loop => self.op_loop(i),
-            Opcode::EndLoop => self.op_endloop(),
-            Opcode::Break => self.op_break(None),
-            Opcode::Breakc => {
+    /// Lowers one flow-class instruction.
+    pub fn flow(&mut self, op: FlowInst, i: usize, inst: &Instruction) -> Result<(), JitError> {
+        use FlowInst as F;
+        match op {
+            F::If => self.op_if(inst),
+            F::Else => self.op_else(),
+            F::EndIf => self.op_endif(),
+            F::Loop => self.op_loop(i),
+            F::EndLoop => self.op_endloop(),
+            F::Break => self.op_break(None),
+            F::Breakc => {
                 let c = self.cond_mask(inst)?;
                 self.op_break(Some(c))
             }
-            Opcode::Continue => self.op_continue(None),
-            Opcode::Continuec => {
+            F::Continue => self.op_continue(None),
+            F::Continuec => {
                 let c = self.cond_mask(inst)?;
                 self.op_continue(Some(c))
             }
-            Opcode::Ret => self.op_ret(None),
-            Opcode::Retc => {
+            F::Ret => self.op_ret(None),
+            F::Retc => {
                 let c = self.cond_mask(inst)?;
                 self.op_ret(Some(c))
             }
-            Opcode::Switch => self.op_switch(i, inst),
-            Opcode::Call => self.op_call(inst, 0, None),
-            Opcode::Callc => {
+            F::Switch => self.op_switch(i, inst),
+            F::Call => self.op_call(inst, 0, None),
+            F::Callc => {
                 let c = self.cond_mask(inst)?;
                 self.op_call(inst, 1, Some(c))
             }
-            Opcode::Case => self.op_case(inst),
-            Opcode::Default => self.op_default(),
-            Opcode::EndSwitch => self.op_endswitch(),
-            Opcode::Sync => {
-                if inst.sync_flags() & sync_flags::THREADS_IN_GROUP != 0 {
-                    self.barrier();
-                }
-                // Fences need nothing more: the batches of one group run on
-                // one thread, and UAV accesses of other groups are unordered.
-                Ok(())
-            }
-            other => Err(self.unsupported(other)),
+            F::Case => self.op_case(inst),
+            F::Default => self.op_default(),
+            F::EndSwitch => self.op_endswitch(),
+            // Subroutine bodies are lowered from their labels on; class
+            // linkage is not lowered (the interpreter runs those programs).
+            F::Label | F::InterfaceCall => Err(self.unsupported(inst.opcode)),
         }
+    }
+
+    /// `sync`: a group barrier ends the batch's pass; fences need nothing
+    /// more (the batches of one group run on one thread, and UAV accesses
+    /// of other groups are unordered).
+    pub fn op_sync(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        if inst.sync_flags() & sync_flags::THREADS_IN_GROUP != 0 {
+            self.barrier();
+        }
+        Ok(())
     }
 
     fn op_if(&mut self, inst: &Instruction) -> Result<(), JitError> {
@@ -279,7 +285,14 @@ impl Lower<'_, '_> {
         let new = self.b.ins().select(ok, rest, zero);
         self.b.ins().store(trusted(), new, self.ctx, OFF_BUDGET);
         let again = self.b.create_block();
-        self.b.ins().brif(ok, again, &[], self.budget_exit, &[]);
+        let stop = self.b.create_block();
+        self.b.ins().brif(ok, again, &[], stop, &[]);
+        // Out of budget: name this `endloop` for the error, then stop.
+        self.b.seal_block(stop);
+        self.b.switch_to_block(stop);
+        let at = self.b.ins().iconst(types::I32, self.at as i64);
+        self.b.ins().store(trusted(), at, self.ctx, OFF_STOPPED_AT);
+        self.b.ins().jump(self.budget_exit, &[]);
         self.b.seal_block(again);
         self.b.switch_to_block(again);
         let any = self.any(next);
@@ -393,7 +406,7 @@ impl Lower<'_, '_> {
         let Some(&start) = self.p.labels.get(&label) else {
             return Err(self.unsupported_operand("call to an undefined label"));
         };
-        if self.call_depth >= crate::interp::prepare::MAX_CALL_DEPTH {
+        if self.call_depth >= crate::limits::MAX_CALL_DEPTH {
             return Ok(());
         }
         let insts = &self.p.program.insts;

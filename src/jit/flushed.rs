@@ -13,8 +13,7 @@
 //! `false`. Skipping a flush on such a value returns the same bits as
 //! flushing it, so results never change.
 
-use crate::asm::names::dst_count;
-use crate::interp::Prepared;
+use crate::analysis::Prepared;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::sem::float::flush;
 
@@ -30,7 +29,7 @@ pub fn flushed_temps(p: &Prepared) -> Vec<[bool; 4]> {
     loop {
         let mut changed = false;
         for inst in insts {
-            for dst in inst.operands.iter().take(dst_count(inst.opcode)) {
+            for dst in inst.operands.iter().take(inst.opcode.dst_count()) {
                 if dst.ty != OperandType::Temp {
                     continue;
                 }
@@ -66,7 +65,7 @@ fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]]) -> bool {
     use Opcode::*;
     let src = |n: usize| {
         inst.operands
-            .get(dst_count(inst.opcode) + n)
+            .get(inst.opcode.dst_count() + n)
             .is_some_and(|op| source_flushed(op, c, state))
     };
     match inst.opcode {
@@ -117,11 +116,10 @@ pub fn operand_flushed(op: &Operand, comp: usize, state: &[[bool; 4]]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::Interpreter;
 
     fn temps(src: &str) -> Vec<[bool; 4]> {
         let p = crate::asm::parse_program(src).expect("parse");
-        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let prepared = crate::analysis::prepare(&p).expect("prepare");
         flushed_temps(&prepared)
     }
 

@@ -30,8 +30,12 @@ use super::flow::Frame;
 use super::libcalls::Shim;
 use super::plan::Plan;
 use super::JitError;
-use crate::interp::Prepared;
-use crate::ir::{Components, Index, Instruction, Modifier, OpClass, Opcode, Operand, OperandType};
+use crate::analysis::Prepared;
+use crate::ir::{
+    AtomicInst, CompareInst, Components, ConvertInst, CustomDataInst, DeclInst, DoubleInst,
+    FloatInst, FlowInst, GraphicsInst, Index, InstVisitor, Instruction, IntInst, MemoryInst,
+    MiscInst, Modifier, MoveInst, Opcode, Operand, OperandType, SampleInst, SyncInst,
+};
 
 /// One register component of a whole batch: `N` vectors of `i32x4`.
 pub type V = [Value; N];
@@ -256,7 +260,8 @@ impl<'a, 'f> Lower<'a, 'f> {
         r
     }
 
-    /// A binary float op on flushed inputs with a finished output.
+    /// A binary float op on flushed inputs with a finished output
+    /// (`sem::float::add`/`mul`/`div`).
     fn fbin(&mut self, a: Value, b: Value, op: Opcode) -> Value {
         let a = self.flush(a);
         let b = self.flush(b);
@@ -321,7 +326,8 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.fminmax(one, m, true)
     }
 
-    /// `round_*` and `sqrt`: a unary float op on a flushed input.
+    /// `round_*` and `sqrt`: a unary float op on a flushed input
+    /// (`sem::float::round_ne`/`round_ni`/`round_pi`/`round_z`/`sqrt`).
     fn funary(&mut self, v: Value, op: Opcode) -> Value {
         let x = self.flush(v);
         let fx = self.f(x);
@@ -353,6 +359,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.ins().bitselect(big, below, r)
     }
 
+    /// `sem::float::eq`/`ne`/`lt`/`ge`: flushed inputs, a 0/!0 mask.
     fn fcompare(&mut self, a: Value, b: Value, cc: FloatCC) -> Value {
         let a = self.flush(a);
         let b = self.flush(b);
@@ -566,15 +573,21 @@ impl<'a, 'f> Lower<'a, 'f> {
     // ALU families
     // -----------------------------------------------------------------
 
-    /// Lowers one ALU instruction (float, int, compare, convert, move).
-    pub fn alu(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        use Opcode::*;
-        match inst.opcode {
-            Mov => self.cw(inst, Ty::Float, inst.saturate(), |_, [a]| a),
-            Movc => self.cw(inst, Ty::Float, inst.saturate(), |s, [c, a, b]| {
+    /// mov, movc, swapc.
+    fn moves(&mut self, op: MoveInst, inst: &Instruction) -> Result<(), JitError> {
+        match op {
+            MoveInst::Mov => self.cw(inst, Ty::Float, inst.saturate(), |_, [a]| a),
+            MoveInst::Movc => self.cw(inst, Ty::Float, inst.saturate(), |s, [c, a, b]| {
                 s.select_nz(c, a, b)
             }),
-            Swapc => self.swapc(inst),
+            MoveInst::Swapc => self.swapc(inst),
+        }
+    }
+
+    /// Lowers one float-class instruction.
+    fn alu(&mut self, op: FloatInst, inst: &Instruction) -> Result<(), JitError> {
+        use FloatInst::*;
+        match op {
             Add => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fadd(a, b)),
             Mul => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fmul(a, b)),
             Div => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fdiv(a, b)),
@@ -604,6 +617,14 @@ impl<'a, 'f> Lower<'a, 'f> {
             Rsq => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Rsq),
             Dp2 | Dp3 | Dp4 => self.dot(inst),
             SinCos => self.sincos(inst),
+        }
+    }
+
+    /// Lowers one comparison (float: `sem::float::{eq, ne, lt, ge}`, ordered,
+    /// so NaN compares false except `ne`; integer: `sem::int`).
+    fn compare(&mut self, op: CompareInst, inst: &Instruction) -> Result<(), JitError> {
+        use CompareInst::*;
+        match op {
             Eq => self.cw(inst, Ty::Float, false, |s, [a, b]| {
                 s.fcompare(a, b, FloatCC::Equal)
             }),
@@ -616,14 +637,20 @@ impl<'a, 'f> Lower<'a, 'f> {
             Ge => self.cw(inst, Ty::Float, false, |s, [a, b]| {
                 s.fcompare(a, b, FloatCC::GreaterThanOrEqual)
             }),
-            _ => self.alu_int(inst),
+            IEq => self.icmp(inst, IntCC::Equal),
+            INe => self.icmp(inst, IntCC::NotEqual),
+            ILt => self.icmp(inst, IntCC::SignedLessThan),
+            IGe => self.icmp(inst, IntCC::SignedGreaterThanOrEqual),
+            ULt => self.icmp(inst, IntCC::UnsignedLessThan),
+            UGe => self.icmp(inst, IntCC::UnsignedGreaterThanOrEqual),
         }
     }
 
-    fn alu_int(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        use Opcode::*;
+    /// Lowers one int-class instruction.
+    fn alu_int(&mut self, op: IntInst, inst: &Instruction) -> Result<(), JitError> {
+        use IntInst::*;
         let i = Ty::Int;
-        match inst.opcode {
+        match op {
             IAdd => self.cw(inst, i, false, |s, [a, b]| s.b.ins().iadd(a, b)),
             INeg => self.cw(inst, i, false, |s, [a]| s.b.ins().ineg(a)),
             IMad | UMad => self.cw(inst, i, false, |s, [a, b, c]| {
@@ -638,12 +665,6 @@ impl<'a, 'f> Lower<'a, 'f> {
             Or => self.cw(inst, i, false, |s, [a, b]| s.b.ins().bor(a, b)),
             Xor => self.cw(inst, i, false, |s, [a, b]| s.b.ins().bxor(a, b)),
             Not => self.cw(inst, i, false, |s, [a]| s.b.ins().bnot(a)),
-            IEq => self.icmp(inst, IntCC::Equal),
-            INe => self.icmp(inst, IntCC::NotEqual),
-            ILt => self.icmp(inst, IntCC::SignedLessThan),
-            IGe => self.icmp(inst, IntCC::SignedGreaterThanOrEqual),
-            ULt => self.icmp(inst, IntCC::UnsignedLessThan),
-            UGe => self.icmp(inst, IntCC::UnsignedGreaterThanOrEqual),
             IShl | UShr | IShr => self.shift(inst),
             UAddc | USubb => self.carry(inst),
             IMul => self.lanes_pair(inst, Shim::IMul),
@@ -658,14 +679,14 @@ impl<'a, 'f> Lower<'a, 'f> {
             UBfe => self.lanes_n(inst, i, false, Shim::UBfe),
             IBfe => self.lanes_n(inst, i, false, Shim::IBfe),
             Bfi => self.lanes_n(inst, i, false, Shim::Bfi),
-            _ => self.convert(inst),
         }
     }
 
-    fn convert(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        use Opcode::*;
+    /// Lowers one conversion.
+    fn convert(&mut self, op: ConvertInst, inst: &Instruction) -> Result<(), JitError> {
+        use ConvertInst::*;
         let sat = inst.saturate();
-        match inst.opcode {
+        match op {
             // Semantics: fcvt_to_*_sat truncates, saturates and maps NaN to
             // 0, exactly `sem::convert::ftoi`/`ftou`; a denormal truncates to
             // 0 with or without the flush.
@@ -687,7 +708,6 @@ impl<'a, 'f> Lower<'a, 'f> {
             }),
             F32tof16 => self.lanes1(inst, Ty::Float, false, Shim::F32ToF16),
             F16tof32 => self.lanes1(inst, Ty::Int, sat, Shim::F16ToF32),
-            other => Err(self.unsupported(other)),
         }
     }
 
@@ -732,6 +752,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.write(dst, &out)
     }
 
+    /// `sem::int::ieq`/`ine`/`ilt`/`ige`/`ult`/`uge`: a 0/!0 mask.
     fn icmp(&mut self, inst: &Instruction, cc: IntCC) -> Result<(), JitError> {
         self.cw(inst, Ty::Int, false, move |s, [a, b]| {
             s.b.ins().icmp(cc, a, b)
@@ -765,7 +786,8 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.write(o1, &d1)
     }
 
-    /// dp2/dp3/dp4: unfused, left to right, one result to every component.
+    /// dp2/dp3/dp4 (`sem::float::dp2`/`dp3`/`dp4`): unfused, left to right,
+    /// one result to every component.
     fn dot(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let n = match inst.opcode {
             Opcode::Dp2 => 2,
@@ -866,7 +888,8 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.write(dst, &out)
     }
 
-    /// uaddc/usubb: the sum or difference and a 0/1 carry or borrow.
+    /// uaddc/usubb (`sem::int::uaddc`/`usubb`): the sum or difference and a
+    /// 0/1 carry or borrow.
     fn carry(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let add = inst.opcode == Opcode::UAddc;
         let mask = self.dst_mask(inst, 2);
@@ -1051,29 +1074,84 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.inst_family(i, inst)
     }
 
-    /// Lowers one instruction by its family.
+    /// Lowers one instruction through the visitor (its class's method).
     pub fn inst_family(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
-        match inst.opcode.class() {
-            OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move => {
-                self.alu(inst)
-            }
-            OpClass::Double => self.double(inst),
-            OpClass::Memory if super::sample::is_texture_memory_op(inst.opcode) => {
-                self.texture_memory(inst)
-            }
-            OpClass::Memory => self.memory(inst),
-            OpClass::Sample => self.sample(inst),
-            OpClass::Atomic => self.atomic(inst),
-            OpClass::Flow | OpClass::Sync => self.flow(i, inst),
-            OpClass::Graphics => self.stage_inst(inst),
-            OpClass::Misc if matches!(inst.opcode, Opcode::Nop | Opcode::DebugBreak) => Ok(()),
-            OpClass::Misc if inst.opcode == Opcode::Abort => {
+        inst.visit(i, self)
+    }
+}
+
+/// The JIT's side of the instruction visitor: each method matches its
+/// class's enum exhaustively (here or in the class's module), so an
+/// instruction added to the table that the JIT does not lower is a compile
+/// error; what the JIT does not lower it says in its own arm
+/// ([`JitError::Unsupported`], and the caller runs the interpreter).
+impl InstVisitor for Lower<'_, '_> {
+    type Out = Result<(), JitError>;
+
+    fn float(&mut self, op: FloatInst, inst: &Instruction, _: usize) -> Self::Out {
+        self.alu(op, inst)
+    }
+    fn int(&mut self, op: IntInst, inst: &Instruction, _: usize) -> Self::Out {
+        self.alu_int(op, inst)
+    }
+    fn compare(&mut self, op: CompareInst, inst: &Instruction, _: usize) -> Self::Out {
+        Lower::compare(self, op, inst)
+    }
+    fn convert(&mut self, op: ConvertInst, inst: &Instruction, _: usize) -> Self::Out {
+        Lower::convert(self, op, inst)
+    }
+    fn moves(&mut self, op: MoveInst, inst: &Instruction, _: usize) -> Self::Out {
+        Lower::moves(self, op, inst)
+    }
+    fn double(&mut self, op: DoubleInst, inst: &Instruction, _: usize) -> Self::Out {
+        Lower::double(self, op, inst)
+    }
+    fn flow(&mut self, op: FlowInst, inst: &Instruction, i: usize) -> Self::Out {
+        Lower::flow(self, op, i, inst)
+    }
+    fn memory(&mut self, op: MemoryInst, inst: &Instruction, _: usize) -> Self::Out {
+        Lower::memory(self, op, inst)
+    }
+    fn sample(&mut self, op: SampleInst, inst: &Instruction, _: usize) -> Self::Out {
+        use SampleInst::*;
+        match op {
+            Sample | SampleC | SampleCLz | SampleL | SampleD | SampleB | Lod | Gather4
+            | Gather4C | Gather4Po | Gather4PoC | Gather4S | Gather4CS | Gather4PoS
+            | Gather4PoCS | SampleLS | SampleCLzS | SampleClS | SampleBClS | SampleDClS
+            | SampleCClS => Lower::sample(self, inst),
+        }
+    }
+    fn atomic(&mut self, op: AtomicInst, inst: &Instruction, _: usize) -> Self::Out {
+        Lower::atomic(self, op, inst)
+    }
+    fn sync(&mut self, op: SyncInst, inst: &Instruction, _: usize) -> Self::Out {
+        match op {
+            SyncInst::Sync => self.op_sync(inst),
+        }
+    }
+    fn graphics(&mut self, op: GraphicsInst, inst: &Instruction, _: usize) -> Self::Out {
+        self.stage_inst(op, inst)
+    }
+    fn misc(&mut self, op: MiscInst, inst: &Instruction, i: usize) -> Self::Out {
+        use MiscInst::*;
+        match op {
+            Nop | DebugBreak => Ok(()),
+            Abort => {
                 self.abort(i);
                 Ok(())
             }
-            OpClass::Decl | OpClass::CustomData => Ok(()),
-            _ => Err(self.unsupported(inst.opcode)),
+            // Not lowered: the interpreter runs these programs.
+            CheckAccessFullyMapped | Reserved107 | Reserved112 | Reserved209 | Reserved218 => {
+                Err(self.unsupported(inst.opcode))
+            }
         }
+    }
+    /// Declarations were read before lowering; nothing to emit.
+    fn decl(&mut self, _: DeclInst, _: &Instruction, _: usize) -> Self::Out {
+        Ok(())
+    }
+    fn custom_data(&mut self, _: CustomDataInst, _: &Instruction, _: usize) -> Self::Out {
+        Ok(())
     }
 }
 

@@ -24,7 +24,7 @@ use super::context::{
 use super::lanes;
 use super::lower::{trusted, Lower, Ty, V};
 use super::JitError;
-use crate::ir::{Instruction, Opcode, Operand, OperandType};
+use crate::ir::{AtomicInst, Instruction, MemoryInst, Opcode, Operand, OperandType};
 use crate::runtime::BindingKind;
 use crate::sem::atomic::AtomicOp;
 
@@ -196,18 +196,24 @@ impl Lower<'_, '_> {
         Ok((a, off))
     }
 
-    pub fn memory(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        match inst.opcode {
-            Opcode::LdRaw => self.ld_buffer(inst, false),
-            Opcode::LdStructured => self.ld_buffer(inst, true),
-            Opcode::StoreRaw => self.store_buffer(inst, false),
-            Opcode::StoreStructured => self.store_buffer(inst, true),
-            Opcode::BufInfo => self.bufinfo(inst),
-            Opcode::Ld if self.is_texture(self.operand(inst, 2)?) => self.texture_load(inst),
-            Opcode::Ld | Opcode::LdUavTyped => self.ld_typed(inst),
-            Opcode::StoreUavTyped => self.store_typed(inst),
-            Opcode::ResInfo => self.resinfo(inst),
-            other => Err(self.unsupported(other)),
+    /// Lowers one memory-class instruction (the texture-related ones in
+    /// `jit::sample`).
+    pub fn memory(&mut self, op: MemoryInst, inst: &Instruction) -> Result<(), JitError> {
+        use MemoryInst as M;
+        match op {
+            M::LdRaw => self.ld_buffer(inst, false),
+            M::LdStructured => self.ld_buffer(inst, true),
+            M::StoreRaw => self.store_buffer(inst, false),
+            M::StoreStructured => self.store_buffer(inst, true),
+            M::BufInfo => self.bufinfo(inst),
+            M::Ld if self.is_texture(self.operand(inst, 2)?) => self.texture_load(inst),
+            M::Ld | M::LdUavTyped => self.ld_typed(inst),
+            M::StoreUavTyped => self.store_typed(inst),
+            M::ResInfo => self.resinfo(inst),
+            M::LdMs | M::LdS | M::LdMsS => self.ms_or_status_load(inst),
+            M::LdRawS | M::LdStructuredS | M::LdUavTypedS => self.feedback_load(inst),
+            M::SampleInfo => self.sampleinfo(inst),
+            M::SamplePos => self.samplepos(inst),
         }
     }
 
@@ -934,13 +940,18 @@ impl Lower<'_, '_> {
     // Atomics and counters
     // -----------------------------------------------------------------
 
-    pub fn atomic(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        match inst.opcode {
-            Opcode::ImmAtomicAlloc => self.counter(inst, 1),
-            Opcode::ImmAtomicConsume => self.counter(inst, -1),
-            other => match AtomicOp::from_opcode(other) {
+    pub fn atomic(&mut self, op: AtomicInst, inst: &Instruction) -> Result<(), JitError> {
+        use AtomicInst::*;
+        match op {
+            ImmAtomicAlloc => self.counter(inst, 1),
+            ImmAtomicConsume => self.counter(inst, -1),
+            AtomicAnd | AtomicOr | AtomicXor | AtomicCmpStore | AtomicIAdd | AtomicIMax
+            | AtomicIMin | AtomicUMax | AtomicUMin | ImmAtomicIAdd | ImmAtomicAnd | ImmAtomicOr
+            | ImmAtomicXor | ImmAtomicExch | ImmAtomicCmpExch | ImmAtomicIMax | ImmAtomicIMin
+            | ImmAtomicUMax | ImmAtomicUMin => match op.opcode().atomic() {
+                // The table gives every memory atomic its operation (Form::Atomic).
                 Some(kind) => self.rmw(inst, kind.op, kind.returns_old),
-                None => Err(self.unsupported(other)),
+                None => Err(self.unsupported(inst.opcode)),
             },
         }
     }
@@ -987,7 +998,9 @@ impl Lower<'_, '_> {
         self.write(dst, &[Some(v); 4])
     }
 
-    /// atomic_* / imm_atomic_*: one real atomic per active lane, in lane order.
+    /// atomic_* / imm_atomic_*: one real atomic per active lane, in lane
+    /// order, computing `sem::atomic::combine` (the native RMW where one
+    /// exists, a compare-exchange for cmp_store/cmp_exch).
     fn rmw(
         &mut self,
         inst: &Instruction,

@@ -4,7 +4,7 @@
 //! (`batch`, [`crate::runtime::batch`]).
 //!
 //! In: a [`Program`] (checked with [`crate::validate::validate`] and
-//! prepared like the interpreter does). Out: a [`JitShader`] holding one
+//! analysed by [`crate::analysis`], as the interpreter's is). Out: a [`JitShader`] holding one
 //! `JITModule` with one function `extern "C" fn(*mut BatchContext) -> u32`
 //! that runs a batch of [`context::W`] threads of one group in SoA form.
 //! Invariants: a shader compiles completely or fails with
@@ -58,8 +58,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
-use crate::interp::prepare::Jump;
-use crate::interp::{Interpreter, Prepared};
+use crate::analysis::{self, Jump, Prepared};
 use crate::ir::{Opcode, Program, ProgramKind};
 use crate::runtime::RuntimeError;
 
@@ -111,7 +110,6 @@ impl Drop for Code {
 struct Inner {
     func: BatchFn,
     prepared: Prepared,
-    interp: Interpreter,
     plan: Plan,
     /// 16-byte slots the barrier save area needs per batch.
     save_slots: usize,
@@ -269,8 +267,7 @@ impl JitShader {
         dump: bool,
     ) -> Result<(JitShader, Option<CodeDump>), JitError> {
         crate::validate::validate(program)?;
-        let interp = Interpreter::new(program)?;
-        let prepared = interp.prepared().clone();
+        let prepared = analysis::prepare(program)?;
         let kind = prepared.version().kind;
         if !matches!(
             kind,
@@ -309,7 +306,6 @@ impl JitShader {
             inner: Arc::new(Inner {
                 func,
                 prepared,
-                interp,
                 plan,
                 save_slots,
                 _code: Code(ManuallyDrop::new(module)),
@@ -502,7 +498,7 @@ ret
 ",
         )
         .expect("parse");
-        let prepared = Interpreter::new(&p).expect("prepare").prepared().clone();
+        let prepared = analysis::prepare(&p).expect("prepare");
         let lens = loop_lengths(&prepared);
         assert_eq!(lens.get(&1), Some(&3));
     }

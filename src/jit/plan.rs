@@ -9,8 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::interp::prepare::ResKind;
-use crate::interp::Prepared;
+use crate::analysis::Prepared;
+use crate::analysis::ResKind;
 use crate::runtime::{BindingKind, Slot};
 
 /// One g# register: first DWORD in the group's TGSM block, size, stride.
@@ -136,10 +136,7 @@ mod tests {
 
     fn prepared(text: &str) -> Prepared {
         let p = crate::asm::parse_program(text).expect("parse");
-        crate::interp::Interpreter::new(&p)
-            .expect("prepare")
-            .prepared()
-            .clone()
+        crate::analysis::prepare(&p).expect("prepare")
     }
 
     #[test]

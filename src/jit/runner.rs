@@ -18,8 +18,7 @@ use super::context::{BatchContext, ResDesc, STATUS_BARRIER, STATUS_BUDGET, STATU
 use super::ranges::Entry;
 use super::typed::{TypedEnv, TypedView};
 use super::{BatchFn, JitShader};
-use crate::interp::prepare::{ResDecl, ResKind};
-use crate::interp::MAX_GROUPS_PER_DIM;
+use crate::analysis::{self, ResDecl, ResKind};
 use crate::runtime::{
     BindingKind, Bindings, BufferKind, DispatchOptions, DispatchStats, RuntimeError, Slot, View,
 };
@@ -209,21 +208,8 @@ impl JitShader {
         o: &DispatchOptions,
         threads: usize,
     ) -> Result<DispatchStats, RuntimeError> {
-        let p = &self.inner.prepared;
-        if let Some(d) = groups.iter().find(|&&d| d > MAX_GROUPS_PER_DIM) {
-            return Err(RuntimeError::TooManyGroups {
-                groups,
-                reason: format!("{d} exceeds 65535 groups per dimension"),
-            });
-        }
-        if p.version().is_cs4() && groups[2] > 1 {
-            return Err(RuntimeError::TooManyGroups {
-                groups,
-                reason: format!("cs_4_x allows only Z = 1, got {}", groups[2]),
-            });
-        }
-        // The interpreter's binding checks, run without any group.
-        self.inner.interp.dispatch(b, [0, 0, 0], o)?;
+        // The same checks as the interpreter's dispatch.
+        analysis::check_dispatch(&self.inner.prepared, b, groups)?;
         let total = u64::from(groups[0]) * u64::from(groups[1]) * u64::from(groups[2]);
         let mut stats = DispatchStats::default();
         if total == 0 {
@@ -367,7 +353,7 @@ impl JitShader {
                     STATUS_BUDGET => {
                         return Err(RuntimeError::BudgetExhausted {
                             group: id,
-                            inst_index: 0,
+                            inst_index: bt.ctx.stopped_at as usize,
                         })
                     }
                     other => return Err(super::context::status_error(other)),

@@ -24,12 +24,10 @@ use super::context::{N, OFF_TYPED, W};
 use super::lower::{trusted, Lower, Ty, V};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
-use crate::interp::exec_sample::sample_count;
-use crate::ir::{Instruction, Opcode, OperandType, ProgramKind, ResourceDim};
+use crate::ir::{Instruction, LodSource, Opcode, OperandType, ProgramKind, ResourceDim};
 use crate::runtime::batch::QUAD;
-use crate::runtime::sampling::{
-    self as shared, feedback_base, form, quad_gradients, LodSource, SampleArgs, FULLY_MAPPED,
-};
+use crate::runtime::sampling::sample_count;
+use crate::runtime::sampling::{self as shared, quad_gradients, SampleArgs, FULLY_MAPPED};
 use crate::runtime::{TextureData, View};
 use crate::sem::sample::gather_offset;
 
@@ -59,21 +57,6 @@ pub struct TexState {
     io: Option<cranelift_codegen::ir::StackSlot>,
     /// Range header → the entry the current instruction's index selected.
     pub(super) dyn_entries: Vec<(usize, Value)>,
-}
-
-/// True for the instructions this module lowers besides the sample class.
-pub fn is_texture_memory_op(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::LdMs
-            | Opcode::LdS
-            | Opcode::LdMsS
-            | Opcode::LdRawS
-            | Opcode::LdStructuredS
-            | Opcode::LdUavTypedS
-            | Opcode::SampleInfo
-            | Opcode::SamplePos
-    )
 }
 
 impl Lower<'_, '_> {
@@ -200,9 +183,11 @@ impl Lower<'_, '_> {
 
     /// The sample class: sample*, gather4*, lod and their `_s` forms.
     pub fn sample(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        let (base, clamped) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
+        let (base, clamped) = inst.opcode.feedback_base().unwrap_or((inst.opcode, false));
         let fb = usize::from(base != inst.opcode);
-        let f = form(base).ok_or_else(|| self.unsupported(inst.opcode))?;
+        let f = base
+            .sample_form()
+            .ok_or_else(|| self.unsupported(inst.opcode))?;
         let k = |x: usize| x + fb;
         if matches!(f.lod, LodSource::Implicit { .. })
             && self.p.version().kind == ProgramKind::Compute
@@ -264,7 +249,7 @@ impl Lower<'_, '_> {
                     d.id == id
                         && matches!(
                             d.kind,
-                            crate::interp::prepare::ResKind::Typed { dim, .. }
+                            crate::analysis::ResKind::Typed { dim, .. }
                                 if dim != ResourceDim::Buffer
                         )
                 })
@@ -290,47 +275,37 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    /// The texture-related memory ops: ld2dms, the feedback loads,
-    /// sampleinfo, samplepos.
-    pub fn texture_memory(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        match inst.opcode {
-            Opcode::LdMs | Opcode::LdS | Opcode::LdMsS => {
-                let fb = usize::from(inst.opcode != Opcode::LdMs);
-                let res = self.operand(inst, 2 + fb)?;
-                if self.is_texture(res) {
-                    return self.texture_load(inst);
-                }
-                if inst.opcode == Opcode::LdMs {
-                    return Err(self.unsupported(inst.opcode));
-                }
-                self.feedback_load(inst)
-            }
-            Opcode::LdRawS | Opcode::LdStructuredS | Opcode::LdUavTypedS => {
-                self.feedback_load(inst)
-            }
-            Opcode::SampleInfo => self.sampleinfo(inst),
-            Opcode::SamplePos => self.samplepos(inst),
-            other => Err(self.unsupported(other)),
+    /// ld2dms, ld_s, ld2dms_s: a texture load when the t# is a texture;
+    /// otherwise the feedback forms load from a buffer and ld2dms is not lowered.
+    pub fn ms_or_status_load(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        let fb = usize::from(inst.opcode != Opcode::LdMs);
+        let res = self.operand(inst, 2 + fb)?;
+        if self.is_texture(res) {
+            return self.texture_load(inst);
         }
+        if inst.opcode == Opcode::LdMs {
+            return Err(self.unsupported(inst.opcode));
+        }
+        self.feedback_load(inst)
     }
 
-    /// A feedback load: the base load, then the status.
-    fn feedback_load(&mut self, inst: &Instruction) -> Result<(), JitError> {
+    /// A feedback load: the base load (the table's `Form::Feedback`), then
+    /// the status. ld2dms_s on a buffer reads like ld_uav_typed (the
+    /// sample index has no meaning there).
+    pub fn feedback_load(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let mut base = inst.clone();
         base.operands.remove(1);
-        base.opcode = match inst.opcode {
-            Opcode::LdS => Opcode::Ld,
-            Opcode::LdRawS => Opcode::LdRaw,
-            Opcode::LdStructuredS => Opcode::LdStructured,
-            _ => Opcode::LdUavTyped,
-        };
-        self.memory(&base)?;
+        match inst.opcode.feedback_base() {
+            Some((Opcode::LdMs, _)) | None => base.opcode = Opcode::LdUavTyped,
+            Some((op, _)) => base.opcode = op,
+        }
+        base.visit(self.at, self)?;
         self.write_status(inst)
     }
 
     /// sampleinfo[_uint] d, t#/rasterizer: the shim reads the sample
     /// count of the bound view or of the batch's render target.
-    fn sampleinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
+    pub fn sampleinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let res = self.operand(inst, 1)?;
         let io = self.io_addr();
         let entry = self.entry_or_rasterizer(res)?;
@@ -341,7 +316,7 @@ impl Lower<'_, '_> {
 
     /// samplepos d, t#/rasterizer, index: the shim looks each active
     /// lane's index up in the standard pattern of the sample count.
-    fn samplepos(&mut self, inst: &Instruction) -> Result<(), JitError> {
+    pub fn samplepos(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let res = self.operand(inst, 1)?;
         let io = self.io_addr();
         let entry = self.entry_or_rasterizer(res)?;
@@ -494,14 +469,14 @@ fn load_lanes(slot: Option<TypedView>, inst: &Instruction, io: &mut [u32]) {
 
 fn sample_lanes(
     env: &TypedEnv,
-    p: &crate::interp::Prepared,
+    p: &crate::analysis::Prepared,
     slot: Option<TypedView>,
     inst: &Instruction,
     io: &mut [u32],
 ) {
-    let (base, clamped) = feedback_base(inst.opcode).unwrap_or((inst.opcode, false));
+    let (base, clamped) = inst.opcode.feedback_base().unwrap_or((inst.opcode, false));
     let fb = usize::from(base != inst.opcode);
-    let Some(f) = form(base) else {
+    let Some(f) = base.sample_form() else {
         return;
     };
     let Some((tex, declared)) = texture_of(&slot) else {

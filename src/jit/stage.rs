@@ -7,9 +7,10 @@
 //! keeps `v#` and `o#` in batch variables like `r#`, and stores `o#` and
 //! the discarded-lane mask back to the context when the batch ends.
 //! Invariants: `o#` writes go through `exec` like every register write;
-//! `discard` clears the lanes from `exec` and from every saved mask of
-//! every open construct (subroutine calls included), so a discarded lane
-//! never runs again and its registers keep the values they had; a
+//! `discard` turns the lanes into helpers: they keep running under `exec`
+//! (so their registers evolve for the neighbours' derivatives) while their
+//! `uav_lanes` entries are cleared, so no store or atomic of theirs counts
+//! after it, and the batch reports them as discarded; a
 //! derivative reads its source in all four lanes of each quad (vector `j`
 //! of a batch value is quad `j`) whether or not they are active, and
 //! subtracts the lanes [`crate::sem::quad::lanes`] names with the rules
@@ -23,11 +24,10 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::Variable;
 
-use super::context::{N, OFF_DISCARDED, OFF_INPUTS, OFF_OUTPUTS, W};
-use super::flow::Frame;
+use super::context::{N, OFF_DISCARDED, OFF_INPUTS, OFF_OUTPUTS, OFF_UAV_LANES, W};
 use super::lower::{trusted, Lower, Ty, V};
 use super::JitError;
-use crate::ir::{Instruction, Opcode, Operand, ProgramKind};
+use crate::ir::{GraphicsInst, Instruction, Operand, ProgramKind};
 use crate::runtime::batch::special_component;
 use crate::sem::quad::{lanes, Deriv};
 
@@ -184,14 +184,23 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    /// Graphics-class instructions: `discard` and the derivatives.
-    pub fn stage_inst(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        if let Some(kind) = Deriv::from_opcode(inst.opcode) {
-            return self.deriv(inst, kind);
-        }
-        match inst.opcode {
-            Opcode::Discard if self.stage.killed.is_some() => self.discard(inst),
-            other => Err(self.unsupported(other)),
+    /// Graphics-class instructions: `discard` and the derivatives (the
+    /// table's `Form::Deriv` names the lanes); the rest are not lowered.
+    pub fn stage_inst(&mut self, op: GraphicsInst, inst: &Instruction) -> Result<(), JitError> {
+        use GraphicsInst::*;
+        match op {
+            DerivRtx | DerivRty | DerivRtxCoarse | DerivRtxFine | DerivRtyCoarse | DerivRtyFine => {
+                match inst.opcode.deriv() {
+                    Some(kind) => self.deriv(inst, kind),
+                    None => Err(self.unsupported(inst.opcode)),
+                }
+            }
+            Discard if self.stage.killed.is_some() => self.discard(inst),
+            // discard outside a pixel stage; geometry, hull and
+            // interpolation instructions: no such stages in the JIT.
+            Discard | Cut | Emit | EmitThenCut | EmitStream | CutStream | EmitThenCutStream
+            | HsDecls | HsControlPointPhase | HsForkPhase | HsJoinPhase | EvalSnapped
+            | EvalSampleIndex | EvalCentroid => Err(self.unsupported(inst.opcode)),
         }
     }
 
@@ -207,14 +216,14 @@ impl Lower<'_, '_> {
         let cond = self.map1(v, |s, x| s.b.ins().icmp(cc, x, zero));
         let exec = self.use_vars(self.exec);
         let leaving = self.and_v(exec, cond);
-        let mut masks = vec![self.exec];
-        for f in &self.stage_frames() {
-            masks.extend_from_slice(f);
-        }
-        for m in masks {
-            let cur = self.use_vars(m);
-            let new = self.andnot_v(cur, leaving);
-            self.def_vars(m, new);
+        // The lanes become helpers: they stay in `exec` (their neighbours'
+        // derivatives read their registers) but their memory writes stop
+        // counting, as a partial quad's helpers' do (`uav_lanes`).
+        for (j, l) in leaving.iter().enumerate() {
+            let off = OFF_UAV_LANES + 16 * j as i32;
+            let w = self.b.ins().load(types::I32X4, trusted(), self.ctx, off);
+            let w = self.b.ins().band_not(w, *l);
+            self.b.ins().store(trusted(), w, self.ctx, off);
         }
         if let Some(k) = self.stage.killed {
             let cur = self.use_vars(k);
@@ -222,19 +231,6 @@ impl Lower<'_, '_> {
             self.def_vars(k, new);
         }
         Ok(())
-    }
-
-    /// Every lane-mask variable of every open construct.
-    fn stage_frames(&self) -> Vec<Vec<[Variable; N]>> {
-        self.stack
-            .iter()
-            .map(|f| match f {
-                Frame::If { saved, els, .. } => vec![*saved, *els],
-                Frame::Loop { saved, cont, .. } => vec![*saved, *cont],
-                Frame::Call { saved } => vec![*saved],
-                Frame::Switch { saved, nomatch, .. } => vec![*saved, *nomatch],
-            })
-            .collect()
     }
 
     /// `deriv_rt{x,y}[_coarse|_fine] dst, src` over each quad.

@@ -10,9 +10,9 @@
 //! width), and every memory access is `slice::get`-checked against the
 //! slot's memory, so a wrong coordinate can never reach outside it.
 
-use crate::interp::exec_sample::resinfo_result;
 use crate::ir::ResourceDim;
 use crate::runtime::memory::{texel, typed_element};
+use crate::runtime::sampling::resinfo_result;
 use crate::runtime::{BufferKind, Format, View};
 
 /// One typed slot: its view and memory.

@@ -172,6 +172,11 @@ impl Format {
             .map(|(_, f)| *f)
     }
 
+    /// Every supported format's DXGI name (no prefix), in table order.
+    pub fn dxgi_names() -> impl Iterator<Item = &'static str> {
+        NAMES.iter().map(|(n, _)| *n)
+    }
+
     /// The DXGI name without the `DXGI_FORMAT_` prefix.
     pub fn dxgi_name(self) -> &'static str {
         NAMES

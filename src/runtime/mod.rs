@@ -19,7 +19,7 @@ pub mod batch;
 pub mod bc;
 pub mod format;
 pub mod memory;
-pub mod sampler;
+pub use crate::sem::sampler;
 pub mod sampling;
 pub mod texture;
 
@@ -293,9 +293,9 @@ impl View {
             View::Buffer(b) => match b.kind {
                 BufferKind::Raw => "raw buffer".to_string(),
                 BufferKind::Structured { stride } => format!("structured buffer (stride {stride})"),
-                BufferKind::Typed(f) => format!("typed buffer ({f:?})"),
+                BufferKind::Typed(f) => format!("typed buffer ({})", f.dxgi_name()),
             },
-            View::Texture(t) => format!("{:?} texture ({:?})", t.dim, t.format),
+            View::Texture(t) => format!("{:?} texture ({})", t.dim, t.format.dxgi_name()),
         }
     }
 }
@@ -528,7 +528,14 @@ pub enum RuntimeError {
     TooManyGroups { groups: [u32; 3], reason: String },
     #[error("indirect dispatch arguments at byte {offset} are not readable from {len} bytes (need 12 bytes, 4-aligned)")]
     BadIndirectArgs { offset: u64, len: u64 },
-    #[error("instruction budget exhausted in group {group:?} at instruction {inst_index}")]
+    /// `inst_index`: the instruction that ran out of budget on the
+    /// interpreter; the `endloop` whose charge ran out on the JIT (it
+    /// charges a loop's length per iteration).
+    #[error(
+        "instruction budget exhausted in group {group:?} at instruction {inst_index}: a runaway \
+         loop, or more work than the budget allows (raise it with `--budget N` on the command \
+         line, `budget` of DispatchOptions/DispatchConfig in the API)"
+    )]
     BudgetExhausted { group: [u32; 3], inst_index: usize },
     #[error("instruction {inst_index}: {what} is not supported")]
     Unsupported { inst_index: usize, what: String },
@@ -586,6 +593,18 @@ mod tests {
         assert_eq!(m2.offset, 128 + 16);
         assert_eq!(t.size_bytes(), 128 + 16 + 4);
         assert!(t.mip(3).is_none());
+    }
+
+    #[test]
+    fn views_describe_formats_with_their_dxgi_names() {
+        let typed = View::Buffer(BufferView {
+            kind: BufferKind::Typed(Format::R32Uint),
+            first_element: 0,
+            num_elements: 1,
+        });
+        assert_eq!(typed.describe(), "typed buffer (R32_UINT)");
+        let tex = View::Texture(TextureView::tex2d(Format::R8G8B8A8Unorm, 2, 2));
+        assert!(tex.describe().ends_with("texture (R8G8B8A8_UNORM)"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One sampling instruction on one thread, shared by the interpreter and
-//! the JIT: operand positions, LOD source, the sampler slot and the
-//! filtered (or gathered, or queried) result.
+//! the JIT: the sampler slot and the filtered (or gathered, or queried)
+//! result. The operand positions and LOD source of each op are the
+//! instruction table's (`Opcode::sample_form`, `Opcode::feedback_base`).
 //!
 //! In: a sample-class opcode and one lane's operand values
 //! ([`SampleArgs`], raw DWORDs after swizzle and modifiers), the bound
@@ -10,94 +11,15 @@
 //! the same function; every texel read goes through
 //! [`TextureData`](super::TextureData)'s checked fetch.
 
-use crate::ir::{Decl, Opcode, ResourceDim};
+use crate::ir::{Decl, LodSource, Opcode, ResourceDim, SampleForm as Form};
 use crate::runtime::texture::{Lookup, SampleDim};
-use crate::runtime::{RuntimeError, SamplerDesc, Slot, TextureData, TextureView};
+use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, Slot, TextureData, TextureView, View};
 use crate::sem::sample as rules;
 
 /// The value `*_s` ops write to their status destination. No view here
 /// is tiled, so every access is fully mapped; `check_access_fully_mapped`
 /// tests for this value.
 pub const FULLY_MAPPED: u32 = 0xFFFF_FFFF;
-
-/// How an op finds its LOD.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LodSource {
-    /// From derivatives (0 in a single invocation), plus an optional bias operand.
-    Implicit {
-        bias: Option<usize>,
-    },
-    Explicit(usize),
-    Gradients(usize, usize),
-    Zero,
-}
-
-/// Operand positions of one sampling op (after any feedback status is removed).
-#[derive(Clone, Copy, Debug)]
-pub struct Form {
-    pub offset: Option<usize>,
-    pub res: usize,
-    pub samp: usize,
-    pub reference: Option<usize>,
-    pub lod: LodSource,
-    pub gather: bool,
-    pub query: bool,
-}
-
-/// The operand layout of a base (non-feedback) sampling op.
-pub fn form(op: Opcode) -> Option<Form> {
-    use LodSource::*;
-    let f = |lod, reference| Form {
-        offset: None,
-        res: 2,
-        samp: 3,
-        reference,
-        lod,
-        gather: false,
-        query: false,
-    };
-    Some(match op {
-        Opcode::Sample => f(Implicit { bias: None }, None),
-        Opcode::SampleB => f(Implicit { bias: Some(4) }, None),
-        Opcode::SampleL => f(Explicit(4), None),
-        Opcode::SampleD => f(Gradients(4, 5), None),
-        Opcode::SampleC => f(Implicit { bias: None }, Some(4)),
-        Opcode::SampleCLz => f(Zero, Some(4)),
-        Opcode::Lod => Form {
-            query: true,
-            ..f(Implicit { bias: None }, None)
-        },
-        Opcode::Gather4 | Opcode::Gather4C => Form {
-            gather: true,
-            ..f(Zero, (op == Opcode::Gather4C).then_some(4))
-        },
-        Opcode::Gather4Po | Opcode::Gather4PoC => Form {
-            offset: Some(2),
-            res: 3,
-            samp: 4,
-            gather: true,
-            ..f(Zero, (op == Opcode::Gather4PoC).then_some(5))
-        },
-        _ => return None,
-    })
-}
-
-/// The base op of a feedback (`_s`) form and whether it ends in a LOD clamp.
-pub fn feedback_base(op: Opcode) -> Option<(Opcode, bool)> {
-    Some(match op {
-        Opcode::Gather4S => (Opcode::Gather4, false),
-        Opcode::Gather4CS => (Opcode::Gather4C, false),
-        Opcode::Gather4PoS => (Opcode::Gather4Po, false),
-        Opcode::Gather4PoCS => (Opcode::Gather4PoC, false),
-        Opcode::SampleLS => (Opcode::SampleL, false),
-        Opcode::SampleCLzS => (Opcode::SampleCLz, false),
-        Opcode::SampleClS => (Opcode::Sample, true),
-        Opcode::SampleBClS => (Opcode::SampleB, true),
-        Opcode::SampleDClS => (Opcode::SampleD, true),
-        Opcode::SampleCClS => (Opcode::SampleC, true),
-        _ => return None,
-    })
-}
 
 /// The error an implicit-LOD op raises where there are no derivatives.
 pub fn no_derivatives(inst_index: usize, op: Opcode) -> RuntimeError {
@@ -274,6 +196,89 @@ pub fn load(
         None => (coords[3] as u32, 0),
     };
     tex.load(dim, c, mip, sample)
+}
+
+/// The four words `resinfo[_uint|_rcpFloat]` returns before the resource
+/// swizzle: (width, height, depth or array size, mip count) at `mip`, as
+/// floats, `_rcpFloat` (`ret_type` 1: 1/size for the sized dimensions) or
+/// integers (`ret_type` 2). A u# reports one mip; a mip out of range gives
+/// sizes 0 with the mip count; no texture gives zeros. Shared by the
+/// interpreter and the JIT's shim.
+pub fn resinfo_result(
+    tex: Option<&TextureView>,
+    is_uav: bool,
+    declared: Option<ResourceDim>,
+    mip: u32,
+    ret_type: u32,
+) -> [u32; 4] {
+    let (dims, sized, mips) = match tex {
+        Some(tv) => {
+            let mips = if is_uav { 1 } else { tv.mip_levels.max(1) };
+            let level = if mip < mips { tv.mip(mip) } else { None };
+            let (d, sized) = match level {
+                Some(m) => resinfo_dims(declared, tv, &m),
+                None => ([0; 3], [false; 3]),
+            };
+            (d, sized, mips)
+        }
+        None => ([0; 3], [false; 3], 0),
+    };
+    let raw = [dims[0], dims[1], dims[2], mips];
+    match ret_type {
+        2 => raw,
+        1 => std::array::from_fn(|k| {
+            let x = raw[k] as f32;
+            if k < 3 && sized[k] {
+                crate::sem::float::rcp(x).to_bits()
+            } else {
+                x.to_bits()
+            }
+        }),
+        _ => raw.map(|x| (x as f32).to_bits()),
+    }
+}
+
+/// resinfo's (width, height, depth-or-array) of mip `m` and which of them
+/// `_rcpFloat` inverts, by the declared dimension (else the view's).
+pub fn resinfo_dims(
+    declared: Option<ResourceDim>,
+    tv: &TextureView,
+    m: &MipLayout,
+) -> ([u32; 3], [bool; 3]) {
+    let arr = tv.depth_or_array.max(1);
+    let dim = match declared {
+        Some(d) if d != ResourceDim::Unknown && d != ResourceDim::Buffer => dim_of_resource(d),
+        _ => SampleDim::of_view(tv.dim),
+    };
+    match dim {
+        SampleDim::D1 => ([m.width, 0, 0], [true, false, false]),
+        SampleDim::D1Array => ([m.width, arr, 0], [true, false, false]),
+        SampleDim::D2 | SampleDim::Cube => ([m.width, m.height, 0], [true, true, false]),
+        SampleDim::D2Array => ([m.width, m.height, arr], [true, true, false]),
+        SampleDim::CubeArray => ([m.width, m.height, arr / 6], [true, true, false]),
+        SampleDim::D3 => ([m.width, m.height, m.layers], [true, true, true]),
+    }
+}
+
+fn dim_of_resource(d: ResourceDim) -> SampleDim {
+    match d {
+        ResourceDim::Texture1D => SampleDim::D1,
+        ResourceDim::Texture1DArray => SampleDim::D1Array,
+        ResourceDim::Texture2DArray | ResourceDim::Texture2DMSArray => SampleDim::D2Array,
+        ResourceDim::Texture3D => SampleDim::D3,
+        ResourceDim::TextureCube => SampleDim::Cube,
+        ResourceDim::TextureCubeArray => SampleDim::CubeArray,
+        _ => SampleDim::D2,
+    }
+}
+
+/// The sample count sampleinfo reports for a bound view.
+pub fn sample_count(view: Option<View>) -> u32 {
+    match view {
+        Some(View::Texture(tv)) => tv.dim.samples(),
+        Some(View::Buffer(_)) => 1,
+        None => 0,
+    }
 }
 
 #[cfg(test)]

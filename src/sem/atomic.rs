@@ -8,8 +8,6 @@
 //! values. `imm_atomic_*` return the **old** value, except
 //! `imm_atomic_consume`, which returns the decremented counter.
 
-use crate::ir::opcode::Opcode;
-
 /// The memory operation of an `atomic_*` / `imm_atomic_*` instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomicOp {
@@ -33,38 +31,6 @@ pub enum AtomicOp {
 pub struct AtomicKind {
     pub op: AtomicOp,
     pub returns_old: bool,
-}
-
-impl AtomicOp {
-    /// The operation of a memory atomic opcode; `None` for anything else
-    /// (including the counter ops `imm_atomic_alloc`/`imm_atomic_consume`).
-    pub fn from_opcode(op: Opcode) -> Option<AtomicKind> {
-        use AtomicOp as A;
-        use Opcode as O;
-        let (op, returns_old) = match op {
-            O::AtomicAnd => (A::And, false),
-            O::AtomicOr => (A::Or, false),
-            O::AtomicXor => (A::Xor, false),
-            O::AtomicCmpStore => (A::CmpExch, false),
-            O::AtomicIAdd => (A::IAdd, false),
-            O::AtomicIMax => (A::IMax, false),
-            O::AtomicIMin => (A::IMin, false),
-            O::AtomicUMax => (A::UMax, false),
-            O::AtomicUMin => (A::UMin, false),
-            O::ImmAtomicIAdd => (A::IAdd, true),
-            O::ImmAtomicAnd => (A::And, true),
-            O::ImmAtomicOr => (A::Or, true),
-            O::ImmAtomicXor => (A::Xor, true),
-            O::ImmAtomicExch => (A::Exch, true),
-            O::ImmAtomicCmpExch => (A::CmpExch, true),
-            O::ImmAtomicIMax => (A::IMax, true),
-            O::ImmAtomicIMin => (A::IMin, true),
-            O::ImmAtomicUMax => (A::UMax, true),
-            O::ImmAtomicUMin => (A::UMin, true),
-            _ => return None,
-        };
-        Some(AtomicKind { op, returns_old })
-    }
 }
 
 /// The new memory value for `op` applied to `old` with source `v` (and
@@ -120,41 +86,6 @@ mod tests {
             combine(AtomicOp::IMax, 0x8000_0000, 0x7FFF_FFFF, 0),
             Some(0x7FFF_FFFF)
         );
-    }
-
-    #[test]
-    fn opcode_mapping() {
-        let k = AtomicOp::from_opcode(Opcode::ImmAtomicCmpExch).unwrap();
-        assert_eq!(
-            k,
-            AtomicKind {
-                op: AtomicOp::CmpExch,
-                returns_old: true
-            }
-        );
-        let k = AtomicOp::from_opcode(Opcode::AtomicCmpStore).unwrap();
-        assert_eq!(
-            k,
-            AtomicKind {
-                op: AtomicOp::CmpExch,
-                returns_old: false
-            }
-        );
-        let k = AtomicOp::from_opcode(Opcode::AtomicUMin).unwrap();
-        assert_eq!(
-            k,
-            AtomicKind {
-                op: AtomicOp::UMin,
-                returns_old: false
-            }
-        );
-        assert_eq!(AtomicOp::from_opcode(Opcode::ImmAtomicAlloc), None);
-        assert_eq!(AtomicOp::from_opcode(Opcode::ImmAtomicConsume), None);
-        let n = Opcode::ALL
-            .iter()
-            .filter(|o| AtomicOp::from_opcode(**o).is_some())
-            .count();
-        assert_eq!(n, 19);
     }
 
     #[test]

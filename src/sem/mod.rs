@@ -12,8 +12,14 @@
 //! [`int`] (32-bit wrapping integer arithmetic), [`bits`] (bit-field and
 //! bit-count ops), [`convert`] (number format conversions), [`double`]
 //! (64-bit float ops), [`memory`] (address arithmetic and out-of-bounds
-//! rules), [`atomic`] (atomic read-modify-write combine functions) and
-//! [`quad`] (derivatives across a 2x2 pixel quad).
+//! rules), [`atomic`] (atomic read-modify-write combine functions),
+//! [`quad`] (derivatives across a 2x2 pixel quad), [`sample`] (filtering,
+//! addressing and LOD rules) and [`sampler`] (the sampler state those rules
+//! read; `runtime` re-exports it).
+//!
+//! Layering: `sem` sits at the bottom with `ir` (the data model, which
+//! imports nothing from the crate); it imports nothing else, and every
+//! layer above (runtime, analysis, both engines) imports it.
 
 pub mod atomic;
 pub mod bits;
@@ -25,6 +31,7 @@ pub mod int;
 pub mod memory;
 pub mod quad;
 pub mod sample;
+pub mod sampler;
 
 #[cfg(test)]
 mod corpus_rows;

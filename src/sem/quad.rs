@@ -10,9 +10,8 @@
 //! lane shuffles from [`lanes`] and subtracts with the same flush and NaN
 //! rules as [`super::float::add`]).
 
-use crate::ir::Opcode;
-
-/// Which difference a derivative instruction takes.
+/// Which difference a derivative instruction takes (the instruction
+/// table's `Form::Deriv` column names it for each `deriv_*` opcode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Deriv {
     /// `deriv_rtx_coarse` (and `deriv_rtx`): top-right − top-left, for all four lanes.
@@ -23,19 +22,6 @@ pub enum Deriv {
     FineX,
     /// `deriv_rty_fine`: bottom − top within each lane's column.
     FineY,
-}
-
-impl Deriv {
-    /// The derivative an opcode computes, or `None` for other opcodes.
-    pub fn from_opcode(op: Opcode) -> Option<Deriv> {
-        Some(match op {
-            Opcode::DerivRtx | Opcode::DerivRtxCoarse => Deriv::CoarseX,
-            Opcode::DerivRty | Opcode::DerivRtyCoarse => Deriv::CoarseY,
-            Opcode::DerivRtxFine => Deriv::FineX,
-            Opcode::DerivRtyFine => Deriv::FineY,
-            _ => return None,
-        })
-    }
 }
 
 /// For each lane of the quad, the lanes `(hi, lo)` whose difference
@@ -90,7 +76,5 @@ mod tests {
         );
         let tiny = 0x0000_0001; // denormal: flushed to +0 before subtracting
         assert_eq!(deriv(Deriv::CoarseX, [0, tiny, 0, 0])[0], 0);
-        assert_eq!(Deriv::from_opcode(Opcode::DerivRtx), Some(Deriv::CoarseX));
-        assert_eq!(Deriv::from_opcode(Opcode::Add), None);
     }
 }

@@ -9,7 +9,7 @@
 //! them per lane. The choices made where the spec leaves room are written
 //! down in `docs/semantics.md`, "Sampling".
 
-use crate::runtime::{AddressMode, FilterMode, SamplerDesc};
+use super::sampler::{AddressMode, FilterMode, SamplerDesc};
 
 /// Fractional bits of texel-space coordinates (the spec's minimum of 8
 /// bits of subtexel precision).
@@ -236,7 +236,7 @@ pub fn gather_offset(v: u32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::AddressMode::*;
+    use crate::sem::sampler::AddressMode::*;
 
     #[test]
     fn address_modes() {

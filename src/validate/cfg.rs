@@ -25,7 +25,7 @@ use crate::ir::{Components, Instruction, Opcode, OperandType, Program, Selection
 use super::{Rule, VResult, ValidationError};
 
 /// Maximum nesting depth of if/loop/switch per subroutine (FS §7.12).
-pub const MAX_NESTING: usize = 64;
+pub use crate::limits::MAX_FLOW_NESTING as MAX_NESTING;
 
 /// Control-flow facts about one instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]

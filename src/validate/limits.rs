@@ -9,143 +9,37 @@
 //! UAV count, temp count, cs_4_x TGSM write rules).
 
 use crate::ir::{
-    sync_flags, Decl, Instruction, OpClass, Opcode, OperandType, Program, ProgramKind, Version,
+    sync_flags, Decl, Instruction, Model, OpClass, Opcode, OperandType, Program, ProgramKind,
+    Version,
 };
 
 use super::{ProgramInfo, Rule, TgsmKind, VResult, ValidationError};
 
-/// `dcl_globalFlags` bits as `Decl::GlobalFlags` holds them: at their
-/// opcode-token bit positions (`dxbc-format.md` §10.2).
-pub mod global_flags {
-    pub const REFACTORING_ALLOWED: u32 = 0x800;
-    pub const DOUBLES: u32 = 0x1000;
-    pub const RAW_AND_STRUCTURED_4X: u32 = 0x4000;
-    pub const DOUBLE_EXTENSIONS_11_1: u32 = 0x20000;
-    pub const SHADER_EXTENSIONS_11_1: u32 = 0x40000;
-}
+pub use crate::ir::opcode::global_flags;
 
-/// Largest temp storage (r# plus every x# element), in vec4.
-pub const MAX_TEMPS: u64 = 4096;
-/// Largest constant buffer and immediate constant buffer, in vec4.
-pub const MAX_CB_VEC4: u32 = 4096;
-/// Constant-buffer slots in the bytecode (cb0..cb14).
-pub const CB_SLOTS: u32 = 15;
-/// Shader-resource-view slots (t0..t127).
-pub const SRV_SLOTS: u32 = 128;
-/// Sampler slots (s0..s15).
-pub const SAMPLER_SLOTS: u32 = 16;
-/// UAV slots for SM5 (D3D11.1: u0..u63).
-pub const UAV_SLOTS_5: u32 = 64;
-/// Largest structure stride in bytes.
-pub const MAX_STRIDE: u32 = 2048;
-/// Total TGSM bytes per group for cs_5_x and cs_4_x.
-pub const TGSM_BYTES_5: u64 = 32 * 1024;
-pub const TGSM_BYTES_4: u64 = 16 * 1024;
-
-/// The lowest model an opcode exists in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Avail {
-    /// D3D10.0 opcode (all 4.x and 5.x models).
-    V40,
-    /// D3D10.1 opcode (x_4_1 and 5.x).
-    V41,
-    /// One of the raw/structured/compute additions granted to cs_4_x.
-    V4x,
-    /// 5.0 and later only.
-    V50,
-    /// Reserved number; never valid.
-    Never,
-}
-
-fn avail(op: Opcode) -> Avail {
-    use Opcode::*;
-    match op {
-        Reserved107 | Reserved112 | Reserved209 | Reserved218 => Avail::Never,
-        Lod | Gather4 | SamplePos | SampleInfo => Avail::V41,
-        DclThreadGroup
-        | DclUavRaw
-        | DclUavStructured
-        | DclTgsmStructured
-        | DclResourceRaw
-        | DclResourceStructured
-        | LdRaw
-        | StoreRaw
-        | LdStructured
-        | StoreStructured
-        | Sync => Avail::V4x,
-        op if op.number() <= DclGlobalFlags.number() => Avail::V40,
-        _ => Avail::V50,
-    }
-}
-
-/// Raw/structured SRV opcodes a 4.x non-compute shader may use with the
-/// raw-and-structured global flag.
-fn srv_buffer_op(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::DclResourceRaw
-            | Opcode::DclResourceStructured
-            | Opcode::LdRaw
-            | Opcode::LdStructured
-    )
-}
+pub use crate::limits::{
+    CB_SLOTS, MAX_CB_VEC4, MAX_STRIDE, MAX_TEMPS, SAMPLER_SLOTS, SRV_SLOTS, TGSM_BYTES_4,
+    TGSM_BYTES_5, UAV_SLOTS_5,
+};
+use crate::limits::{MAX_GROUP_THREADS_4, MAX_GROUP_THREADS_5, MAX_GROUP_Z};
 
 /// Why `op` is not available in model `v` (ignoring the program kind).
 fn model_problem(op: Opcode, v: Version, flags: u32) -> Option<String> {
-    match avail(op) {
-        Avail::Never => Some("reserved opcode".into()),
+    match op.info().model {
+        Model::Never => Some("reserved opcode".into()),
         _ if v.major >= 5 => None,
-        Avail::V40 => None,
-        Avail::V41 if v.minor >= 1 => None,
-        Avail::V41 => Some(format!("needs model 4.1 or later, program is {v}")),
-        Avail::V50 => Some(format!("needs model 5.0, program is {v}")),
-        Avail::V4x if v.kind == ProgramKind::Compute => None,
-        Avail::V4x if srv_buffer_op(op) && flags & global_flags::RAW_AND_STRUCTURED_4X != 0 => None,
-        Avail::V4x if srv_buffer_op(op) => Some(format!(
+        Model::V40 => None,
+        Model::V41 if v.minor >= 1 => None,
+        Model::V41 => Some(format!("needs model 4.1 or later, program is {v}")),
+        Model::V50 => Some(format!("needs model 5.0, program is {v}")),
+        Model::V4xCs | Model::V4xSrv if v.kind == ProgramKind::Compute => None,
+        Model::V4xSrv if flags & global_flags::RAW_AND_STRUCTURED_4X != 0 => None,
+        Model::V4xSrv => Some(format!(
             "needs dcl_globalFlags enableRawAndStructuredBuffers in {v}"
         )),
-        Avail::V4x => Some(format!(
+        Model::V4xCs => Some(format!(
             "only compute shaders have it in model 4.x, program is {v}"
         )),
-    }
-}
-
-/// The program kinds an opcode is limited to (`None` = every kind).
-fn kinds_for(op: Opcode) -> Option<&'static [ProgramKind]> {
-    use Opcode::*;
-    use ProgramKind as K;
-    match op {
-        DerivRtx | DerivRty | DerivRtxCoarse | DerivRtxFine | DerivRtyCoarse | DerivRtyFine
-        | Discard | Sample | SampleB | SampleC | Lod | EvalSnapped | EvalSampleIndex
-        | EvalCentroid | SampleClS | SampleBClS | SampleCClS | DclInputPs | DclInputPsSgv
-        | DclInputPsSiv => Some(&[K::Pixel]),
-        Cut
-        | Emit
-        | EmitThenCut
-        | EmitStream
-        | CutStream
-        | EmitThenCutStream
-        | DclStream
-        | DclGsOutputPrimitiveTopology
-        | DclGsInputPrimitive
-        | DclMaxOutputVertexCount
-        | DclGsInstanceCount => Some(&[K::Geometry]),
-        HsDecls
-        | HsControlPointPhase
-        | HsForkPhase
-        | HsJoinPhase
-        | DclOutputControlPointCount
-        | DclTessPartitioning
-        | DclTessOutputPrimitive
-        | DclHsMaxTessFactor
-        | DclHsForkPhaseInstanceCount
-        | DclHsJoinPhaseInstanceCount => Some(&[K::Hull]),
-        DclInputControlPointCount | DclTessDomain => Some(&[K::Hull, K::Domain]),
-        DclThreadGroup | DclTgsmRaw | DclTgsmStructured => Some(&[K::Compute]),
-        DclIndexRange | DclInputSgv | DclInputSiv | DclOutput | DclOutputSgv | DclOutputSiv => {
-            Some(&[K::Pixel, K::Vertex, K::Geometry, K::Hull, K::Domain])
-        }
-        _ => None,
     }
 }
 
@@ -154,7 +48,7 @@ fn availability(op: Opcode, v: Version, flags: u32) -> Result<(), String> {
     if let Some(problem) = model_problem(op, v, flags) {
         return Err(problem);
     }
-    if let Some(kinds) = kinds_for(op) {
+    if let Some(kinds) = op.info().stages {
         if !kinds.contains(&v.kind) {
             return Err(format!(
                 "not allowed in {} programs ({v})",
@@ -165,25 +59,24 @@ fn availability(op: Opcode, v: Version, flags: u32) -> Result<(), String> {
     flag_problem(op, flags).map_or(Ok(()), Err)
 }
 
-/// The global flag a double / 11.1 opcode needs, if it is missing.
+/// The global flags a double / 11.1 opcode needs, if one is missing.
 fn flag_problem(op: Opcode, flags: u32) -> Option<String> {
     use global_flags::*;
-    let need = match op {
-        Opcode::DDiv
-        | Opcode::DFma
-        | Opcode::DRcp
-        | Opcode::Dtoi
-        | Opcode::Dtou
-        | Opcode::Itod
-        | Opcode::Utod => (
-            DOUBLES | DOUBLE_EXTENSIONS_11_1,
-            "enableDoublePrecisionFloatOps and enable11_1DoubleExtensions",
-        ),
-        op if op.class() == OpClass::Double => (DOUBLES, "enableDoublePrecisionFloatOps"),
-        Opcode::Msad => (SHADER_EXTENSIONS_11_1, "enable11_1ShaderExtensions"),
-        _ => return None,
-    };
-    (flags & need.0 != need.0).then(|| format!("needs dcl_globalFlags {}", need.1))
+    let need = op.info().needs;
+    if flags & need == need {
+        return None;
+    }
+    let names = [
+        (DOUBLES, "enableDoublePrecisionFloatOps"),
+        (DOUBLE_EXTENSIONS_11_1, "enable11_1DoubleExtensions"),
+        (SHADER_EXTENSIONS_11_1, "enable11_1ShaderExtensions"),
+    ];
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|(bit, _)| need & bit != 0)
+        .map(|(_, name)| *name)
+        .collect();
+    Some(format!("needs dcl_globalFlags {}", missing.join(" and ")))
 }
 
 fn kind_name(k: ProgramKind) -> &'static str {
@@ -194,41 +87,6 @@ fn kind_name(k: ProgramKind) -> &'static str {
         ProgramKind::Hull => "hull",
         ProgramKind::Domain => "domain",
         ProgramKind::Compute => "compute",
-    }
-}
-
-/// The opcode of a declaration (for availability and messages).
-pub fn decl_opcode(d: &Decl) -> Opcode {
-    match d {
-        Decl::GlobalFlags(_) => Opcode::DclGlobalFlags,
-        Decl::Temps(_) => Opcode::DclTemps,
-        Decl::IndexableTemp { .. } => Opcode::DclIndexableTemp,
-        Decl::ThreadGroup(_) => Opcode::DclThreadGroup,
-        Decl::Input(_) => Opcode::DclInput,
-        Decl::InputSgv { .. } => Opcode::DclInputSgv,
-        Decl::InputSiv { .. } => Opcode::DclInputSiv,
-        Decl::InputPs { .. } => Opcode::DclInputPs,
-        Decl::InputPsSgv { .. } => Opcode::DclInputPsSgv,
-        Decl::InputPsSiv { .. } => Opcode::DclInputPsSiv,
-        Decl::Output(_) => Opcode::DclOutput,
-        Decl::OutputSgv { .. } => Opcode::DclOutputSgv,
-        Decl::OutputSiv { .. } => Opcode::DclOutputSiv,
-        Decl::ConstantBuffer { .. } => Opcode::DclConstantBuffer,
-        Decl::ImmediateConstantBuffer(_) => Opcode::CustomData,
-        Decl::Sampler { .. } => Opcode::DclSampler,
-        Decl::Resource { .. } => Opcode::DclResource,
-        Decl::ResourceRaw { .. } => Opcode::DclResourceRaw,
-        Decl::ResourceStructured { .. } => Opcode::DclResourceStructured,
-        Decl::UavTyped { .. } => Opcode::DclUavTyped,
-        Decl::UavRaw { .. } => Opcode::DclUavRaw,
-        Decl::UavStructured { .. } => Opcode::DclUavStructured,
-        Decl::TgsmRaw { .. } => Opcode::DclTgsmRaw,
-        Decl::TgsmStructured { .. } => Opcode::DclTgsmStructured,
-        Decl::IndexRange { .. } => Opcode::DclIndexRange,
-        Decl::FunctionBody(_) => Opcode::DclFunctionBody,
-        Decl::FunctionTable { .. } => Opcode::DclFunctionTable,
-        Decl::Interface { .. } => Opcode::DclInterface,
-        Decl::Other { opcode, .. } => *opcode,
     }
 }
 
@@ -245,7 +103,7 @@ pub fn program_flags(p: &Program) -> u32 {
 
 /// Checks that declaration `index` exists in the program's model and kind.
 pub fn check_decl_available(p: &Program, flags: u32, index: usize, d: &Decl) -> VResult<()> {
-    let op = decl_opcode(d);
+    let op = d.opcode();
     if op == Opcode::CustomData {
         return Ok(());
     }
@@ -293,18 +151,19 @@ fn check_sync(v: Version, flags: u32) -> Result<(), String> {
 
 /// Checks `dcl_thread_group X, Y, Z` against the model's limits.
 pub fn check_thread_group(v: Version, [x, y, z]: [u32; 3]) -> Result<(), String> {
-    let (max_xy, max_total) = if v.is_cs4() {
-        (768u64, 768u64)
+    let max = if v.is_cs4() {
+        MAX_GROUP_THREADS_4
     } else {
-        (1024, 1024)
+        MAX_GROUP_THREADS_5
     };
+    let (max_xy, max_total) = (max, max);
     let (x, y, z) = (u64::from(x), u64::from(y), u64::from(z));
     if x == 0 || y == 0 || z == 0 {
         return Err(format!("thread group {x}x{y}x{z} has a zero dimension"));
     }
-    if x > max_xy || y > max_xy || z > 64 {
+    if x > max_xy || y > max_xy || z > MAX_GROUP_Z {
         return Err(format!(
-            "thread group {x}x{y}x{z} exceeds the per-dimension limit {max_xy}x{max_xy}x64 of {v}"
+            "thread group {x}x{y}x{z} exceeds the per-dimension limit {max_xy}x{max_xy}x{MAX_GROUP_Z} of {v}"
         ));
     }
     if x * y * z > max_total {
@@ -496,14 +355,14 @@ mod tests {
 
     #[test]
     fn availability_table() {
-        assert_eq!(avail(Opcode::Add), Avail::V40);
-        assert_eq!(avail(Opcode::DclGlobalFlags), Avail::V40);
-        assert_eq!(avail(Opcode::Gather4), Avail::V41);
-        assert_eq!(avail(Opcode::LdStructured), Avail::V4x);
-        assert_eq!(avail(Opcode::Rcp), Avail::V50);
-        assert_eq!(avail(Opcode::AtomicIAdd), Avail::V50);
-        assert_eq!(avail(Opcode::DclTgsmRaw), Avail::V50);
-        assert_eq!(avail(Opcode::Reserved209), Avail::Never);
+        assert_eq!(Opcode::Add.info().model, Model::V40);
+        assert_eq!(Opcode::DclGlobalFlags.info().model, Model::V40);
+        assert_eq!(Opcode::Gather4.info().model, Model::V41);
+        assert_eq!(Opcode::LdStructured.info().model, Model::V4xSrv);
+        assert_eq!(Opcode::Rcp.info().model, Model::V50);
+        assert_eq!(Opcode::AtomicIAdd.info().model, Model::V50);
+        assert_eq!(Opcode::DclTgsmRaw.info().model, Model::V50);
+        assert_eq!(Opcode::Reserved209.info().model, Model::Never);
         assert!(availability(Opcode::Gather4, csv(4, 0), 0).is_err());
         assert!(availability(Opcode::Gather4, csv(4, 1), 0).is_ok());
         assert!(availability(Opcode::Sample, csv(5, 0), 0).is_err());
@@ -664,6 +523,7 @@ mod tests {
             op: slot(OperandType::Resource, 0),
             stride: 4,
             space: 0,
+            buffer_dim: false,
         };
         let mut p = ps50(1, vec![srv], vec![]);
         p.version.major = 4;

@@ -13,13 +13,14 @@ use crate::ir::{
     Components, Decl, Index, Instruction, Opcode, Operand, OperandType, Program, ProgramKind,
     ResourceDim, Selection, Version,
 };
+use crate::ir::{ConstantBufferDecl, StructuredUavDecl, TypedResourceDecl, TypedUavDecl};
 
 use super::info::{
     CbInfo, IndexableTempInfo, IoReg, ResourceInfo, ResourceKind, SamplerInfo, TgsmInfo, TgsmKind,
     UavInfo,
 };
 use super::kinds;
-use super::limits::{self, decl_opcode, MAX_CB_VEC4, MAX_TEMPS};
+use super::limits::{self, MAX_CB_VEC4, MAX_TEMPS};
 use super::{ProgramInfo, Rule, VResult, ValidationError};
 
 // ---------------------------------------------------------------------------
@@ -32,7 +33,7 @@ pub fn collect_decls(p: &Program) -> VResult<ProgramInfo> {
     info.global_flags = limits::program_flags(p);
     for (index, d) in p.decls.iter().enumerate() {
         limits::check_decl_available(p, info.global_flags, index, d)?;
-        let op = decl_opcode(d);
+        let op = d.opcode();
         add_decl(p.version, &mut info, index, d)
             .map_err(|m| ValidationError::decl(Rule::Declaration, index, op, m))?;
     }
@@ -70,31 +71,16 @@ fn add_decl(v: Version, info: &mut ProgramInfo, index: usize, d: &Decl) -> Resul
         Decl::Temps(n) => add_temps(info, *n),
         Decl::IndexableTemp { reg, len, comps } => add_indexable(info, *reg, *len, *comps),
         Decl::ThreadGroup(dims) => add_thread_group(v, info, *dims),
-        Decl::ConstantBuffer {
-            op,
-            dynamic,
-            size,
-            space,
-        } => add_cb(v, info, index, op, *dynamic, *size, *space),
+        Decl::ConstantBuffer(cb) => add_cb(v, info, index, cb),
         Decl::ImmediateConstantBuffer(words) => add_icb(info, words),
         Decl::Sampler { op, mode, space } => add_sampler(v, info, index, op, *mode, *space),
-        Decl::Resource {
-            op,
-            dim,
-            sample_count,
-            ret,
-            space,
-        } => {
-            check_typed_dim(*dim, false)?;
-            let kind = ResourceKind::Typed {
-                dim: *dim,
-                ret: *ret,
-                sample_count: *sample_count,
-            };
-            add_srv(v, info, index, op, kind, *space)
+        Decl::Resource(r) => add_typed_srv(v, info, index, r),
+        Decl::ResourceRaw { op, space, .. } => {
+            add_srv(v, info, index, op, ResourceKind::Raw, *space)
         }
-        Decl::ResourceRaw { op, space } => add_srv(v, info, index, op, ResourceKind::Raw, *space),
-        Decl::ResourceStructured { op, stride, space } => {
+        Decl::ResourceStructured {
+            op, stride, space, ..
+        } => {
             limits::check_stride(*stride)?;
             add_srv(
                 v,
@@ -105,41 +91,11 @@ fn add_decl(v: Version, info: &mut ProgramInfo, index: usize, d: &Decl) -> Resul
                 *space,
             )
         }
-        Decl::UavTyped {
-            op,
-            dim,
-            flags,
-            ret,
-            space,
-        } => {
-            check_typed_dim(*dim, true)?;
-            let kind = ResourceKind::Typed {
-                dim: *dim,
-                ret: *ret,
-                sample_count: 0,
-            };
-            add_uav(v, info, index, op, kind, *flags, *space)
-        }
-        Decl::UavRaw { op, flags, space } => {
-            add_uav(v, info, index, op, ResourceKind::Raw, *flags, *space)
-        }
-        Decl::UavStructured {
-            op,
-            stride,
-            flags,
-            space,
-        } => {
-            limits::check_stride(*stride)?;
-            add_uav(
-                v,
-                info,
-                index,
-                op,
-                ResourceKind::Structured { stride: *stride },
-                *flags,
-                *space,
-            )
-        }
+        Decl::UavTyped(u) => add_typed_uav(v, info, index, u),
+        Decl::UavRaw {
+            op, flags, space, ..
+        } => add_uav(v, info, index, op, ResourceKind::Raw, *flags, *space),
+        Decl::UavStructured(u) => add_structured_uav(v, info, index, u),
         Decl::TgsmRaw { op, bytes } => add_tgsm(info, index, op, TgsmKind::Raw, *bytes),
         Decl::TgsmStructured { op, stride, count } => {
             limits::check_stride(*stride)?;
@@ -175,7 +131,7 @@ fn add_decl(v: Version, info: &mut ProgramInfo, index: usize, d: &Decl) -> Resul
         Decl::IndexRange { .. }
         | Decl::FunctionBody(_)
         | Decl::FunctionTable { .. }
-        | Decl::Interface { .. }
+        | Decl::Interface(_)
         | Decl::Other { .. } => Ok(()),
     }
 }
@@ -223,11 +179,9 @@ fn add_cb(
     v: Version,
     info: &mut ProgramInfo,
     decl_index: usize,
-    op: &Operand,
-    dynamic: bool,
-    size: u32,
-    space: u32,
+    cb: &ConstantBufferDecl,
 ) -> Result<(), String> {
+    let (op, dynamic, size, space) = (&cb.op, cb.dynamic, cb.size, cb.space);
     let (key, range) = decl_key(v, op)?;
     limits::check_slot(v, OperandType::ConstantBuffer, key)?;
     // Before SM5.1 the size is the operand's second index.
@@ -323,6 +277,47 @@ fn check_typed_dim(dim: ResourceDim, uav: bool) -> Result<(), String> {
     } else {
         Err(format!("dimension {dim:?} is not allowed here"))
     }
+}
+
+fn add_typed_srv(
+    v: Version,
+    info: &mut ProgramInfo,
+    decl_index: usize,
+    r: &TypedResourceDecl,
+) -> Result<(), String> {
+    check_typed_dim(r.dim, false)?;
+    let kind = ResourceKind::Typed {
+        dim: r.dim,
+        ret: r.ret,
+        sample_count: r.sample_count,
+    };
+    add_srv(v, info, decl_index, &r.op, kind, r.space)
+}
+
+fn add_typed_uav(
+    v: Version,
+    info: &mut ProgramInfo,
+    decl_index: usize,
+    u: &TypedUavDecl,
+) -> Result<(), String> {
+    check_typed_dim(u.dim, true)?;
+    let kind = ResourceKind::Typed {
+        dim: u.dim,
+        ret: u.ret,
+        sample_count: 0,
+    };
+    add_uav(v, info, decl_index, &u.op, kind, u.flags, u.space)
+}
+
+fn add_structured_uav(
+    v: Version,
+    info: &mut ProgramInfo,
+    decl_index: usize,
+    u: &StructuredUavDecl,
+) -> Result<(), String> {
+    limits::check_stride(u.stride)?;
+    let kind = ResourceKind::Structured { stride: u.stride };
+    add_uav(v, info, decl_index, &u.op, kind, u.flags, u.space)
 }
 
 fn add_srv(
@@ -757,7 +752,10 @@ fn check_system_output(v: Version, info: &ProgramInfo, ty: OperandType) -> RegRe
 #[cfg(test)]
 mod tests {
     use crate::ir::Opcode::*;
-    use crate::ir::{Decl, OperandType as T, ResourceDim, ReturnType, UavFlags};
+    use crate::ir::{
+        ConstantBufferDecl, Decl, OperandType as T, ResourceDim, ReturnType, StructuredUavDecl,
+        TypedResourceDecl, TypedUavDecl, UavFlags,
+    };
     use crate::validate::testutil::*;
     use crate::validate::{validate, Rule, ValidationError};
 
@@ -770,45 +768,47 @@ mod tests {
             op: slot(T::Uav, i),
             flags: UavFlags::default(),
             space: 0,
+            buffer_dim: false,
         }
     }
 
     fn uav_structured(i: u32, stride: u32) -> Decl {
-        Decl::UavStructured {
+        Decl::UavStructured(StructuredUavDecl {
             op: slot(T::Uav, i),
             stride,
             flags: UavFlags::default(),
             space: 0,
-        }
+            buffer_dim: false,
+        })
     }
 
     fn uav_typed(i: u32, dim: ResourceDim, ret: ReturnType) -> Decl {
-        Decl::UavTyped {
+        Decl::UavTyped(TypedUavDecl {
             op: slot(T::Uav, i),
             dim,
             flags: UavFlags::default(),
             ret: [ret; 4],
             space: 0,
-        }
+        })
     }
 
     fn srv_typed(i: u32, dim: ResourceDim) -> Decl {
-        Decl::Resource {
+        Decl::Resource(TypedResourceDecl {
             op: slot(T::Resource, i),
             dim,
             sample_count: 0,
             ret: [ReturnType::Float; 4],
             space: 0,
-        }
+        })
     }
 
     fn cb(i: u32, size: u32, dynamic: bool) -> Decl {
-        Decl::ConstantBuffer {
+        Decl::ConstantBuffer(ConstantBufferDecl {
             op: reg(T::ConstantBuffer, &[i, size], swz([0, 1, 2, 3])),
             dynamic,
             size,
             space: 0,
-        }
+        })
     }
 
     fn store_raw(dst: crate::ir::Operand) -> crate::ir::Instruction {
@@ -956,6 +956,7 @@ mod tests {
             op: slot(T::Resource, 3),
             stride: 16,
             space: 0,
+            buffer_dim: false,
         };
         let info = validate(&cs50(1, vec![srv], vec![ld])).unwrap();
         assert_eq!(

@@ -1,206 +1,22 @@
 //! Operand shapes: how many operands each opcode takes, which of them are
-//! destinations, and which register files each position accepts.
+//! destinations, and which register files each position accepts (the roles
+//! come from the instruction table, [`Opcode::roles`]).
 //!
 //! In: one instruction. Out: `Ok` or an [`Rule::Operand`] error naming the
 //! operand. Invariant: after `check_shape`, `inst.operands.len()` equals
-//! the length of `signature(inst.opcode)`, every destination is a writable
+//! the length of `inst.opcode.roles()`, every destination is a writable
 //! register file with a MASK selection, every resource position holds a
 //! t#/u#/g#/s#/l# of the accepted file, and the double, store and
 //! condition operand rules of `sm5-semantics.md` §8, §9, §11.3 hold. The
 //! decoder only knows token lengths, so this is where counts are enforced.
 
 use crate::ir::{
-    Components, Instruction, OpClass, Opcode, Operand, OperandType, Program, Selection,
+    Components, Instruction, OpClass, Opcode, Operand, OperandType, Program, Role, Selection,
 };
 
 use super::{Rule, VResult, ValidationError};
 
-/// What an operand position accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// A written register (r#, x#, o#, null, oDepth, ...).
-    Dst,
-    /// A read value (r#, v#, cb, icb, l(), ...).
-    Src,
-    /// A scalar read value (SELECT_1 or 1-component): conditions, selectors.
-    Scalar,
-    /// A shader resource view t#.
-    Srv,
-    /// t# or u# (queries).
-    SrvUav,
-    /// t# or the rasterizer (sampleinfo).
-    SrvRast,
-    /// t#, u# or g# (raw/structured loads).
-    AnyMem,
-    /// u# only, written (store_uav_typed, imm_atomic_alloc/consume).
-    Uav,
-    /// u# read (ld_uav_typed).
-    UavSrc,
-    /// u# or g#, written (store_raw/structured, atomics).
-    Mem,
-    /// s#.
-    Sampler,
-    /// l# label.
-    Label,
-}
-
 use Role::*;
-
-const D1: &[Role] = &[Dst, Src];
-const D2: &[Role] = &[Dst, Src, Src];
-const D3: &[Role] = &[Dst, Src, Src, Src];
-const D4: &[Role] = &[Dst, Src, Src, Src, Src];
-const DD2: &[Role] = &[Dst, Dst, Src, Src];
-const NONE: &[Role] = &[];
-const COND: &[Role] = &[Scalar];
-
-/// The operand roles of `op` in bytecode order, or `None` for opcodes whose
-/// operand list this validator does not model (class linkage, HS/GS/DS
-/// markers), which are left unchecked.
-pub fn signature(op: Opcode) -> Option<&'static [Role]> {
-    match op.class() {
-        OpClass::Float => Some(float_signature(op)),
-        OpClass::Int => Some(int_signature(op)),
-        OpClass::Compare => Some(D2),
-        OpClass::Convert => Some(D1),
-        OpClass::Move => Some(move_signature(op)),
-        OpClass::Double => Some(double_signature(op)),
-        OpClass::Flow => flow_signature(op),
-        OpClass::Memory => memory_signature(op),
-        OpClass::Sample => sample_signature(op),
-        OpClass::Atomic => Some(atomic_signature(op)),
-        OpClass::Sync => Some(NONE),
-        OpClass::Graphics => graphics_signature(op),
-        OpClass::Misc => misc_signature(op),
-        OpClass::Decl | OpClass::CustomData => None,
-    }
-}
-
-fn float_signature(op: Opcode) -> &'static [Role] {
-    match op {
-        Opcode::Add | Opcode::Div | Opcode::Dp2 | Opcode::Dp3 | Opcode::Dp4 => D2,
-        Opcode::Min | Opcode::Max | Opcode::Mul => D2,
-        Opcode::Mad => D3,
-        Opcode::SinCos => &[Dst, Dst, Src],
-        _ => D1,
-    }
-}
-
-fn int_signature(op: Opcode) -> &'static [Role] {
-    match op {
-        Opcode::INeg | Opcode::Not | Opcode::CountBits | Opcode::BfRev => D1,
-        Opcode::FirstBitHi | Opcode::FirstBitLo | Opcode::FirstBitShi => D1,
-        Opcode::IMad | Opcode::UMad | Opcode::UBfe | Opcode::IBfe | Opcode::Msad => D3,
-        Opcode::IMul | Opcode::UMul | Opcode::UDiv | Opcode::UAddc | Opcode::USubb => DD2,
-        Opcode::Bfi => D4,
-        _ => D2,
-    }
-}
-
-fn move_signature(op: Opcode) -> &'static [Role] {
-    match op {
-        Opcode::Movc => D3,
-        Opcode::Swapc => &[Dst, Dst, Src, Src, Src],
-        _ => D1,
-    }
-}
-
-fn double_signature(op: Opcode) -> &'static [Role] {
-    match op {
-        Opcode::DMov | Opcode::Dtof | Opcode::Ftod | Opcode::DRcp => D1,
-        Opcode::Dtoi | Opcode::Dtou | Opcode::Itod | Opcode::Utod => D1,
-        Opcode::DMovc | Opcode::DFma => D3,
-        _ => D2,
-    }
-}
-
-fn flow_signature(op: Opcode) -> Option<&'static [Role]> {
-    Some(match op {
-        Opcode::Breakc | Opcode::Continuec | Opcode::If | Opcode::Retc => COND,
-        Opcode::Switch | Opcode::Case => COND,
-        Opcode::Call | Opcode::Label => &[Label],
-        Opcode::Callc => &[Scalar, Label],
-        Opcode::InterfaceCall => return None,
-        _ => NONE,
-    })
-}
-
-fn memory_signature(op: Opcode) -> Option<&'static [Role]> {
-    Some(match op {
-        Opcode::Ld => &[Dst, Src, Srv],
-        Opcode::LdMs => &[Dst, Src, Srv, Src],
-        Opcode::ResInfo => &[Dst, Src, SrvUav],
-        Opcode::SamplePos => &[Dst, SrvRast, Src],
-        Opcode::SampleInfo => &[Dst, SrvRast],
-        Opcode::BufInfo => &[Dst, SrvUav],
-        Opcode::LdUavTyped => &[Dst, Src, UavSrc],
-        Opcode::StoreUavTyped => &[Uav, Src, Src],
-        Opcode::LdRaw => &[Dst, Src, AnyMem],
-        Opcode::StoreRaw => &[Mem, Src, Src],
-        Opcode::LdStructured => &[Dst, Src, Src, AnyMem],
-        Opcode::StoreStructured => &[Mem, Src, Src, Src],
-        Opcode::LdS => &[Dst, Dst, Src, Srv],
-        Opcode::LdMsS => &[Dst, Dst, Src, Srv, Src],
-        Opcode::LdUavTypedS => &[Dst, Dst, Src, UavSrc],
-        Opcode::LdRawS => &[Dst, Dst, Src, AnyMem],
-        Opcode::LdStructuredS => &[Dst, Dst, Src, Src, AnyMem],
-        _ => return None,
-    })
-}
-
-fn sample_signature(op: Opcode) -> Option<&'static [Role]> {
-    Some(match op {
-        Opcode::Sample | Opcode::Lod | Opcode::Gather4 => &[Dst, Src, Srv, Sampler],
-        Opcode::SampleC | Opcode::SampleCLz | Opcode::SampleL | Opcode::SampleB => {
-            &[Dst, Src, Srv, Sampler, Src]
-        }
-        Opcode::Gather4C => &[Dst, Src, Srv, Sampler, Src],
-        Opcode::SampleD => &[Dst, Src, Srv, Sampler, Src, Src],
-        Opcode::Gather4Po => &[Dst, Src, Src, Srv, Sampler],
-        Opcode::Gather4PoC => &[Dst, Src, Src, Srv, Sampler, Src],
-        Opcode::Gather4S => &[Dst, Dst, Src, Srv, Sampler],
-        Opcode::Gather4CS => &[Dst, Dst, Src, Srv, Sampler, Src],
-        Opcode::Gather4PoS => &[Dst, Dst, Src, Src, Srv, Sampler],
-        Opcode::Gather4PoCS => &[Dst, Dst, Src, Src, Srv, Sampler, Src],
-        Opcode::SampleLS | Opcode::SampleCLzS | Opcode::SampleClS => {
-            &[Dst, Dst, Src, Srv, Sampler, Src]
-        }
-        Opcode::SampleBClS | Opcode::SampleCClS => &[Dst, Dst, Src, Srv, Sampler, Src, Src],
-        Opcode::SampleDClS => &[Dst, Dst, Src, Srv, Sampler, Src, Src, Src],
-        _ => return None,
-    })
-}
-
-fn atomic_signature(op: Opcode) -> &'static [Role] {
-    match op {
-        Opcode::AtomicCmpStore => &[Mem, Src, Src, Src],
-        Opcode::ImmAtomicAlloc | Opcode::ImmAtomicConsume => &[Dst, Uav],
-        Opcode::ImmAtomicCmpExch => &[Dst, Mem, Src, Src, Src],
-        op if op.number() >= Opcode::ImmAtomicIAdd.number() => &[Dst, Mem, Src, Src],
-        _ => &[Mem, Src, Src],
-    }
-}
-
-fn graphics_signature(op: Opcode) -> Option<&'static [Role]> {
-    Some(match op {
-        Opcode::Discard => COND,
-        Opcode::Cut | Opcode::Emit | Opcode::EmitThenCut => NONE,
-        Opcode::DerivRtx | Opcode::DerivRty => D1,
-        Opcode::DerivRtxCoarse | Opcode::DerivRtxFine => D1,
-        Opcode::DerivRtyCoarse | Opcode::DerivRtyFine => D1,
-        Opcode::EvalCentroid => D1,
-        Opcode::EvalSnapped | Opcode::EvalSampleIndex => D2,
-        _ => return None,
-    })
-}
-
-fn misc_signature(op: Opcode) -> Option<&'static [Role]> {
-    match op {
-        Opcode::Nop | Opcode::Abort | Opcode::DebugBreak => Some(NONE),
-        Opcode::CheckAccessFullyMapped => Some(D1),
-        _ => None,
-    }
-}
 
 /// Register files an instruction may write.
 pub fn is_writable(ty: OperandType) -> bool {
@@ -246,7 +62,7 @@ pub fn is_readable(ty: OperandType) -> bool {
 
 /// Checks operand count, roles, masks and the special shape rules of `inst`.
 pub fn check_shape(_p: &Program, index: usize, inst: &Instruction) -> VResult<()> {
-    let Some(roles) = signature(inst.opcode) else {
+    let Some(roles) = inst.opcode.roles() else {
         return Ok(());
     };
     let err = |msg: String| ValidationError::inst(Rule::Operand, index, inst.opcode, msg);
@@ -283,8 +99,15 @@ fn check_role(op: &Operand, role: Role) -> Result<(), String> {
     match (role, op.comps) {
         (Dst | Uav | Mem, Components::Four(Selection::Mask(_))) => Ok(()),
         (Dst | Uav | Mem, Components::Four(_)) => Err("a destination needs a write mask".into()),
+        // A replicated swizzle (`.xxxx`, vkd3d-shader's form) names one
+        // component as surely as fxc's select-1 `.x`.
+        (Scalar, Components::Four(Selection::Swizzle([c, d, e, f])))
+            if c == d && c == e && c == f =>
+        {
+            Ok(())
+        }
         (Scalar, Components::Four(Selection::Mask(_) | Selection::Swizzle(_))) => {
-            Err("needs a single component (.x, .y, .z or .w)".into())
+            Err("needs a single component (.x, .y, .z or .w, or a replicated .xxxx)".into())
         }
         (Src, Components::Four(Selection::Mask(_))) if op.ty != T::Imm32 && op.ty != T::Imm64 => {
             Err("a source needs a swizzle, not a write mask".into())
@@ -317,21 +140,12 @@ fn check_special(inst: &Instruction) -> Result<(), String> {
 
 /// True for double ops whose destination holds doubles (vs 32-bit results).
 fn writes_doubles(op: Opcode) -> bool {
-    !matches!(
-        op,
-        Opcode::DEq
-            | Opcode::DGe
-            | Opcode::DLt
-            | Opcode::DNe
-            | Opcode::Dtof
-            | Opcode::Dtoi
-            | Opcode::Dtou
-    )
+    op.double_form().is_some_and(|(dst64, _)| dst64)
 }
 
 /// True for double ops whose sources are 32-bit (conversions to double).
 fn reads_32bit(op: Opcode) -> bool {
-    matches!(op, Opcode::Ftod | Opcode::Itod | Opcode::Utod)
+    op.double_form().is_some_and(|(_, src64)| !src64)
 }
 
 fn check_double(inst: &Instruction) -> Result<(), String> {
@@ -417,26 +231,22 @@ fn swizzle_name(s: [u8; 4]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::TypedUavDecl;
 
     #[test]
-    fn every_instruction_opcode_with_a_signature_has_sane_roles() {
+    fn every_instruction_opcode_with_roles_has_sane_roles() {
         for &op in Opcode::ALL {
-            if let Some(roles) = signature(op) {
+            if let Some(roles) = op.roles() {
                 assert!(roles.len() <= 8, "{op:?}");
                 assert!(!op.is_declaration(), "{op:?}");
             }
         }
-        assert_eq!(signature(Opcode::ImmAtomicIAdd).map(<[Role]>::len), Some(4));
-        assert_eq!(
-            signature(Opcode::ImmAtomicCmpExch).map(<[Role]>::len),
-            Some(5)
-        );
-        assert_eq!(signature(Opcode::AtomicUMin).map(<[Role]>::len), Some(3));
-        assert_eq!(
-            signature(Opcode::ImmAtomicAlloc).map(<[Role]>::len),
-            Some(2)
-        );
-        assert_eq!(signature(Opcode::Swapc).map(<[Role]>::len), Some(5));
+        let len = |op: Opcode| op.roles().map(<[Role]>::len);
+        assert_eq!(len(Opcode::ImmAtomicIAdd), Some(4));
+        assert_eq!(len(Opcode::ImmAtomicCmpExch), Some(5));
+        assert_eq!(len(Opcode::AtomicUMin), Some(3));
+        assert_eq!(len(Opcode::ImmAtomicAlloc), Some(2));
+        assert_eq!(len(Opcode::Swapc), Some(5));
     }
 
     use crate::ir::{Decl, Opcode::*};
@@ -448,15 +258,6 @@ mod tests {
         let e = validate(&cs50(2, vec![flags], insts)).expect_err("should fail");
         assert_eq!((e.rule, e.inst_index), (Rule::Operand, Some(0)), "{e}");
         e
-    }
-
-    #[test]
-    fn role_tables_agree_with_the_opcode_table() {
-        for &op in Opcode::ALL {
-            if let (Some(roles), Some(n)) = (signature(op), op.operand_count()) {
-                assert_eq!(roles.len(), n, "{}", op.mnemonic());
-            }
-        }
     }
 
     #[test]
@@ -491,6 +292,15 @@ mod tests {
         assert!(e.message.contains("single component"), "{e}");
         let p = cs50(2, vec![], vec![inst(If, vec![rx(0)]), bare(EndIf)]);
         assert!(validate(&p).is_ok());
+        // vkd3d-shader's replicated swizzle is one component too; a mixed
+        // swizzle is not.
+        let mut yyyy = rx(0);
+        yyyy.comps = Components::Four(Selection::Swizzle([1; 4]));
+        let p = cs50(2, vec![], vec![inst(If, vec![yyyy.clone()]), bare(EndIf)]);
+        assert!(validate(&p).is_ok());
+        yyyy.comps = Components::Four(Selection::Swizzle([1, 1, 1, 0]));
+        let e = operand_err(vec![inst(If, vec![yyyy]), bare(EndIf)]);
+        assert!(e.message.contains("single component"), "{e}");
     }
 
     #[test]
@@ -499,6 +309,7 @@ mod tests {
             op: slot(OperandType::Uav, 0),
             flags: crate::ir::UavFlags::default(),
             space: 0,
+            buffer_dim: false,
         };
         for (m, ok) in [
             (0x1, true),
@@ -513,13 +324,13 @@ mod tests {
             let r = validate(&cs50(1, vec![uav.clone()], vec![store]));
             assert_eq!(r.is_ok(), ok, "mask {m:#x}: {r:?}");
         }
-        let typed = Decl::UavTyped {
+        let typed = Decl::UavTyped(TypedUavDecl {
             op: slot(OperandType::Uav, 0),
             dim: crate::ir::ResourceDim::Buffer,
             flags: crate::ir::UavFlags::default(),
             ret: [crate::ir::ReturnType::Float; 4],
             space: 0,
-        };
+        });
         let store = inst(
             StoreUavTyped,
             vec![resd(OperandType::Uav, 0, 0x1), rx(0), rs(0)],

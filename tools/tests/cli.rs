@@ -541,3 +541,104 @@ fn code_dumps_of_run_and_bench() {
     assert_eq!(code(&o), 3, "{}", stderr(&o));
     assert!(stderr(&o).contains("/nonexistent-dir/x"), "{}", stderr(&o));
 }
+
+/// The `run` example of docs/cli.md is what the command prints (times
+/// aside): the command is taken from the `console` block and run.
+#[test]
+fn the_run_example_in_the_docs_matches_real_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let doc = std::fs::read_to_string(root.join("docs/cli.md")).unwrap();
+    let block = doc
+        .split("```console\n$ sm5jit run ")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("docs/cli.md has a `console` block of `sm5jit run`");
+    let joined = block.replace("\\\n", " ");
+    let mut lines = joined.lines();
+    let args: Vec<&str> = std::iter::once("run")
+        .chain(lines.next().unwrap().split_whitespace())
+        .collect();
+    // The example's paths are relative to the repository root.
+    let o = Command::new(env!("CARGO_BIN_EXE_sm5jit"))
+        .args(&args)
+        .current_dir(&root)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the sm5jit binary runs");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Numbers followed by ` ms` are timings.
+    let untimed = |l: &str| -> String {
+        let words: Vec<&str> = l.split(' ').collect();
+        (0..words.len())
+            .map(|i| {
+                if words.get(i + 1).is_some_and(|n| n.starts_with("ms")) {
+                    "T"
+                } else {
+                    words[i]
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let want: Vec<String> = lines.map(untimed).collect();
+    let got: Vec<String> = stdout(&o).lines().map(untimed).collect();
+    assert_eq!(got, want);
+}
+
+/// `run` refuses what D3D cannot do and warns about what is probably a
+/// mistake: a counter on a raw UAV is a usage error, a binding at a slot
+/// the shader never declares is a warning, a misspelt format is a usage
+/// error that lists the DXGI names, and `--threads 0` means one worker per
+/// core (the default), not zero.
+#[test]
+fn run_refuses_and_warns_like_d3d() {
+    let shader = case_shader("vkd3d_raw_copy_loops");
+    let base = [
+        "run",
+        s(&shader),
+        "--srv",
+        "t0=raw:u32:0xdeadbabe",
+        "--srv",
+        "t4=raw:iota:6",
+        "--uav",
+        "u0=raw:zeros:4",
+        "--uav",
+        "u2=raw:zeros:24",
+        "--cb",
+        "cb0=u32:1,6",
+    ];
+    let with = |extra: &[&str]| {
+        let mut v = base.to_vec();
+        v.extend_from_slice(extra);
+        sm5jit(&v)
+    };
+    let o = with(&["--counter", "u0=3"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("only on structured UAVs"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = with(&["--uav", "u5=raw:zeros:4"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: u5 is bound but the shader declares no u5"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("u0 is bound"), "{}", stderr(&o));
+
+    let o = with(&["--uav", "u7=typed:R32_FLOT:zeros:4"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown format `R32_FLOT`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("R32_FLOAT"), "{}", stderr(&o));
+
+    let o = with(&["--threads", "0"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("0000: deadbabe"), "{}", stdout(&o));
+}

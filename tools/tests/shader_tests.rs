@@ -14,26 +14,10 @@ use sm5jit_tools::shader_test::{run_text, Report};
 const KNOWN_SKIPS: &[&str] = &["pixel shader writes the coverage mask (oMask, SV_Coverage)"];
 
 /// Files that still fail, each with the cause in the library (not in the
-/// runner). A failure in any other file fails the test. The vkd3d tpf forms
-/// (replicated-swizzle conditions, dimension bits on raw UAV declarations)
-/// are accepted by a change landing separately; measured with it: 1350
-/// passed, 10 failed (sample-bias's 8, and a probe ending in `;` handled
-/// since), 4 skipped.
-const PENDING: &[(&str, &str)] = &[
-    ("barriers.shader_test", "vkd3d tpf forms"),
-    ("cf-cond-types.shader_test", "vkd3d tpf forms"),
-    ("clip.shader_test", "vkd3d tpf forms"),
-    ("conditional.shader_test", "vkd3d tpf forms"),
-    ("for.shader_test", "vkd3d tpf forms"),
-    ("function-return.shader_test", "vkd3d tpf forms"),
-    ("hard-copy-prop.shader_test", "vkd3d tpf forms"),
-    ("loop.shader_test", "vkd3d tpf forms"),
-    ("minimum-precision.shader_test", "vkd3d tpf forms"),
-    ("return.shader_test", "vkd3d tpf forms"),
-    ("switch.shader_test", "vkd3d tpf forms"),
-    ("uav-rwbyteaddressbuffer.shader_test", "vkd3d tpf forms"),
-    ("unroll.shader_test", "vkd3d tpf forms"),
-];
+/// runner). A failure in any other file fails the test. With the vkd3d tpf
+/// forms accepted, discarded pixels running as helpers and implicit LOD
+/// taken from the quad, every file passes (measured on `--engine both`).
+const PENDING: &[(&str, &str)] = &[];
 
 fn suite_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/shader-tests");

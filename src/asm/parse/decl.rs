@@ -9,7 +9,10 @@
 use super::{literal_bits32, names, parse_u32, suffix_components, Parser, Role, R};
 use crate::asm::lexer::TokKind;
 use crate::asm::AsmError;
-use crate::ir::{Components, Decl, Index, Modifier, Opcode, Operand, Selection, UavFlags};
+use crate::ir::{Components, Decl, Index, Opcode, Operand, Selection, UavFlags};
+use crate::ir::{
+    ConstantBufferDecl, InterfaceDecl, StructuredUavDecl, TypedResourceDecl, TypedUavDecl,
+};
 
 impl Parser {
     /// A declaration's register operand (masks by default; SM5.1 ranges).
@@ -31,17 +34,7 @@ impl Parser {
                 AsmError::new(st.line, st.col, format!("bad component suffix `.{s}`"))
             })?;
         }
-        if abs {
-            self.expect('|', "to close `|…|`")?;
-        }
-        op.modifier = match (neg, abs) {
-            (false, false) => Modifier::None,
-            (true, false) => Modifier::Neg,
-            (false, true) => Modifier::Abs,
-            (true, true) => Modifier::AbsNeg,
-        };
-        self.operand_tags(&mut op)?;
-        Ok(op)
+        self.finish_operand(op, neg, abs)
     }
 
     fn comma(&mut self) -> R<()> {
@@ -110,14 +103,15 @@ impl Parser {
                     space: self.space()?,
                 }
             }
-            "dcl_resource_raw" => {
+            "dcl_resource_raw" | "dcl_resource_raw_buffer" => {
                 let op = self.decl_operand(None)?;
                 Decl::ResourceRaw {
                     op,
                     space: self.space()?,
+                    buffer_dim: word.ends_with("_buffer"),
                 }
             }
-            "dcl_resource_structured" => {
+            "dcl_resource_structured" | "dcl_resource_structured_buffer" => {
                 let op = self.decl_operand(None)?;
                 self.comma()?;
                 let stride = self.u32_value("a stride")?;
@@ -125,6 +119,7 @@ impl Parser {
                     op,
                     stride,
                     space: self.space()?,
+                    buffer_dim: word.ends_with("_buffer"),
                 }
             }
             "dcl_tgsm_raw" => {
@@ -170,13 +165,13 @@ impl Parser {
                 self.expect(']', "after the table length")?;
                 let tables = self.numbered_list("ft")?;
                 let dynamic = word.ends_with("dynamicindexed");
-                Decl::Interface {
+                Decl::Interface(InterfaceDecl {
                     index,
                     dynamic,
                     table_len,
                     array_len,
                     tables,
-                }
+                })
             }
             _ => {
                 if let Some(rest) = word.strip_prefix("dcl_resource_") {
@@ -278,12 +273,12 @@ impl Parser {
             size = s;
         }
         let space = self.space()?;
-        Ok(Decl::ConstantBuffer {
+        Ok(Decl::ConstantBuffer(ConstantBufferDecl {
             op,
             dynamic,
             size,
             space,
-        })
+        }))
     }
 
     fn icb(&mut self) -> R<Vec<u32>> {
@@ -360,18 +355,19 @@ impl Parser {
         self.expect('(', "before the return types")?;
         let ret = self.ret_types_body()?;
         let op = self.decl_operand(None)?;
-        Ok(Decl::Resource {
+        Ok(Decl::Resource(TypedResourceDecl {
             op,
             dim,
             sample_count,
             ret,
             space: self.space()?,
-        })
+        }))
     }
 
     fn uav(&mut self, rest: &str, line: u32, col: u32) -> R<Decl> {
         let mut flags = UavFlags::default();
         let mut base = rest;
+        let mut buffer_dim = false;
         loop {
             if let Some(b) = base.strip_suffix("_glc") {
                 flags.globally_coherent = true;
@@ -381,6 +377,13 @@ impl Parser {
                 base = b;
             } else if let Some(b) = base.strip_suffix("_rov") {
                 flags.rasterizer_ordered = true;
+                base = b;
+            } else if let Some(b) = base
+                .strip_suffix("_buffer")
+                .filter(|b| matches!(*b, "raw" | "structured"))
+            {
+                // vkd3d-shader's dimension bits (`Decl::UavRaw::buffer_dim`).
+                buffer_dim = true;
                 base = b;
             } else {
                 break;
@@ -393,6 +396,7 @@ impl Parser {
                 Ok(Decl::UavRaw {
                     op,
                     flags,
+                    buffer_dim,
                     space: self.space()?,
                 })
             }
@@ -400,12 +404,13 @@ impl Parser {
                 let op = self.decl_operand(None)?;
                 self.comma()?;
                 let stride = self.u32_value("a stride")?;
-                Ok(Decl::UavStructured {
+                Ok(Decl::UavStructured(StructuredUavDecl {
                     op,
                     stride,
                     flags,
+                    buffer_dim,
                     space: self.space()?,
-                })
+                }))
             }
             _ => {
                 let dim = base
@@ -415,13 +420,13 @@ impl Parser {
                 self.expect('(', "before the return types")?;
                 let ret = self.ret_types_body()?;
                 let op = self.decl_operand(None)?;
-                Ok(Decl::UavTyped {
+                Ok(Decl::UavTyped(TypedUavDecl {
                     op,
                     dim,
                     flags,
                     ret,
                     space: self.space()?,
-                })
+                }))
             }
         }
     }

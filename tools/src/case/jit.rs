@@ -29,8 +29,10 @@ impl JitEngine {
         if let Some(b) = opts.budget {
             options.budget = b;
         }
+        // None and 0 both mean one worker per core, as in `DispatchConfig`.
         let threads = opts
             .threads
+            .filter(|&n| n != 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         JitEngine {
             options,

@@ -23,8 +23,8 @@
 
 use super::resource::{Resource, SlotClass, SlotRef};
 use super::spec::ResourceKindSpec;
-use sm5jit::interp::prepare::{prepare, ResKind};
-use sm5jit::ir::{Decl, Program, ResourceDim, ReturnType};
+use sm5jit::analysis::{prepare, ResKind};
+use sm5jit::ir::{ConstantBufferDecl, Decl, Program, ResourceDim, ReturnType};
 use sm5jit::runtime::TextureDim;
 
 /// Words in a synthetic raw buffer.
@@ -93,7 +93,7 @@ pub fn synthetic_resources(program: &Program) -> Result<Vec<Resource>, String> {
     let p = prepare(program).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let cb_sizes = program.decls.iter().filter_map(|d| match d {
-        Decl::ConstantBuffer { size, .. } => Some(*size),
+        Decl::ConstantBuffer(ConstantBufferDecl { size, .. }) => Some(*size),
         _ => None,
     });
     for (c, size) in p.cbs.iter().zip(cb_sizes) {

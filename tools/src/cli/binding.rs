@@ -17,6 +17,7 @@ use crate::case::spec::ResourceKindSpec;
 use crate::case::{Resource, SlotClass, SlotRef};
 
 use super::error::CliError;
+use sm5jit::runtime::Format;
 
 /// Parses `SLOT=SPEC`; `class` is the register file the option binds.
 pub fn parse_binding(text: &str, class: SlotClass) -> Result<Resource, CliError> {
@@ -139,8 +140,12 @@ fn parse_view(spec: &str, class: SlotClass) -> Result<View<'_>, String> {
             let format = format
                 .trim_start_matches("DXGI_FORMAT_")
                 .to_ascii_uppercase();
-            if texel_bytes(&format).is_none() {
-                return Err(format!("unknown format `{format}`"));
+            if Format::from_dxgi_name(&format).is_none() {
+                let valid: Vec<&str> = Format::dxgi_names().collect();
+                return Err(format!(
+                    "unknown format `{format}`; valid DXGI names: {}",
+                    valid.join(", ")
+                ));
             }
             Ok((ResourceKindSpec::Typed, 0, Some(format), rest))
         }
@@ -277,6 +282,12 @@ mod tests {
             ("t0=raw:zeros:4", SlotClass::Uav, "not a u# slot"),
             ("u0=structured:6:zeros:1", SlotClass::Uav, "multiple of 4"),
             ("u0=typed:R99:zeros:1", SlotClass::Uav, "unknown format"),
+            (
+                "u0=typed:R32_FLOT:zeros:1",
+                SlotClass::Uav,
+                "valid DXGI names: ",
+            ),
+            ("u0=typed:R32_FLOT:zeros:1", SlotClass::Uav, "R32_FLOAT"),
             ("u0=raw:zeros:99999999999", SlotClass::Uav, "integer"),
             ("u0=structured:2048:zeros:4000000", SlotClass::Uav, "limit"),
             ("u0=raw:u32:1,x", SlotClass::Uav, "`x`"),

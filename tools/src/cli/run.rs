@@ -14,9 +14,12 @@ use super::binding::parse_binding;
 use super::error::{CliError, ExitCode};
 use super::front::{self, Loaded, SourceFormat};
 use super::{CaseArgs, EngineChoice, DEFAULT_ENGINE};
-use crate::case::{self, CaseReport, Engine, EngineOptions, Outcome, Resource, SlotClass, Summary};
+use crate::case::spec::ResourceKindSpec;
+use crate::case::{
+    self, CaseReport, Engine, EngineOptions, Outcome, Resource, SlotClass, SlotRef, Summary,
+};
 use crate::progress::Progress;
-use sm5jit::ir::{Program, ProgramKind};
+use sm5jit::ir::{Decl, Program, ProgramKind};
 
 /// Output format of `run`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -52,7 +55,7 @@ pub struct RunArgs {
     /// Engine to run on.
     #[arg(long, value_enum, default_value_t = DEFAULT_ENGINE)]
     pub engine: EngineChoice,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default and 0: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Instruction budget per invocation; a shader that runs longer is stopped.
@@ -190,6 +193,90 @@ fn run_engine(
 pub const SYNTHETIC_BUDGET: u64 = 1 << 26;
 
 /// Groups `run` dispatches: `--groups`, else 2,1,1 with `--synthetic`, else 1,1,1.
+/// Groups past which `run` warns that the dispatch may take long (it shows
+/// no progress): 2^20, about a million.
+pub const MANY_GROUPS: u64 = 1 << 20;
+
+fn warn_many_groups(g: [u32; 3]) {
+    if let Some(w) = many_groups_warning(g) {
+        eprintln!("{w}");
+    }
+}
+
+/// The warning for a dispatch of more than [`MANY_GROUPS`] groups.
+fn many_groups_warning(g: [u32; 3]) -> Option<String> {
+    let total = g.iter().map(|&n| u64::from(n)).product::<u64>();
+    (total > MANY_GROUPS).then(|| {
+        format!(
+            "warning: {total} groups ({} x {} x {}); this may run for a long time and shows \
+             no progress (Ctrl-C stops it)",
+            g[0], g[1], g[2]
+        )
+    })
+}
+
+/// Warns about each binding at a slot the program declares nothing at: it
+/// is never read, which is usually a typo in the slot.
+fn warn_undeclared(p: &Program, resources: &[Resource]) {
+    for r in resources {
+        if !declares(p, r.slot) {
+            let name = slot_name(r.slot);
+            eprintln!(
+                "warning: {name} is bound but the shader declares no {name}; the binding is unused"
+            );
+        }
+    }
+}
+
+/// True if a declaration of `p` covers `slot` (SM5.1: its register range
+/// in its space).
+fn declares(p: &Program, slot: SlotRef) -> bool {
+    let sm51 = (p.version.major, p.version.minor) >= (5, 1);
+    p.decls.iter().any(|d| {
+        let (class, op, space) = match d {
+            Decl::ConstantBuffer(cb) => (SlotClass::ConstantBuffer, &cb.op, cb.space),
+            Decl::Resource(r) => (SlotClass::Srv, &r.op, r.space),
+            Decl::ResourceRaw { op, space, .. } | Decl::ResourceStructured { op, space, .. } => {
+                (SlotClass::Srv, op, *space)
+            }
+            Decl::UavTyped(u) => (SlotClass::Uav, &u.op, u.space),
+            Decl::UavStructured(u) => (SlotClass::Uav, &u.op, u.space),
+            Decl::UavRaw { op, space, .. } => (SlotClass::Uav, op, *space),
+            _ => return false,
+        };
+        if class != slot.class {
+            return false;
+        }
+        if sm51 {
+            let (lo, hi) = (op.imm_index(1), op.imm_index(2));
+            space == slot.space
+                && lo.is_some_and(|lo| lo <= slot.index)
+                && hi.is_some_and(|hi| slot.index <= hi)
+        } else {
+            op.imm_index(0) == Some(slot.index)
+        }
+    })
+}
+
+fn slot_name(slot: SlotRef) -> String {
+    let class = match slot.class {
+        SlotClass::Uav => "u",
+        SlotClass::Srv => "t",
+        SlotClass::ConstantBuffer => "cb",
+        SlotClass::Output => "o",
+    };
+    format!("{class}{}", slot.index)
+}
+
+fn kind_name(k: ResourceKindSpec) -> &'static str {
+    match k {
+        ResourceKindSpec::Raw => "raw",
+        ResourceKindSpec::Structured => "structured",
+        ResourceKindSpec::Typed => "typed",
+        _ => "another kind",
+    }
+}
+
 fn effective_groups(a: &RunArgs) -> [u32; 3] {
     a.groups
         .unwrap_or(if a.synthetic { [2, 1, 1] } else { [1, 1, 1] })
@@ -228,6 +315,13 @@ fn bindings(a: &RunArgs, synthetic: Vec<Resource>) -> Result<Vec<Resource>, CliE
             .iter_mut()
             .find(|r| r.slot.class == SlotClass::Uav && format!("u{}", r.slot.index) == slot)
             .ok_or_else(|| CliError::usage(format!("counter for unbound UAV `{slot}`")))?;
+        if r.kind != ResourceKindSpec::Structured {
+            return Err(CliError::usage(format!(
+                "counter for `{slot}`: D3D has hidden counters only on structured UAVs, \
+                 and {slot} is bound as {}",
+                kind_name(r.kind)
+            )));
+        }
         r.counter = Some(n);
     }
     Ok(out)
@@ -280,6 +374,8 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         Vec::new()
     };
     let resources = bindings(a, synthetic)?;
+    warn_undeclared(&loaded.program, &resources);
+    warn_many_groups(effective_groups(a));
     if kind != ProgramKind::Compute {
         return super::stage::run_stage(a, &name, &loaded, &resources);
     }
@@ -750,6 +846,14 @@ fn worst(reports: Vec<CaseReport>) -> Option<CaseReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_dispatches_warn() {
+        assert_eq!(many_groups_warning([1024, 1024, 1]), None);
+        let w = many_groups_warning([65535, 65535, 65535]).unwrap();
+        assert!(w.contains("281462092005375 groups"), "{w}");
+        assert!(w.contains("long time"), "{w}");
+    }
 
     #[test]
     fn groups_parse_and_limits() {

@@ -28,10 +28,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::LazyLock;
 
 use super::inputs::{BufferInput, BufferKind, FuzzInputs};
 use super::rng::Rng;
-use sm5jit::ir::{Opcode, Program};
+use sm5jit::ir::{ImmKind, OpClass, Opcode, Program, Role};
+use sm5jit::sem::atomic::AtomicOp;
 
 /// Knobs for the generator.
 #[derive(Clone, Copy, Debug)]
@@ -95,128 +97,67 @@ const G1_PER_THREAD: u32 = 4;
 /// OR-ed into an address to make it out of bounds for every buffer.
 const OOB_BIT: u32 = 0x4000_0000;
 
+/// The generator's opcode families, read from the instruction table by
+/// class, operand roles, immediate type and form (each in token-number order).
+type Family = LazyLock<Vec<Opcode>>;
+
+fn shaped(op: Opcode, classes: &[OpClass], roles: &[Role]) -> bool {
+    classes.contains(&op.class()) && op.roles() == Some(roles)
+}
+fn floats(op: Opcode) -> bool {
+    op.imm_kind(0) == ImmKind::Float
+}
+fn atomics(returns_old: bool) -> Vec<Opcode> {
+    Opcode::select(|op| {
+        op.atomic()
+            .is_some_and(|k| k.returns_old == returns_old && k.op != AtomicOp::CmpExch)
+    })
+}
+
+const D1: &[Role] = &[Role::Dst, Role::Src];
+const D2: &[Role] = &[Role::Dst, Role::Src, Role::Src];
+const D3: &[Role] = &[Role::Dst, Role::Src, Role::Src, Role::Src];
+
 /// Non-returning atomics allowed on shared words; the index is the word.
-const SHARED_ATOMICS: [Opcode; 8] = [
-    Opcode::AtomicAnd,
-    Opcode::AtomicOr,
-    Opcode::AtomicXor,
-    Opcode::AtomicIAdd,
-    Opcode::AtomicIMax,
-    Opcode::AtomicIMin,
-    Opcode::AtomicUMax,
-    Opcode::AtomicUMin,
-];
+static SHARED_ATOMICS: Family = LazyLock::new(|| atomics(false));
 /// The shared u0 word that sums alloc/consume results.
 const ALLOC_SUM_OFFSET: u32 = 32;
 
-const IMM_ATOMICS: [Opcode; 9] = [
-    Opcode::ImmAtomicIAdd,
-    Opcode::ImmAtomicAnd,
-    Opcode::ImmAtomicOr,
-    Opcode::ImmAtomicXor,
-    Opcode::ImmAtomicExch,
-    Opcode::ImmAtomicIMax,
-    Opcode::ImmAtomicIMin,
-    Opcode::ImmAtomicUMax,
-    Opcode::ImmAtomicUMin,
-];
-
-const FLOAT_UNARY: [Opcode; 10] = [
-    Opcode::Exp,
-    Opcode::Frc,
-    Opcode::Log,
-    Opcode::Rsq,
-    Opcode::Sqrt,
-    Opcode::Rcp,
-    Opcode::RoundNe,
-    Opcode::RoundNi,
-    Opcode::RoundPi,
-    Opcode::RoundZ,
-];
-const FLOAT_BINARY: [Opcode; 12] = [
-    Opcode::Add,
-    Opcode::Mul,
-    Opcode::Div,
-    Opcode::Min,
-    Opcode::Max,
-    Opcode::Dp2,
-    Opcode::Dp3,
-    Opcode::Dp4,
-    Opcode::Eq,
-    Opcode::Ge,
-    Opcode::Lt,
-    Opcode::Ne,
-];
-const INT_UNARY: [Opcode; 7] = [
-    Opcode::INeg,
-    Opcode::Not,
-    Opcode::CountBits,
-    Opcode::FirstBitHi,
-    Opcode::FirstBitLo,
-    Opcode::FirstBitShi,
-    Opcode::BfRev,
-];
-const INT_BINARY: [Opcode; 17] = [
-    Opcode::IAdd,
-    Opcode::And,
-    Opcode::Or,
-    Opcode::Xor,
-    Opcode::IMax,
-    Opcode::IMin,
-    Opcode::UMax,
-    Opcode::UMin,
-    Opcode::IShl,
-    Opcode::IShr,
-    Opcode::UShr,
-    Opcode::IEq,
-    Opcode::IGe,
-    Opcode::ILt,
-    Opcode::INe,
-    Opcode::ULt,
-    Opcode::UGe,
-];
-const INT_TERNARY: [Opcode; 5] = [
-    Opcode::IMad,
-    Opcode::UMad,
-    Opcode::Msad,
-    Opcode::UBfe,
-    Opcode::IBfe,
-];
-const CONVERT: [Opcode; 6] = [
-    Opcode::Ftoi,
-    Opcode::Ftou,
-    Opcode::Itof,
-    Opcode::Utof,
-    Opcode::F32tof16,
-    Opcode::F16tof32,
-];
-const DOUBLE_BINARY: [Opcode; 5] = [
-    Opcode::DAdd,
-    Opcode::DMul,
-    Opcode::DMin,
-    Opcode::DMax,
-    Opcode::DDiv,
-];
-const DOUBLE_COMPARE: [Opcode; 4] = [Opcode::DEq, Opcode::DGe, Opcode::DLt, Opcode::DNe];
-const DOUBLE_TO_32: [Opcode; 3] = [Opcode::Dtof, Opcode::Dtoi, Opcode::Dtou];
-const TO_DOUBLE: [Opcode; 3] = [Opcode::Ftod, Opcode::Itod, Opcode::Utod];
+static IMM_ATOMICS: Family = LazyLock::new(|| atomics(true));
+static FLOAT_UNARY: Family = LazyLock::new(|| Opcode::select(|o| shaped(o, &[OpClass::Float], D1)));
+static FLOAT_BINARY: Family = LazyLock::new(|| {
+    Opcode::select(|o| shaped(o, &[OpClass::Float, OpClass::Compare], D2) && floats(o))
+});
+static INT_UNARY: Family = LazyLock::new(|| Opcode::select(|o| shaped(o, &[OpClass::Int], D1)));
+static INT_BINARY: Family = LazyLock::new(|| {
+    Opcode::select(|o| shaped(o, &[OpClass::Int, OpClass::Compare], D2) && !floats(o))
+});
+static INT_TERNARY: Family = LazyLock::new(|| Opcode::select(|o| shaped(o, &[OpClass::Int], D3)));
+static CONVERT: Family = LazyLock::new(|| Opcode::select(|o| o.class() == OpClass::Convert));
+fn doubles(dst64: bool, src64: bool, roles: &'static [Role]) -> Vec<Opcode> {
+    Opcode::select(|o| o.double_form() == Some((dst64, src64)) && o.roles() == Some(roles))
+}
+static DOUBLE_BINARY: Family = LazyLock::new(|| doubles(true, true, D2));
+static DOUBLE_COMPARE: Family = LazyLock::new(|| doubles(false, true, D2));
+static DOUBLE_TO_32: Family = LazyLock::new(|| doubles(false, true, D1));
+static TO_DOUBLE: Family = LazyLock::new(|| doubles(true, false, D1));
 
 /// Every opcode the generator can emit (the coverage test checks each one
 /// shows up over a run).
 pub fn generated_opcodes() -> Vec<Opcode> {
     let mut ops: Vec<Opcode> = Vec::new();
-    ops.extend(SHARED_ATOMICS);
-    ops.extend(IMM_ATOMICS);
-    ops.extend(FLOAT_UNARY);
-    ops.extend(FLOAT_BINARY);
-    ops.extend(INT_UNARY);
-    ops.extend(INT_BINARY);
-    ops.extend(INT_TERNARY);
-    ops.extend(CONVERT);
-    ops.extend(DOUBLE_BINARY);
-    ops.extend(DOUBLE_COMPARE);
-    ops.extend(DOUBLE_TO_32);
-    ops.extend(TO_DOUBLE);
+    ops.extend(&*SHARED_ATOMICS);
+    ops.extend(&*IMM_ATOMICS);
+    ops.extend(&*FLOAT_UNARY);
+    ops.extend(&*FLOAT_BINARY);
+    ops.extend(&*INT_UNARY);
+    ops.extend(&*INT_BINARY);
+    ops.extend(&*INT_TERNARY);
+    ops.extend(&*CONVERT);
+    ops.extend(&*DOUBLE_BINARY);
+    ops.extend(&*DOUBLE_COMPARE);
+    ops.extend(&*DOUBLE_TO_32);
+    ops.extend(&*TO_DOUBLE);
     use Opcode::*;
     ops.extend([
         Mov,
@@ -489,7 +430,7 @@ impl Gen {
             8 => (Opcode::Mad, 3),
             _ => (Opcode::Mov, 1),
         };
-        let is_cmp = matches!(op, Opcode::Eq | Opcode::Ge | Opcode::Lt | Opcode::Ne);
+        let is_cmp = op.class() == OpClass::Compare;
         let sat = if is_cmp { "" } else { self.sat() };
         let srcs = self.srcs(n, true);
         let d = self.dst(m);
@@ -569,7 +510,7 @@ impl Gen {
             self.line(&format!("movc {d}, {}", srcs.join(", ")));
         } else {
             let op = self.rng.pick(&CONVERT);
-            let float_src = matches!(op, Opcode::Ftoi | Opcode::Ftou | Opcode::F32tof16);
+            let float_src = floats(op);
             let s = self.src(float_src);
             let sat = if op == Opcode::F16tof32 || op == Opcode::Itof || op == Opcode::Utof {
                 self.sat()
@@ -1423,6 +1364,30 @@ pub fn generate(seed: u64, cfg: &GenConfig) -> Result<Generated, GenError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn families_read_from_the_table_have_their_members() {
+        let sizes = [
+            (&SHARED_ATOMICS, 8, Opcode::AtomicUMin),
+            (&IMM_ATOMICS, 9, Opcode::ImmAtomicExch),
+            (&FLOAT_UNARY, 10, Opcode::Rcp),
+            (&FLOAT_BINARY, 12, Opcode::Ne),
+            (&INT_UNARY, 7, Opcode::BfRev),
+            (&INT_BINARY, 17, Opcode::UGe),
+            (&INT_TERNARY, 5, Opcode::Msad),
+            (&CONVERT, 6, Opcode::F16tof32),
+            (&DOUBLE_BINARY, 5, Opcode::DDiv),
+            (&DOUBLE_COMPARE, 4, Opcode::DNe),
+            (&DOUBLE_TO_32, 3, Opcode::Dtou),
+            (&TO_DOUBLE, 3, Opcode::Utod),
+        ];
+        for (family, n, member) in sizes {
+            assert_eq!(family.len(), n, "{member:?}");
+            assert!(family.contains(&member), "{member:?}");
+        }
+        assert!(!FLOAT_BINARY.contains(&Opcode::IEq));
+        assert!(!INT_BINARY.contains(&Opcode::Eq));
+    }
 
     #[test]
     fn same_seed_same_program() {

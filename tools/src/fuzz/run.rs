@@ -269,7 +269,7 @@ fn access_form(inst: &sm5jit::ir::Instruction) -> Option<&'static str> {
         LdRaw | StoreRaw => 0,
         LdStructured | StoreStructured => 1,
         Ld | LdUavTyped | StoreUavTyped => 2,
-        op if op.mnemonic().contains("atomic") => 3,
+        op if op.class() == sm5jit::ir::OpClass::Atomic => 3,
         _ => return None,
     };
     let names = match space {

@@ -516,7 +516,7 @@ pub fn bind<'a>(
 /// The dimension `program` declares for typed UAV `u{slot}`.
 fn uav_dim(program: &Program, slot: u32) -> Option<ResourceDim> {
     program.decls.iter().find_map(|d| match d {
-        Decl::UavTyped { op, dim, .. } if op.imm_index(0) == Some(slot) => Some(*dim),
+        Decl::UavTyped(u) if u.op.imm_index(0) == Some(slot) => Some(u.dim),
         _ => None,
     })
 }

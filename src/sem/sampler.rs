@@ -1,7 +1,10 @@
 //! Sampler state: how a texture is filtered and addressed.
 //!
-//! In: the caller's [`SamplerDesc`] bound by slot ([`super::Bindings::sampler`]).
-//! Out: the description the sampling rules of [`crate::sem::sample`] read.
+//! In: the caller's [`SamplerDesc`] bound by slot
+//! ([`crate::runtime::Bindings::sampler`], which re-exports these types).
+//! Out: the description the sampling rules of [`super::sample`] read.
+//! It lives in `sem` because those rules (and [`ComparisonFunc::test`])
+//! are defined on it and `sem` imports nothing above it.
 //! Invariant: a description is plain data; every field has a defined
 //! meaning for every value (NaN LOD limits are treated by the LOD rules),
 //! and an unbound slot reads as [`SamplerDesc::default`], which is the
