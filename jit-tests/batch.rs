@@ -3,13 +3,14 @@
 //! (outputs, lane fates, UAV bytes) must be identical, and the values are
 //! checked against hand-worked numbers: a vs_5_0 transform, coarse and
 //! fine derivatives on known quads, derivatives in divergent flow,
-//! discard, partial quads with helper lanes, and the typed errors.
+//! discard, partial quads with helper lanes, implicit-LOD sampling from
+//! the quad's coordinate gradients, and the typed errors.
 
 use crate::util::{parse, raw, to_bytes, to_words};
 use sm5jit::interp::Interpreter;
 use sm5jit::jit::{JitError, JitShader};
 use sm5jit::runtime::batch::{BatchError, BatchInputs, BatchResult, LaneResult};
-use sm5jit::runtime::{Bindings, DispatchOptions, RuntimeError, Slot};
+use sm5jit::runtime::{Bindings, DispatchOptions, Format, RuntimeError, Slot, TextureView, View};
 
 fn f(x: f32) -> u32 {
     x.to_bits()
@@ -24,11 +25,18 @@ fn fv(v: [f32; 4]) -> [u32; 4] {
 struct Mem {
     cbs: Vec<(u32, Vec<u8>)>,
     uavs: Vec<(u32, Vec<u8>)>,
+    texs: Vec<(u32, Vec<u8>, TextureView)>,
 }
 
 impl Mem {
     fn cb(mut self, slot: u32, words: &[u32]) -> Mem {
         self.cbs.push((slot, to_bytes(words)));
+        self
+    }
+
+    fn tex(mut self, slot: u32, texels: &[f32], view: TextureView) -> Mem {
+        let words: Vec<u32> = texels.iter().map(|x| x.to_bits()).collect();
+        self.texs.push((slot, to_bytes(&words), view));
         self
     }
 
@@ -48,6 +56,9 @@ impl Mem {
         for (s, d) in self.uavs.iter_mut() {
             let n = d.len() as u64 / 4;
             b.uav(Slot::new(*s), d, raw(n));
+        }
+        for (s, d, view) in &self.texs {
+            b.srv(Slot::new(*s), d, View::Texture(*view));
         }
         f(&mut b)
     }
@@ -466,6 +477,73 @@ ret
         .collect();
     olds.sort();
     assert_eq!(olds, vec![0, 1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn implicit_lod_comes_from_the_quads_coarse_coordinate_gradients() {
+    // The default sampler (trilinear) over a 4x4 R32_FLOAT texture whose
+    // mips are constant: mip 0 = 1, mip 1 = 2, mip 2 = 4, so a sample
+    // shows its mip blend. o0 = (sample, sample_b +0.5, lod.x, lod.y).
+    let text = "ps_5_0
+dcl_sampler s0, mode_default
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_temps 1
+sample r0.x, v0.xyxx, t0.xyzw, s0
+sample_b r0.y, v0.xyxx, t0.yxzw, s0, l(0.5)
+lod r0.zw, v0.xyxx, t0.zwxy, s0
+mov o0.xyzw, r0.xyzw
+ret
+";
+    let mut texels = vec![1.0f32; 16];
+    texels.extend([2.0f32; 4]);
+    texels.push(4.0);
+    let view = TextureView {
+        mip_levels: 3,
+        ..TextureView::tex2d(Format::R32Float, 4, 4)
+    };
+    let mem = Mem::default().tex(0, &texels, view);
+    // Coordinates of the quads' lanes (top-left, top-right, bottom-left,
+    // bottom-right). The LOD is log2 of the larger of |ddx| and |ddy| in
+    // mip-0 texels, ddx = top-right − top-left, ddy = bottom-left −
+    // top-left; the bottom-right lane takes no part (coarse), so it is
+    // set far away.
+    let quads: [[[f32; 2]; 4]; 3] = [
+        // ddx = (0.5, 0) → 2 texels, ddy = (0, 0.25) → 1 texel: LOD 1.
+        [[0.125, 0.125], [0.625, 0.125], [0.125, 0.375], [9.0, 9.0]],
+        // ddx = ddy = 1/16 of the texture → 0.25 texels: LOD −2.
+        [[0.5, 0.5], [0.5625, 0.5], [0.5, 0.5625], [-7.0, 3.0]],
+        // ddx = (8, 0) → 32 texels: LOD 5.
+        [[0.0, 0.0], [8.0, 0.0], [0.0, 0.0], [100.0, 100.0]],
+    ];
+    let data = one_reg(12, |i| {
+        let c = quads[i / 4][i % 4];
+        fv([c[0], c[1], 0.0, 0.0])
+    });
+    // The first quad's top-left pixel is a helper: it still supplies the
+    // coordinate the others' gradients are taken from.
+    let mut helpers = [false; 12];
+    helpers[0] = true;
+    let inputs = BatchInputs::new(12, 1, &data).with_helpers(&helpers);
+    let (r, _) = both(text, &inputs, &mem);
+    assert_eq!(r.lanes[0], LaneResult::Helper);
+    // LOD 1: mip 1; +0.5 bias: half-way between mips 1 and 2 (3.0);
+    // lod = (LOD clamped to the mips, LOD).
+    let expect = [
+        [2.0, 3.0, 1.0, 1.0],
+        // LOD −2 magnifies mip 0 (so does −1.5); lod.x clamps to 0.
+        [1.0, 1.0, 0.0, -2.0],
+        // LOD 5 (5.5) is past the last mip: mip 2; lod.x clamps to 2.
+        [4.0, 4.0, 2.0, 5.0],
+    ];
+    for inv in 1..12 {
+        assert_eq!(
+            r.output(inv, 0),
+            Some(fv(expect[inv / 4])),
+            "invocation {inv}"
+        );
+    }
 }
 
 #[test]

@@ -9,8 +9,9 @@
 //! the same function the JIT's texture shim calls per lane. An unbound
 //! t# reads zeros; an unbound s# is the D3D11 default sampler. Implicit-LOD
 //! ops (`sample`, `sample_b`, `sample_c`, `lod`) have no derivatives in a
-//! compute shader and are rejected there; in a single pixel invocation the
-//! derivatives are 0, so their LOD comes from the biases alone.
+//! compute shader and are rejected there; in a pixel quad they take the
+//! quad's coordinate gradients ([`Ctx::quad_grad`], set by `quad.rs`); in
+//! a single pixel invocation their LOD comes from the biases alone.
 
 use crate::ir::{Instruction, Opcode, Operand, OperandType, ProgramKind};
 use crate::ir::{LodSource, SampleForm, SampleInst};
@@ -172,6 +173,10 @@ fn args(
         ddy,
         min_lod,
         component: samp_op.swizzle()[0] as usize & 3,
+        quad: match f.lod {
+            LodSource::Implicit { .. } => cx.quad_grad,
+            _ => None,
+        },
     })
 }
 

@@ -237,6 +237,7 @@ pub(super) fn new_ctx<'p, 'b, 'a>(
         group_id,
         executed: 0,
         budget,
+        quad_grad: None,
         raster_samples: 1,
     }
 }

@@ -16,8 +16,10 @@
 //! alone, one after another.
 
 use crate::analysis::Jump;
+use crate::ir::LodSource;
 use crate::ir::{Instruction, Opcode};
 use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult, Stage, QUAD};
+use crate::runtime::sampling::quad_gradients;
 use crate::runtime::{Bindings, RuntimeError};
 use crate::sem::quad::{deriv, Deriv};
 
@@ -187,6 +189,7 @@ fn run_lockstep(
         match inst.and_then(|x| x.opcode.deriv().map(|d| (x, d))) {
             Some((inst, kind)) => quad_deriv(cx, threads, &group, inst, kind, i)?,
             None => {
+                cx.quad_grad = inst.and_then(|x| implicit_lod_gradients(cx, threads, x));
                 for &k in &group {
                     let t = &mut threads[k];
                     step(cx, t)?;
@@ -198,9 +201,29 @@ fn run_lockstep(
                         frames[k].after_step(ends, t, i, x.opcode);
                     }
                 }
+                cx.quad_grad = None;
             }
         }
     }
+}
+
+/// The quad's coordinate gradients for an implicit-LOD sampling op
+/// (`sample`, `sample_b`, `sample_c`, `lod` and their `_s` forms), read
+/// from all four threads' coordinate operands as they stand (running or
+/// not, like `deriv_*`); `None` for other ops and outside a quad.
+fn implicit_lod_gradients(
+    cx: &Ctx,
+    threads: &[Thread],
+    inst: &Instruction,
+) -> Option<([u32; 4], [u32; 4])> {
+    let (base, _) = inst.opcode.feedback_base().unwrap_or((inst.opcode, false));
+    let f = base.sample_form()?;
+    if threads.len() != QUAD || !matches!(f.lod, LodSource::Implicit { .. }) {
+        return None;
+    }
+    let coord = inst.operands.get(1 + usize::from(base != inst.opcode))?;
+    let c = std::array::from_fn(|k| cx.src_ty(&threads[k], coord, Ty::Float));
+    Some(quad_gradients(c))
 }
 
 /// `deriv_*` for the running threads `group` of a quad: each reads the

@@ -91,6 +91,9 @@ pub struct Ctx<'p, 'b, 'a> {
     pub group_id: [u32; 3],
     pub executed: u64,
     pub budget: u64,
+    /// The pixel quad's coordinate gradients for the implicit-LOD sampling
+    /// op being stepped (set by the quad scheduler around that step).
+    pub quad_grad: Option<([u32; 4], [u32; 4])>,
     /// Samples per pixel of the render target (`sampleinfo rasterizer`).
     pub raster_samples: u32,
 }

@@ -17,7 +17,7 @@ use super::context::{BatchContext, STATUS_BUDGET, STATUS_DONE, W};
 use super::runner::{build_table, build_typed, Table};
 use super::typed::TypedEnv;
 use super::JitShader;
-use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult};
+use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult, Stage};
 use crate::runtime::{Bindings, DispatchOptions, RuntimeError};
 
 /// The memory one batch call uses, reused for every call of a run.
@@ -42,12 +42,13 @@ impl JitShader {
         o: &DispatchOptions,
     ) -> Result<BatchResult, RuntimeError> {
         let inner = &self.inner;
-        check(&inner.prepared.program, inputs)?;
+        let stage = check(&inner.prepared.program, inputs)?;
         crate::analysis::check_bindings(&inner.prepared, b)?;
         let entries = super::ranges::entries(&inner.plan, b)?;
         let mut counters = Vec::new();
         let table = build_table(&entries, b, &mut counters);
         let mut typed = build_typed(self, &entries, b);
+        typed.quads = stage == Stage::Pixel;
         typed.raster_samples = inputs.samples();
         let result = self.run_lanes(&table, &typed, inputs, o.budget);
         for (_, slot, c) in &counters {

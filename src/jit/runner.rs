@@ -152,6 +152,7 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Binding
         slots,
         shader: Some(shader.clone()),
         samplers: b.samplers.clone(),
+        quads: false,
         raster_samples: 1,
     }
 }

@@ -11,7 +11,9 @@
 //! ([`crate::runtime::sampling`]), with the texture of the resource-table
 //! entry and the sampler bound in the dispatch's [`TypedEnv`].
 //! Invariants: the shim reads texels only through the runtime's checked
-//! fetch over the slot's bound slice; an implicit-LOD op (`sample`,
+//! fetch over the slot's bound slice; in pixel batches the implicit-LOD
+//! ops take the gradients of their quad's four coordinate rows (every
+//! lane's row is written, masked or not); an implicit-LOD op (`sample`,
 //! `sample_b`, `sample_c`, `lod`) in a compute program never reaches code
 //! generation (the validator refuses the program).
 
@@ -23,8 +25,9 @@ use super::lower::{trusted, Lower, Ty, V};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
 use crate::ir::{Instruction, LodSource, Opcode, OperandType, ProgramKind, ResourceDim};
+use crate::runtime::batch::QUAD;
 use crate::runtime::sampling::sample_count;
-use crate::runtime::sampling::{self as shared, SampleArgs, FULLY_MAPPED};
+use crate::runtime::sampling::{self as shared, quad_gradients, SampleArgs, FULLY_MAPPED};
 use crate::runtime::{TextureData, View};
 use crate::sem::sample::gather_offset;
 
@@ -516,6 +519,11 @@ fn sample_lanes(
             ddy,
             min_lod: clamped.then(|| f32::from_bits(row(io, ROW_MIN_LOD, l))),
             component: samp.swizzle()[0] as usize & 3,
+            quad: (env.quads && matches!(f.lod, LodSource::Implicit { .. })).then(|| {
+                // Every lane of the quad, running or not: its register as it stands.
+                let q = l - l % QUAD;
+                quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, q + k)))
+            }),
         };
         put_out(io, l, shared::sample(&f, &tex, dim, &s, &args));
     }

@@ -37,6 +37,9 @@ pub struct TypedEnv {
     pub shader: Option<super::JitShader>,
     /// The bound samplers.
     pub samplers: std::collections::BTreeMap<crate::runtime::Slot, crate::runtime::SamplerDesc>,
+    /// True in pixel batches: lanes `4q..4q + 4` are a quad, and the
+    /// implicit-LOD ops take their LOD from its coordinate gradients.
+    pub quads: bool,
     /// Samples per pixel of the render target (`sampleinfo`/`samplepos`
     /// on `rasterizer`); 1 outside pixel batches.
     pub raster_samples: u32,

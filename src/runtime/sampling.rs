@@ -49,6 +49,20 @@ pub struct SampleArgs {
     pub min_lod: Option<f32>,
     /// The channel a gather reads (the sampler operand's first swizzle).
     pub component: usize,
+    /// The pixel quad's (ddx, ddy) of `coord` ([`quad_gradients`]) for
+    /// the implicit-LOD ops; `None` outside a quad (LOD 0 + biases).
+    pub quad: Option<([u32; 4], [u32; 4])>,
+}
+
+/// The coarse derivatives (ddx, ddy) of a sampling op's coordinates over
+/// a pixel quad, from the four lanes' coordinates in quad order: top-right
+/// − top-left and bottom-left − top-left, with `deriv_rt*_coarse`'s
+/// subtraction ([`crate::sem::quad::deriv`]). One pair per quad, so every
+/// lane of the quad gets the same gradients.
+pub fn quad_gradients(coords: [[u32; 4]; 4]) -> ([u32; 4], [u32; 4]) {
+    use crate::sem::quad::{deriv, Deriv};
+    let of = |kind| std::array::from_fn(|c| deriv(kind, coords.map(|v| v[c]))[0]);
+    (of(Deriv::CoarseX), of(Deriv::CoarseY))
 }
 
 /// The declared (else the view's) sampling dimension of a texture.
@@ -94,8 +108,9 @@ fn floats(v: [u32; 4]) -> [f32; 4] {
 }
 
 /// The result of base op `f` on a bound texture, before the resource
-/// swizzle. Implicit LODs use zero derivatives (the caller rejects them
-/// where there are none).
+/// swizzle. Implicit LODs use the quad's gradients (`a.quad`), or none
+/// (LOD 0 + biases) in a single invocation; the caller rejects them in
+/// compute programs.
 pub fn sample(
     f: &Form,
     tex: &TextureData,
@@ -133,23 +148,32 @@ fn lod_of(f: &Form, s: &SamplerDesc, tex: &TextureData, l: &Lookup, a: &SampleAr
                 Some(_) => rules::instruction_bias(scalar),
                 None => 0.0,
             };
-            rules::biased_lod(0.0, b, s)
+            let lod = a
+                .quad
+                .map_or(0.0, |(dx, dy)| gradient_lod(tex, l, floats(dx), floats(dy)));
+            rules::biased_lod(lod, b, s)
         }
         LodSource::Gradients(..) => {
-            let (dx, dy) = (floats(a.lod), floats(a.ddy));
-            let size = tex.base_size();
-            let lod = if matches!(l.dim, SampleDim::Cube | SampleDim::CubeArray) {
-                // A face coordinate moves by d/(2|major|) per unit of direction.
-                let (_, _, _, ma) = rules::cube_face([l.coord[0], l.coord[1], l.coord[2]]);
-                let scale = if ma > 0.0 { 0.5 / ma } else { 0.0 };
-                let g = |v: [f32; 4]| [v[0] * scale, v[1] * scale, v[2] * scale];
-                rules::lod_from_gradients(g(dx), g(dy), [size[0]; 3], 3)
-            } else {
-                let d3 = |v: [f32; 4]| [v[0], v[1], v[2]];
-                rules::lod_from_gradients(d3(dx), d3(dy), size, l.dim.axes())
-            };
+            let lod = gradient_lod(tex, l, floats(a.lod), floats(a.ddy));
             rules::biased_lod(lod, 0.0, s)
         }
+    }
+}
+
+/// The unbiased LOD of coordinate gradients `dx`, `dy` (`sample_d`'s and
+/// the quad's): each scaled by the mip-0 size of the used axes, cube
+/// directions first projected onto the face.
+fn gradient_lod(tex: &TextureData, l: &Lookup, dx: [f32; 4], dy: [f32; 4]) -> f32 {
+    let size = tex.base_size();
+    if matches!(l.dim, SampleDim::Cube | SampleDim::CubeArray) {
+        // A face coordinate moves by d/(2|major|) per unit of direction.
+        let (_, _, _, ma) = rules::cube_face([l.coord[0], l.coord[1], l.coord[2]]);
+        let scale = if ma > 0.0 { 0.5 / ma } else { 0.0 };
+        let g = |v: [f32; 4]| [v[0] * scale, v[1] * scale, v[2] * scale];
+        rules::lod_from_gradients(g(dx), g(dy), [size[0]; 3], 3)
+    } else {
+        let d3 = |v: [f32; 4]| [v[0], v[1], v[2]];
+        rules::lod_from_gradients(d3(dx), d3(dy), size, l.dim.axes())
     }
 }
 
@@ -254,5 +278,18 @@ pub fn sample_count(view: Option<View>) -> u32 {
         Some(View::Texture(tv)) => tv.dim.samples(),
         Some(View::Buffer(_)) => 1,
         None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quad_gradients_are_coarse_and_ignore_the_bottom_right_lane() {
+        let c = |x: f32, y: f32| [x.to_bits(), y.to_bits(), 0, 0];
+        let (dx, dy) = quad_gradients([c(1.0, 2.0), c(1.5, 2.0), c(1.0, 2.25), c(99.0, -9.0)]);
+        assert_eq!(dx, c(0.5, 0.0));
+        assert_eq!(dy, c(0.0, 0.25));
     }
 }

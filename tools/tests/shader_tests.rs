@@ -17,12 +17,9 @@ const KNOWN_SKIPS: &[&str] = &[];
 
 /// Files that still fail, each with the cause in the library (not in the
 /// runner). A failure in any other file fails the test. With the vkd3d tpf
-/// forms accepted and discarded pixels running as helpers (measured on
-/// `--engine both`): 1356 passed, 8 failed (all sample-bias), 0 skipped.
-const PENDING: &[(&str, &str)] = &[(
-    "sample-bias.shader_test",
-    "implicit-LOD sampling in pixel quads does not use the quad's derivatives yet",
-)];
+/// forms accepted, discarded pixels running as helpers and implicit LOD
+/// taken from the quad, every file passes (measured on `--engine both`).
+const PENDING: &[(&str, &str)] = &[];
 
 fn suite_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/shader-tests");
