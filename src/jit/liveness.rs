@@ -48,12 +48,7 @@ impl Liveness {
     /// Computes liveness over the main program of `p`.
     pub fn new(p: &Prepared) -> Liveness {
         let insts = &p.program.insts;
-        let len = insts
-            .iter()
-            .position(|i| i.opcode == Opcode::Label)
-            .unwrap_or(insts.len());
-        let bits = 4 * p.temps as usize;
-        let words = bits.div_ceil(64).max(1);
+        let TempBits { len, bits, words } = TempBits::of(p);
         let mut uses = vec![0u64; len * words];
         let mut defs = vec![0u64; len * words];
         let all: Vec<u64> = (0..words)
@@ -124,6 +119,34 @@ impl Liveness {
             }
         }
         Liveness { words, live, len }
+    }
+}
+
+/// The extent both backward analyses (`liveness`, `observed.rs`) work on:
+/// the main program (up to the first `label`) and one bit per r#
+/// component, packed in `words` 64-bit words per instruction.
+pub(super) struct TempBits {
+    /// Instructions of the main program.
+    pub len: usize,
+    /// r# components (4 per register).
+    pub bits: usize,
+    /// 64-bit words per instruction's set (at least one).
+    pub words: usize,
+}
+
+impl TempBits {
+    pub(super) fn of(p: &Prepared) -> TempBits {
+        let insts = &p.program.insts;
+        let len = insts
+            .iter()
+            .position(|i| i.opcode == Opcode::Label)
+            .unwrap_or(insts.len());
+        let bits = 4 * p.temps as usize;
+        TempBits {
+            len,
+            bits,
+            words: bits.div_ceil(64).max(1),
+        }
     }
 }
 

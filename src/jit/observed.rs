@@ -19,6 +19,7 @@
 //! unfinished (a denormal, or a NaN of any payload) changes no result the
 //! interpreter, which finishes every result, would give.
 
+use super::liveness::TempBits;
 use crate::analysis::Prepared;
 use crate::ir::{Components, Index, Instruction, Opcode, Operand, OperandType, Selection};
 
@@ -74,12 +75,7 @@ impl Observed {
     /// Computes what is observed after each main-program instruction of `p`.
     pub fn new(p: &Prepared) -> Observed {
         let insts = &p.program.insts;
-        let len = insts
-            .iter()
-            .position(|i| i.opcode == Opcode::Label)
-            .unwrap_or(insts.len());
-        let bits = 4 * p.temps as usize;
-        let words = bits.div_ceil(64).max(1);
+        let TempBits { len, bits, words } = TempBits::of(p);
         let bit = |r: u32, c: usize| {
             let b = 4 * r as usize + (c & 3);
             (b < bits).then_some(b)
