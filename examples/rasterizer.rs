@@ -116,7 +116,7 @@ fn shade_vertices(
     let cb: Vec<u8> = bits(&TRANSFORM).flat_map(u32::to_le_bytes).collect();
     let mut b = Bindings::new();
     b.cb(Slot::new(r.constant_buffers[0].slot), &cb);
-    let out = vs.run_batch(&mut b, &BatchInputs::new(count, registers, &data))?;
+    let out = vs.run_batch(&b, &BatchInputs::new(count, registers, &data))?;
     let position = r
         .output_named("SV_Position", 0)
         .and_then(|e| e.register)
@@ -222,7 +222,7 @@ fn draw_triangle(
         return Ok(());
     }
     let inputs = BatchInputs::new(pixels.len(), lerp.registers(), &data).with_helpers(&helpers);
-    let out = ps.run_batch(&mut Bindings::new(), &inputs)?;
+    let out = ps.run_batch(&Bindings::new(), &inputs)?;
     for (i, &(x, y)) in pixels.iter().enumerate() {
         if out.lanes[i] != LaneResult::Written {
             continue;

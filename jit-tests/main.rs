@@ -3,6 +3,7 @@
 mod alu_table;
 mod asm_roundtrip;
 mod batch;
+mod batch_threads;
 mod bc7;
 mod compat;
 mod decode;
