@@ -522,6 +522,23 @@ fn c_batch_example_builds_links_and_checks_its_results() {
     assert_eq!(stdout, "ok jit\nok interpreter\n");
 }
 
+/// `examples/c/threads.c`: four threads run pixel quads of one textured,
+/// UAV-counting shader against one bindings object at once; every batch
+/// gives what it gives alone and the atomic counts every pixel once.
+#[test]
+fn c_threads_example_runs_batches_concurrently() {
+    let (dir, exe) = build_c_example("threads");
+    let run = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(stdout, "ok jit\nok interpreter\n");
+}
+
 /// The rasterizer example: both engines draw the same image; the corners
 /// are background; a pixel near each triangle's centroid has the colour
 /// interpolated at its centre, computed here in f64 from the vertex data.
