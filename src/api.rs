@@ -21,8 +21,8 @@
 //! of v# inputs and o# outputs, pixels as 2x2 quads). Batches take the
 //! bindings by shared reference: any number of threads may run batches of
 //! one shader against one [`Bindings`] at once, best through one
-//! [`BatchRunner`] (bindings checked once, no allocation per batch once
-//! warm).
+//! [`BatchRunner`] (bindings checked once, working memory kept for the
+//! next batch).
 //!
 //! ```rust
 //! use sm5jit::{Bindings, EngineKind, Shader, Slot, View};
@@ -617,8 +617,9 @@ impl Shader {
 /// ([`Shader::batch_runner`]). `Send + Sync`: share it (`&BatchRunner`)
 /// with every thread of a rasterizer; each [`BatchRunner::run_into`] runs
 /// one batch on the calling thread, in working memory the runner keeps for
-/// the next batch, so a thread that reuses its [`BatchResult`] allocates
-/// nothing per batch once warm (on the JIT).
+/// the next batch: on the JIT, the batch path of a thread that reuses its
+/// [`BatchResult`] allocates nothing once warm (texture instructions
+/// still call into `runtime::sampling`, which may).
 pub struct BatchRunner<'r> {
     engine: RunnerEngine<'r>,
     semantics: &'r [(String, u32, u32)],
