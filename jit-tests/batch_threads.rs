@@ -5,7 +5,8 @@
 //! a pixel shader writing a UAV follows the documented rules (disjoint
 //! stores all land, atomics and the hidden counter count every pixel
 //! exactly once, helper lanes write nothing); a JIT shader that tiers up
-//! while threads run batches through it gives the same results.
+//! while threads run batches through it gives the same results; a warm
+//! runner's batches allocate nothing on the JIT.
 
 use sm5jit::runtime::{Format, TextureDim, TextureView};
 use sm5jit::{
@@ -299,4 +300,60 @@ fn a_tier_up_while_threads_run_batches_changes_no_result() {
     }
     assert_eq!(auto.tier(), Some(1));
     assert_eq!(serial_and_threaded(&|i| runner.run(i).unwrap()).1, want);
+}
+
+#[test]
+fn a_warm_batch_runner_allocates_nothing_per_batch_on_the_jit() {
+    // ALU, derivatives, a constant buffer and a UAV atomic: no texture
+    // instruction (those call into `runtime::sampling`).
+    let ps = Shader::from_asm_with(
+        "ps_5_0
+         dcl_constantbuffer CB0[1], immediateIndexed
+         dcl_uav_raw u1
+         dcl_input_ps linear v0.xy
+         dcl_output o0.xyzw
+         dcl_temps 1
+         mad r0.xy, v0.xyxx, cb0[0].xyxx, cb0[0].zwzz
+         deriv_rtx_fine r0.z, r0.x
+         mul o0.xyz, r0.xyzx, r0.yzxy
+         atomic_iadd u1, l(0), l(1)
+         mov o0.w, l(1.0)
+         ret",
+        EngineKind::Jit,
+        &CompileOptions::tier(Tier::One),
+    )
+    .unwrap();
+    let cb: Vec<u8> = [2.0f32, 3.0, 0.5, -1.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let mut count = [0u8; 4];
+    let mut b = Bindings::new();
+    b.cb(Slot::new(0), &cb)
+        .uav(Slot::new(1), &mut count, raw(1));
+    let runner = ps.batch_runner(&b).unwrap();
+    let (data, helpers) = batch(2);
+    let inputs = BatchInputs::new(helpers.len(), 1, &data).with_helpers(&helpers);
+    let mut out = BatchResult::new(Vec::new(), 0);
+    runner.run_into(&inputs, &mut out).unwrap();
+    let first = out.clone();
+    let (r, allocations) =
+        crate::alloc_count::count(|| (0..5).try_for_each(|_| runner.run_into(&inputs, &mut out)));
+    r.unwrap();
+    assert_eq!(allocations, 0, "allocations in 5 warm batches");
+    // The counter does count: one vector, one allocation.
+    let (_, one) = crate::alloc_count::count(|| std::hint::black_box(vec![1u8; 16]));
+    assert_eq!(one, 1);
+    // And a cold batch (fresh runner, fresh result) allocates.
+    let (_, cold) = crate::alloc_count::count(|| {
+        let r = ps.batch_runner(&b).unwrap();
+        r.run(&inputs).unwrap()
+    });
+    assert!(cold > 0);
+    assert_eq!(out, first);
+    drop(runner);
+    drop(b);
+    let real = helpers.iter().filter(|&&h| !h).count() as u32;
+    // Seven batches: the first, five warm ones and the cold one.
+    assert_eq!(u32::from_le_bytes(count), 7 * real);
 }
