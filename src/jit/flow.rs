@@ -675,23 +675,69 @@ impl Lower<'_, '_> {
         dead
     }
 
+    /// The variables a batch may still read after the barrier at
+    /// `self.at`: `exec`, the masks of the constructs open here, the stage
+    /// variables and the r# components not in `dead`. The masks of
+    /// constructs closed before the barrier are written again before any
+    /// read (a construct's lowering defines its masks where it opens).
+    fn needed_after_barrier(
+        &self,
+        dead: &std::collections::HashSet<u32>,
+    ) -> std::collections::HashSet<u32> {
+        let mut keep: Vec<[Variable; N]> = vec![self.exec];
+        for f in &self.stack {
+            match f {
+                Frame::If { saved, els, .. } => keep.extend([*saved, *els]),
+                Frame::Loop {
+                    saved,
+                    cont,
+                    has_continue,
+                    ..
+                } => {
+                    keep.push(*saved);
+                    // Without a `continue`, `cont` is never read.
+                    if *has_continue {
+                        keep.push(*cont);
+                    }
+                }
+                Frame::Call { saved } => keep.push(*saved),
+                Frame::Switch {
+                    saved,
+                    sel,
+                    taken,
+                    nomatch,
+                } => keep.extend([*saved, *sel, *taken, *nomatch]),
+            }
+        }
+        let st = &self.stage;
+        keep.extend(st.inputs.iter().chain(&st.outputs).flatten());
+        keep.extend(st.killed);
+        keep.extend(self.regs.iter().flatten());
+        keep.iter()
+            .flatten()
+            .map(|v| v.as_u32())
+            .filter(|v| !dead.contains(v))
+            .collect()
+    }
+
     /// `sync_*_t`: save every variable still needed, go on with the next
-    /// batch, and continue here on resume (r# components dead after the barrier are neither
-    /// saved nor restored; they restart as zero). On tier 0 the variables
-    /// already live in the save area: nothing is saved or reloaded.
+    /// batch, and continue here on resume (variables not needed after the
+    /// barrier, `needed_after_barrier`, are neither saved nor restored;
+    /// they restart as zero). On tier 0 the variables already live in the
+    /// save area: nothing is saved or reloaded.
     fn barrier(&mut self) {
         let tier1 = self.slots.is_none();
-        let dead = if tier1 {
-            self.dead_after_barrier()
+        let kept: Vec<Variable> = if tier1 {
+            let dead = self.dead_after_barrier();
+            let needed = self.needed_after_barrier(&dead);
+            self.all_vars
+                .iter()
+                .copied()
+                .filter(|v| needed.contains(&v.as_u32()))
+                .collect()
         } else {
-            Default::default()
+            self.all_vars.clone()
         };
-        let kept: Vec<Variable> = self
-            .all_vars
-            .iter()
-            .copied()
-            .filter(|v| !dead.contains(&v.as_u32()))
-            .collect();
         if tier1 {
             let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
             for (k, var) in kept.iter().enumerate() {
@@ -720,10 +766,12 @@ impl Lower<'_, '_> {
                     .load(types::I32X4, trusted(), save, (16 * k) as i32);
                 self.b.def_var(*var, v);
             }
-            if !dead.is_empty() {
+            if kept.len() < self.all_vars.len() {
                 let zero = self.vsplat(0);
+                let kept: std::collections::HashSet<u32> =
+                    kept.iter().map(|v| v.as_u32()).collect();
                 for var in self.all_vars.clone() {
-                    if dead.contains(&var.as_u32()) {
+                    if !kept.contains(&var.as_u32()) {
                         self.b.def_var(var, zero);
                     }
                 }
