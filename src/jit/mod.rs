@@ -503,13 +503,14 @@ fn build(
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         // The group function (see `docs/architecture.md`, "Groups"):
-        //   entry(ctx0, count): count == 0 (never passed) -> budget exit
+        //   entry(ctx0, count): count == 0 -> return STATUS_DONE;
+        //     count == u32::MAX (never passed) -> budget exit
         //   head(ctx): one batch; tier 0 loads its slot base here
         //     [barriers: resume = ctx.resume; resume != 0 -> dispatch]
         //     init (exec from `live`, stage inputs) -> start -> body
         //   body end [barriers: ctx.resume = RESUME_DONE] -> next
         //   barrier k: save, ctx.resume = k, ctx0.waiting = 1 -> next
-        //   next: ctx + CTX_SIZE < end -> head(ctx + CTX_SIZE);
+        //   next: more batches -> head(ctx + CTX_SIZE);
         //     [barriers: ctx0.waiting -> waiting = 0, head(ctx0)]
         //     else return STATUS_DONE
         let entry = b.create_block();
@@ -519,23 +520,30 @@ fn build(
         let count = b.block_params(entry)[1];
         let budget_exit = b.create_block();
         let setup = b.create_block();
-        // The budget exit is reached from the entry block too (a count of
-        // 0, never passed), so its immediate dominator is the entry block
-        // and never a loop header. Cranelift's egraph elaboration forgets
-        // the loop it is in after visiting a dominator-tree sibling
-        // outside the loop, and then sinks loop-invariant code into the
-        // loop body: with the budget exit as a child of every loop header,
-        // no loop-invariant value was hoisted out of any loop.
-        b.ins().brif(count, setup, &[], budget_exit, &[]);
+        let check = b.create_block();
+        let fin = b.create_block();
+        // The exits are reached from outside every loop too (a count of
+        // 0 returns at once; a count of u32::MAX, never passed, reaches
+        // the budget exit), so their immediate dominators are never loop
+        // headers. Cranelift's egraph elaboration forgets the loop it is
+        // in after visiting a dominator-tree sibling outside the loop, and
+        // then sinks loop-invariant code into the loop body: with the
+        // budget exit as a child of every loop header, no loop-invariant
+        // value was hoisted out of any loop.
+        b.ins().brif(count, check, &[], fin, &[]);
+        b.seal_block(check);
+        b.switch_to_block(check);
+        let never = b.ins().icmp_imm_s(IntCC::Equal, count, -1);
+        b.ins().brif(never, budget_exit, &[], setup, &[]);
         b.seal_block(setup);
         b.switch_to_block(setup);
-        let count64 = b.ins().uextend(types::I64, count);
-        let bytes = b.ins().imul_imm_s(count64, context::CTX_SIZE);
-        let end = b.ins().iadd(group, bytes);
+        // head(ctx, left): the batch at `ctx`, `left` batches from it to
+        // the end of the group.
         let head = b.create_block();
         let cptr = b.append_block_param(head, types::I64);
-        b.ins()
-            .jump(head, &[cranelift_codegen::ir::BlockArg::Value(group)]);
+        let left = b.append_block_param(head, types::I32);
+        let arg = cranelift_codegen::ir::BlockArg::Value;
+        b.ins().jump(head, &[arg(group), arg(count)]);
         b.switch_to_block(head);
         // Tier 0 keeps its variables in the batch's save area (`tier0.rs`).
         let slots = (tier == 0).then(|| b.ins().load(types::I64, trusted(), cptr, OFF_SAVE));
@@ -665,28 +673,24 @@ fn build(
             }
         }
         let following = lw.b.ins().iadd_imm_s(cptr, context::CTX_SIZE);
-        let more = lw.b.ins().icmp(IntCC::UnsignedLessThan, following, end);
-        let last = lw.b.create_block();
-        lw.b.ins().brif(
-            more,
-            head,
-            &[cranelift_codegen::ir::BlockArg::Value(following)],
-            last,
-            &[],
-        );
-        lw.b.switch_to_block(last);
+        let rest = lw.b.ins().iadd_imm_s(left, -1);
         if barriers {
+            let last = lw.b.create_block();
+            lw.b.ins()
+                .brif(rest, head, &[arg(following), arg(rest)], last, &[]);
+            lw.b.switch_to_block(last);
             let again = lw.b.create_block();
-            let fin = lw.b.create_block();
             let w = lw.b.ins().load(types::I32, trusted(), group, OFF_WAITING);
             lw.b.ins().brif(w, again, &[], fin, &[]);
             lw.b.switch_to_block(again);
             let zero = lw.b.ins().iconst(types::I32, 0);
             lw.b.ins().store(trusted(), zero, group, OFF_WAITING);
+            lw.b.ins().jump(head, &[arg(group), arg(count)]);
+        } else {
             lw.b.ins()
-                .jump(head, &[cranelift_codegen::ir::BlockArg::Value(group)]);
-            lw.b.switch_to_block(fin);
+                .brif(rest, head, &[arg(following), arg(rest)], fin, &[]);
         }
+        lw.b.switch_to_block(fin);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
         lw.b.ins().return_(&[st]);
         save_slots = match tier {
