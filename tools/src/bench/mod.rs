@@ -18,7 +18,7 @@ use thiserror::Error;
 
 pub use kernels::{kernel, Kernel, Problem, Tolerance, KERNELS};
 
-use crate::case::{Engine, EngineError};
+use crate::case::{Engine, EngineError, Resource};
 use sm5jit::ir::Program;
 
 /// Instruction budget per thread group for benchmark runs: large enough for
@@ -189,6 +189,19 @@ pub fn dispatch_once(
     k: &Kernel,
     p: &Problem,
 ) -> Result<(Duration, Vec<Vec<u32>>), BenchError> {
+    let (took, resources) = dispatch_timed(engine, program, k, p)?;
+    Ok((took, p.outputs_of(&resources)))
+}
+
+/// Like [`dispatch_once`] without reading the outputs back (the timed
+/// runs: a profile of the benchmark then shows the dispatch, not the
+/// conversion of the outputs); returns the resources it ran on.
+pub fn dispatch_timed(
+    engine: &mut dyn Engine,
+    program: &Program,
+    k: &Kernel,
+    p: &Problem,
+) -> Result<(Duration, Vec<Resource>), BenchError> {
     let mut resources = p.resources.clone();
     let start = Instant::now();
     engine
@@ -198,8 +211,7 @@ pub fn dispatch_once(
             engine: engine.name().to_string(),
             source,
         })?;
-    let took = start.elapsed();
-    Ok((took, p.outputs_of(&resources)))
+    Ok((start.elapsed(), resources))
 }
 
 /// Times `runs` compiles (each on a fresh engine from `make`) and `runs`
@@ -243,11 +255,11 @@ pub fn time_engine(
     // (compiled in the background while these warm-up dispatches run).
     let warm = Instant::now();
     while !engine.settled() && warm.elapsed() < std::time::Duration::from_secs(20) {
-        dispatch_once(engine.as_mut(), &program, k, p)?;
+        dispatch_timed(engine.as_mut(), &program, k, p)?;
     }
     let mut dispatches = Vec::new();
     for _ in 0..runs {
-        dispatches.push(dispatch_once(engine.as_mut(), &program, k, p)?.0);
+        dispatches.push(dispatch_timed(engine.as_mut(), &program, k, p)?.0);
     }
     let dispatch_ms = median_ms(&mut dispatches);
     Ok(EngineTiming {
