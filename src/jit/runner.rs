@@ -231,6 +231,11 @@ impl JitShader {
         if total == 0 {
             return Ok(stats);
         }
+        // The helpers wake while the tables are built (`pool`).
+        let workers = threads
+            .max(1)
+            .min(usize::try_from(total).unwrap_or(usize::MAX));
+        super::pool::wake(workers - 1);
         let entries = super::ranges::entries(&self.inner.plan, b)?;
         let mut counters = Vec::new();
         let table = build_table(&entries, b, &mut counters);
@@ -289,30 +294,18 @@ impl JitShader {
             let _mode = super::fpmode::FlushMode::enter();
             let mut w = self.new_worker();
             w.bind(table, typed);
-            let mut mine = 0..0;
             loop {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let g = match mine.next() {
-                    Some(g) => g,
-                    None => {
-                        let first = next.fetch_add(chunk, Ordering::Relaxed);
-                        if first >= total {
-                            return;
-                        }
-                        mine = first + 1..(first + chunk).min(total);
-                        first
-                    }
-                };
-                let gx = u64::from(groups[0]);
-                let gy = u64::from(groups[1]);
-                let id = [
-                    (g % gx) as u32,
-                    ((g / gx) % gy) as u32,
-                    (g / (gx * gy)) as u32,
-                ];
-                if let Err(e) = self.run_group(&mut w, table, typed, id, budget) {
+                let first = next.fetch_add(chunk, Ordering::Relaxed);
+                if first >= total {
+                    return;
+                }
+                let end = (first + chunk).min(total);
+                if let Err((g, e)) =
+                    self.run_chunk(&mut w, table, typed, groups, first..end, budget)
+                {
                     stop.store(true, Ordering::Relaxed);
                     let mut fe = first_error.lock().unwrap_or_else(|e| e.into_inner());
                     if fe.as_ref().is_none_or(|(k, _)| g < *k) {
@@ -331,55 +324,87 @@ impl JitShader {
         }
     }
 
-    /// Runs group `id` on worker `w`: one call of the group function,
-    /// which runs every batch to its end, meeting at each barrier.
-    fn run_group(
+    /// Runs the groups `range` (flattened ids, x fastest) on worker `w`,
+    /// one call of the group function per group (it runs every batch to
+    /// its end, meeting at each barrier); returns the first failing
+    /// group's flattened id with its error. What does not change between
+    /// the groups of a chunk is decided once: the code (tier-1 code
+    /// installed meanwhile is taken up by the next chunk, `tiers.rs`), the
+    /// save area's size and which areas need clearing; the group id is
+    /// stepped instead of divided out.
+    fn run_chunk(
         &self,
         w: &mut Worker,
         table: &Table,
         typed: &TypedEnv,
-        id: [u32; 3],
+        groups: [u32; 3],
+        range: std::ops::Range<u64>,
         budget: u64,
-    ) -> Result<(), RuntimeError> {
+    ) -> Result<(), (u64, RuntimeError)> {
         let inner = &self.inner;
-        // The code is chosen once per group (`tiers.rs`).
+        let size = inner.prepared.group_size;
         let code = inner.code();
-        // Calls of `fill` on empty vectors are not free (a libc memset
-        // call each): only TGSM and x# storage that exist are cleared.
-        if !w.tgsm.is_empty() {
-            w.tgsm.fill(0);
-        }
-        if w.xregs.first().is_some_and(|x| !x.is_empty()) {
-            w.xregs.iter_mut().for_each(|x| x.fill(0));
-        }
         if w.saves.first().is_some_and(|s| s.len() < code.save_slots) {
             w.fit_save(code.save_slots);
         }
-        if inner.barriers {
-            w.ctxs.iter_mut().for_each(|c| c.resume = 0);
-        }
-        let first = &mut w.ctxs[0];
-        debug_assert!(
-            first.res == table.0.as_ptr() && first.typed == (typed as *const TypedEnv).cast()
-        );
-        first.set_group(id, inner.prepared.group_size);
-        first.budget = budget;
-        first.waiting = 0;
-        self.note_calls(w.ctxs.len() as u64);
         let count = w.ctxs.len() as u32;
-        // SAFETY: the contexts are consecutive in one vector of `count`
-        // elements; their pointers were set by `bind` and `fit_save` to
-        // memory that lives for this call: the table, this worker's TGSM
-        // and each batch's x# and save areas, all of the sizes the plan
-        // and the compiled code expect.
-        let status = unsafe { (code.func)(w.ctxs.as_mut_ptr(), count) };
-        match status {
-            STATUS_DONE => Ok(()),
-            STATUS_BUDGET => Err(RuntimeError::BudgetExhausted {
-                group: id,
-                inst_index: w.ctxs[0].stopped_at as usize,
-            }),
-            other => Err(super::context::status_error(other)),
+        self.note_calls(u64::from(count) * (range.end - range.start));
+        // Calls of `fill` on empty vectors are not free (a libc memset
+        // call each): only TGSM and x# storage that exist are cleared.
+        let clear_tgsm = !w.tgsm.is_empty();
+        let clear_x = w.xregs.first().is_some_and(|x| !x.is_empty());
+        debug_assert!(w
+            .ctxs
+            .iter()
+            .all(|c| c.res == table.0.as_ptr() && c.typed == (typed as *const TypedEnv).cast()));
+        let gx = u64::from(groups[0]);
+        let gy = u64::from(groups[1]);
+        let g0 = range.start;
+        let mut id = [
+            (g0 % gx) as u32,
+            ((g0 / gx) % gy) as u32,
+            (g0 / (gx * gy)) as u32,
+        ];
+        for g in range {
+            if clear_tgsm {
+                w.tgsm.fill(0);
+            }
+            if clear_x {
+                w.xregs.iter_mut().for_each(|x| x.fill(0));
+            }
+            if inner.barriers {
+                w.ctxs.iter_mut().for_each(|c| c.resume = 0);
+            }
+            let first = &mut w.ctxs[0];
+            first.set_group(id, size);
+            first.budget = budget;
+            first.waiting = 0;
+            // SAFETY: the contexts are consecutive in one vector of
+            // `count` elements; their pointers were set by `bind` and
+            // `fit_save` to memory that lives for this call: the table,
+            // this worker's TGSM and each batch's x# and save areas, all
+            // of the sizes the plan and this code expect.
+            let status = unsafe { (code.func)(w.ctxs.as_mut_ptr(), count) };
+            if status != STATUS_DONE {
+                let e = match status {
+                    STATUS_BUDGET => RuntimeError::BudgetExhausted {
+                        group: id,
+                        inst_index: w.ctxs[0].stopped_at as usize,
+                    },
+                    other => super::context::status_error(other),
+                };
+                return Err((g, e));
+            }
+            id[0] += 1;
+            if id[0] == groups[0] {
+                id[0] = 0;
+                id[1] += 1;
+                if id[1] == groups[1] {
+                    id[1] = 0;
+                    id[2] += 1;
+                }
+            }
         }
+        Ok(())
     }
 }
