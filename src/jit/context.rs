@@ -1,8 +1,10 @@
 //! The memory layout shared by generated code and the Rust group runner.
 //!
-//! In: nothing (types and constants only). Out: [`BatchContext`], the one
-//! argument of every generated batch function, and [`ResDesc`], one entry
-//! of its resource table. Invariant: both are `#[repr(C)]` and generated
+//! In: nothing (types and constants only). Out: [`BatchContext`], one per
+//! batch of a group (the group function takes the first and their count,
+//! and reaches batch `k` at `CTX_SIZE * k` bytes further; the group-wide
+//! fields live in the first), and [`ResDesc`], one entry of the resource
+//! table. Invariant: both are `#[repr(C)]` and generated
 //! code reaches their fields only through the `OFF_*` offsets computed here
 //! with `offset_of!`, so a field change cannot desynchronise the two sides.
 //! Every pointer in a context points into memory that outlives the call:
@@ -82,8 +84,9 @@ pub const RES_COUNTER: i32 = offset_of!(ResDesc, counter) as i32;
 pub const RES_BUFINFO: i32 = offset_of!(ResDesc, bufinfo) as i32;
 pub const RES_SIZE: i64 = std::mem::size_of::<ResDesc>() as i64;
 
-/// Everything one call of a batch function reads and writes besides
-/// resource memory.
+/// Everything one batch reads and writes besides resource memory. The
+/// group-wide fields (`group_id`, `group_base`, `budget`, `stopped_at`,
+/// `waiting`) are read and written in the group's first context only.
 #[repr(C, align(16))]
 #[derive(Debug)]
 pub struct BatchContext {

@@ -2,8 +2,10 @@
 //! registers, operands and the ALU.
 //!
 //! In: a [`Prepared`] program and its [`Plan`] (where each resource, g# and
-//! x# lives). Out: the body of `extern "C" fn(*mut BatchContext) -> u32`
-//! that runs [`W`] threads of one group in SoA form. Invariants:
+//! x# lives). Out: the body of the batch loop of the group function
+//! `extern "C" fn(*mut BatchContext, u32) -> u32` (`mod.rs`, `build`):
+//! each iteration runs [`W`] threads of one group in SoA form, from the
+//! context `Lower::ctx`. Invariants:
 //! - every register component is `N` `Variable`s of type `i32x4`, one lane
 //!   per thread; floats are bitcast to `f32x4` only around float ops;
 //! - the current execution mask (`exec`, all-ones lanes = active) guards

@@ -5,8 +5,11 @@
 //!
 //! In: a [`Program`] (checked with [`crate::validate::validate`] and
 //! analysed by [`crate::analysis`], as the interpreter's is). Out: a [`JitShader`] holding one
-//! `JITModule` with one function `extern "C" fn(*mut BatchContext) -> u32`
-//! that runs a batch of [`context::W`] threads of one group in SoA form.
+//! `JITModule` with one group function `extern "C" fn(*mut BatchContext,
+//! u32) -> u32` that runs every batch of [`context::W`] threads of one
+//! group, in SoA form, through all its barriers (the contexts of the
+//! group's batches lie one after another; a vertex/pixel batch is a group
+//! of one).
 //! Invariants: a shader compiles completely or fails with
 //! [`JitError::Unsupported`] naming the first instruction it cannot lower
 //! — there is never a silent fallback to the interpreter; the generated
@@ -162,10 +165,10 @@ struct Inner {
     first: Compiled,
     /// Tier-1 code installed by the background compile (`tiers.rs`).
     upgraded: OnceLock<Compiled>,
-    /// [`Tier::Auto`]: tier up after `tier_up_after` batch calls.
+    /// [`Tier::Auto`]: tier up after `tier_up_after` batches run.
     auto: bool,
     tier_up_after: u64,
-    /// Batch calls run so far (counted until the tier-up is queued).
+    /// Batches run so far (counted until the tier-up is queued).
     calls: AtomicU64,
 }
 

@@ -1,5 +1,5 @@
-//! Running a compiled shader: bindings to resource tables, groups to
-//! worker threads, batches through barriers.
+//! Running a compiled shader: bindings to resource tables, chunks of
+//! groups to worker threads, one call of the group function per group.
 //!
 //! In: a [`JitShader`], the caller's [`Bindings`], the group counts and
 //! the dispatch options; worker threads come from `pool`. Out: UAV memory and counters changed as the
@@ -8,8 +8,9 @@
 //! exactly as the interpreter checks them before any code runs; every
 //! resource window handed to generated code lies inside its slice
 //! (`Bindings::check_fits`); each worker owns its TGSM, x# and context
-//! memory; the batches of one group run on one worker, one after another,
-//! and a barrier resumes them only when every batch has reached it or ended.
+//! memory; a group runs in one call of the group function on one worker
+//! (its batches one after another, a barrier resuming them only when every
+//! batch has reached it or ended: `mod.rs`, `build`).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
