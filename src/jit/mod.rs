@@ -597,13 +597,14 @@ fn build(
             consecutive: Default::default(),
             splats: Default::default(),
         };
-        // Resume id 0 starts at the top; others go through the dispatch.
-        // Tier 0 branches before initialising its variables, which live
-        // in the save area and hold the state a barrier left there.
+        // Resume id 0 starts at the top; others go through the dispatch,
+        // before the variables are initialised: on tier 0 they live in the
+        // save area and hold the state a barrier left there; on tier 1 the
+        // resume block defines every variable (reloaded or zero).
         let dispatch = lw.b.create_block();
         let start = lw.b.create_block();
         let resume = barriers.then(|| lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME));
-        if let (0, Some(resume)) = (tier, resume) {
+        if let Some(resume) = resume {
             let init = lw.b.create_block();
             lw.b.ins().brif(resume, dispatch, &[], init, &[]);
             lw.b.seal_block(init);
@@ -621,14 +622,7 @@ fn build(
         });
         lw.def_vars(lw.exec, live);
         lw.stage_init();
-        match (tier, resume) {
-            (1, Some(resume)) => {
-                lw.b.ins().brif(resume, dispatch, &[], start, &[]);
-            }
-            _ => {
-                lw.b.ins().jump(start, &[]);
-            }
-        }
+        lw.b.ins().jump(start, &[]);
         lw.b.seal_block(start);
         lw.b.switch_to_block(start);
         // The main program ends at the first label; subroutines are
