@@ -236,8 +236,8 @@ impl JitBatchRunner<'_> {
             // memory that lives across the call and has the sizes the
             // plan and the compiled code expect (`areas`); the resource
             // table was built from bindings checked to fit, which the
-            // runner borrows for its whole life.
-            let status = unsafe { (code.func)(&mut **c) };
+            // runner borrows for its whole life. One batch per call.
+            let status = unsafe { (code.func)(&mut **c, 1) };
             self.shader.note_calls(1);
             match status {
                 STATUS_DONE => {}
