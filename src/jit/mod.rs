@@ -59,6 +59,7 @@ mod tier0;
 pub mod tiers;
 pub mod typed;
 
+pub use batch::JitBatchRunner;
 pub use tiers::{CompileOptions, Tier};
 
 use std::collections::BTreeMap;
