@@ -952,6 +952,19 @@ fn blur_native(p: &PixelProblem) -> Vec<u32> {
 const SHADOW_MAP: u32 = 1024;
 const SHADOW_CB: [f32; 8] = [1.0, 1.0, 0.0, 0.0, 0.3, 0.2, 0.25, 0.0];
 
+/// The 16 tap offsets in shadow-map uv: texels -2..1 on each axis, x
+/// fastest.
+fn shadow_offsets() -> [[f32; 2]; 16] {
+    std::array::from_fn(|i| {
+        let texel = 1.0 / SHADOW_MAP as f32;
+        [
+            (i % 4) as f32 - 2.0,
+            (i / 4) as f32 - 2.0,
+        ]
+        .map(|t| t * texel)
+    })
+}
+
 fn shadow_resources(_w: u32, _h: u32) -> (Vec<Texture>, Vec<Sampler>, Vec<u32>) {
     let n = SHADOW_MAP as usize;
     let mut rng = Rng(31);
@@ -1000,7 +1013,9 @@ fn shadow_resources(_w: u32, _h: u32) -> (Vec<Texture>, Vec<Sampler>, Vec<u32>) 
         },
         comparison: true,
     };
-    (vec![tex], vec![sampler], f32s(&SHADOW_CB))
+    let mut cb = SHADOW_CB.to_vec();
+    cb.extend(shadow_offsets().iter().flatten());
+    (vec![tex], vec![sampler], f32s(&cb))
 }
 
 fn shadow_native(p: &PixelProblem) -> Vec<u32> {
@@ -1011,11 +1026,11 @@ fn shadow_native(p: &PixelProblem) -> Vec<u32> {
         let tc = [u * c0[0] + c0[2], v * c0[1] + c0[3]];
         let reference = (u * c1[0] + v * c1[1]) + c1[2];
         let mut sum = 0.0f32;
-        for dy in -2..2 {
-            for dx in -2..2 {
-                let s = t.compare(tc, [dx, dy], reference);
-                sum = if dx == -2 && dy == -2 { s } else { sum + s };
-            }
+        for i in 0..16 {
+            let off = p.constant(2 + i / 2);
+            let o = if i % 2 == 0 { [off[0], off[1]] } else { [off[2], off[3]] };
+            let s = t.compare([tc[0] + o[0], tc[1] + o[1]], [0, 0], reference);
+            sum = if i == 0 { s } else { sum + s };
         }
         let s = sum * 0.0625;
         [s, s, s, 1.0]
@@ -1132,7 +1147,7 @@ pub static PIXEL_KERNELS: [PixelKernel; 4] = [
     },
     PixelKernel {
         name: "shadow16",
-        what: "16 sample_c (4x4 offsets) of a 1024x1024 R32_FLOAT shadow map, bilinear PCF, LESS_EQUAL",
+        what: "16 sample_c (a 4x4 grid of offsets from cb0) of a 1024x1024 R32_FLOAT shadow map, bilinear PCF, LESS_EQUAL",
         limit: "sixteen comparison samples (64 texel compares) per pixel",
         ps: include_str!("../../benches/kernels/shadow_ps.asm"),
         samples: true,
@@ -1168,7 +1183,8 @@ pub fn pixel_kernel(name: &str) -> Option<&'static PixelKernel> {
 
 /// A signature chunk (ISGN/OSGN layout: 24-byte elements, then names) for
 /// the elements that have a register. Outputs store 0 as the "never
-/// written" mask, inputs their mask as the "used" mask.
+/// written" mask, inputs their mask as the "used" mask; untyped elements
+/// are float; SV_Target is system value 0, as fxc writes it.
 pub fn signature_chunk(elements: &[SignatureElement], output: bool) -> Vec<u8> {
     let els: Vec<&SignatureElement> = elements.iter().filter(|e| e.register.is_some()).collect();
     let table = 8 + 24 * els.len();
@@ -1180,18 +1196,25 @@ pub fn signature_chunk(elements: &[SignatureElement], output: bool) -> Vec<u8> {
         let name_at = (table + names.len()) as u32;
         names.extend(e.semantic.as_bytes());
         names.push(0);
+        // Assembly carries no types: an untyped element is float.
         let ty = match e.component_type {
-            ComponentType::Unknown => 0u32,
-            ComponentType::Uint => 1,
+            ComponentType::Uint => 1u32,
             ComponentType::Sint => 2,
-            ComponentType::Float => 3,
+            ComponentType::Float | ComponentType::Unknown => 3,
+        };
+        // Containers store SV_Target, SV_Depth, ... (D3D_NAME 64 and up)
+        // as 0, named by the semantic alone.
+        let sv = if e.system_value.0 >= 64 {
+            0
+        } else {
+            e.system_value.0
         };
         let rw = if output { 0 } else { e.mask };
         let packed = u32::from(e.mask) | (u32::from(rw) << 8);
         for w in [
             name_at,
             e.semantic_index,
-            e.system_value.0,
+            sv,
             ty,
             e.register.unwrap_or(0),
             packed,
@@ -1288,12 +1311,20 @@ pub fn peer_files(
         "--rt-format".into(),
         dxgi_number(TARGET_FORMAT).to_string(),
     ];
+    // Vulkan compares only against depth formats: a shadow map read
+    // through a comparison sampler becomes a depth resource there.
+    let compares = p.samplers.iter().any(|s| s.comparison);
     for t in &p.textures {
         let file = format!("{name}.t{}.bin", t.slot);
+        let depth = if compares && t.format == Format::R32Float {
+            "depth:"
+        } else {
+            ""
+        };
         args.extend([
             "--texture".into(),
             format!(
-                "t{}:{}:{}:{}:{}:{}",
+                "{depth}t{}:{}:{}:{}:{}:{}",
                 t.slot,
                 dxgi_number(t.format),
                 t.width,
