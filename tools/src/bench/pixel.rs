@@ -957,11 +957,7 @@ const SHADOW_CB: [f32; 8] = [1.0, 1.0, 0.0, 0.0, 0.3, 0.2, 0.25, 0.0];
 fn shadow_offsets() -> [[f32; 2]; 16] {
     std::array::from_fn(|i| {
         let texel = 1.0 / SHADOW_MAP as f32;
-        [
-            (i % 4) as f32 - 2.0,
-            (i / 4) as f32 - 2.0,
-        ]
-        .map(|t| t * texel)
+        [(i % 4) as f32 - 2.0, (i / 4) as f32 - 2.0].map(|t| t * texel)
     })
 }
 
@@ -1028,7 +1024,11 @@ fn shadow_native(p: &PixelProblem) -> Vec<u32> {
         let mut sum = 0.0f32;
         for i in 0..16 {
             let off = p.constant(2 + i / 2);
-            let o = if i % 2 == 0 { [off[0], off[1]] } else { [off[2], off[3]] };
+            let o = if i % 2 == 0 {
+                [off[0], off[1]]
+            } else {
+                [off[2], off[3]]
+            };
             let s = t.compare([tc[0] + o[0], tc[1] + o[1]], [0, 0], reference);
             sum = if i == 0 { s } else { sum + s };
         }
