@@ -40,6 +40,10 @@ pub const FULLSCREEN_VS: &str = include_str!("../../benches/kernels/fullscreen_v
 /// Quads per batch call (256 pixels), what a tiled rasterizer hands over.
 pub const BATCH_QUADS: usize = 64;
 
+/// Timed frames stop at `--runs` or once this much time has been timed
+/// (at least one frame): a slow engine at 1920x1080 takes seconds per frame.
+pub const TIMING_BUDGET: Duration = Duration::from_secs(10);
+
 /// Largest render-target side.
 pub const MAX_SIDE: u32 = 8192;
 
@@ -460,9 +464,10 @@ pub fn per_second(pixels: usize, ms: f64) -> f64 {
     }
 }
 
-/// Times `runs` compiles and `runs` frames of the first `pixels` pixels
-/// (whole quads) on `threads` workers, after one frame checked against
-/// `native` (and, on tier auto, once tier 1 is in).
+/// Times `runs` compiles and `runs` frames (fewer once [`TIMING_BUDGET`]
+/// is spent) of the first `pixels` pixels (whole quads) on `threads`
+/// workers, after one frame checked against `native` (and, on tier auto,
+/// once tier 1 is in).
 pub fn time_pixel_engine(
     k: &PixelKernel,
     p: &PixelProblem,
@@ -496,8 +501,8 @@ pub fn time_pixel_engine(
     {
         draw(&shader, p, pixels, threads, &mut out)?;
     }
-    let mut frames = Vec::new();
-    for _ in 0..runs {
+    let mut frames: Vec<Duration> = Vec::new();
+    while frames.len() < runs && frames.iter().sum::<Duration>() < TIMING_BUDGET {
         let start = Instant::now();
         draw(&shader, p, pixels, threads, &mut out)?;
         frames.push(start.elapsed());
@@ -509,11 +514,12 @@ pub fn time_pixel_engine(
     })
 }
 
-/// Runs the native baseline `runs` times; (median ms, its image).
+/// Runs the native baseline `runs` times (fewer once [`TIMING_BUDGET`] is
+/// spent); (median ms, its image).
 pub fn time_pixel_native(k: &PixelKernel, p: &PixelProblem, runs: usize) -> (f64, Vec<u32>) {
-    let mut samples = Vec::new();
+    let mut samples: Vec<Duration> = Vec::new();
     let mut image = Vec::new();
-    for _ in 0..runs.max(1) {
+    while samples.len() < runs.max(1) && samples.iter().sum::<Duration>() < TIMING_BUDGET {
         let start = Instant::now();
         image = std::hint::black_box((k.native)(std::hint::black_box(p)));
         samples.push(start.elapsed());
