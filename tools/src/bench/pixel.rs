@@ -352,10 +352,14 @@ pub fn interpolate_fullscreen(
 
 // Running on an engine ----------------------------------------------------------
 
-/// Compiles a kernel's pixel shader for `engine` (JIT tier `tier`).
+/// Compiles a kernel's pixel shader for `engine` (JIT tier `tier`),
+/// bypassing the in-process shader cache so every compile is timed in full.
 pub fn compile(k: &PixelKernel, engine: EngineKind, tier: Tier) -> Result<Shader, String> {
-    Shader::from_asm_with(k.ps, engine, &CompileOptions::tier(tier))
-        .map_err(|e| format!("{}: {e}", k.name))
+    let options = CompileOptions {
+        cache: false,
+        ..CompileOptions::tier(tier)
+    };
+    Shader::from_asm_with(k.ps, engine, &options).map_err(|e| format!("{}: {e}", k.name))
 }
 
 /// The problem's textures, samplers and `cb0` bound in a fresh [`Bindings`]
