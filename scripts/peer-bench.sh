@@ -24,7 +24,9 @@
 # (timestamp queries around the draw); `sm5jit bench --peer-check` compares
 # its render target with the native image; then a third table:
 # KERNEL sm5jit_ms lavapipe_ms ratio sm5jit_px/s lavapipe_px/s (one frame
-# at one worker; ratio = sm5jit_ms / lavapipe_ms, below 1 = sm5jit faster).
+# at one worker; ratio = sm5jit_ms / lavapipe_ms, below 1 = sm5jit faster),
+# then the same frame in process CPU ms (sm5jit's frame, lavapipe's
+# submission) and their ratio: on a loaded machine the steadier comparison.
 #
 # Usage: scripts/peer-bench.sh [KERNEL...]
 # Environment: ENGINE (jit; or interp), RUNS (5: sm5jit runs), ITERS (10: lavapipe
@@ -121,13 +123,15 @@ fi
 # Pixel kernels: one full-screen frame at one worker.
 if [ ${#pixels[@]} -gt 0 ]; then
     [ ${#kernels[@]} -gt 0 ] && echo
-    printf '%-11s %10s %12s %8s %12s %14s\n' KERNEL sm5jit_ms lavapipe_ms ratio sm5jit_px/s lavapipe_px/s
+    printf '%-11s %10s %12s %8s %12s %14s %10s %12s %9s\n' KERNEL sm5jit_ms lavapipe_ms ratio \
+        sm5jit_px/s lavapipe_px/s sm5jit_cpu lavapipe_cpu cpu_ratio
 fi
 for k in "${pixels[@]}"; do
     mapfile -t args <"$work/$k.args"
     echo "peer-bench: $k: lavapipe draw..." >&2
     peer_out="$(LP_NUM_THREADS=1 "$vkd3d_draw" "${args[@]}" --iters "$iters")"
     lava_ms="$(sed -n 's/^gpu_ms_median //p' <<<"$peer_out")"
+    lava_cpu="$(sed -n 's/^cpu_ms_median //p' <<<"$peer_out")"
     if ! check="$("$sm5jit" bench --peer-check "$work" "${size_args[@]}" "$k")"; then
         echo "peer-bench: $k: lavapipe's image is wrong: $check" >&2
         status=1
@@ -140,15 +144,19 @@ for k in "${pixels[@]}"; do
         status=1
         continue
     }
-    python3 - "$json" "$lava_ms" "$k" <<'PY'
+    python3 - "$json" "$lava_ms" "$lava_cpu" "$k" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
-lava_ms = float(sys.argv[2])
+lava_ms, lava_cpu = float(sys.argv[2]), float(sys.argv[3])
 # A frame's time; the interpreter's region time scaled to the whole frame.
-ours = r["jit_ms"] if r["jit_ms"] is not None else r["interp_ms"] * r["pixels"] / r["interp_pixels"]
+if r["jit_ms"] is not None:
+    ours, cpu = r["jit_ms"], r["jit_cpu_ms"]
+else:
+    scale = r["pixels"] / r["interp_pixels"]
+    ours, cpu = r["interp_ms"] * scale, r["interp_cpu_ms"] * scale
 px = r["pixels"]
-print("%-11s %10.3f %12.4f %8.2f %12.3e %14.3e" % (sys.argv[3], ours, lava_ms, ours / lava_ms,
-      px / (ours / 1e3), px / (lava_ms / 1e3)))
+print("%-11s %10.3f %12.4f %8.2f %12.3e %14.3e %10.1f %12.1f %9.2f" % (sys.argv[4], ours, lava_ms,
+      ours / lava_ms, px / (ours / 1e3), px / (lava_ms / 1e3), cpu, lava_cpu, cpu / lava_cpu))
 PY
 done
 exit $status

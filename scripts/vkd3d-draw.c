@@ -22,7 +22,9 @@
  * Prints `key value` lines: device, lp_num_threads, compile_ms
  * (CreateGraphicsPipelineState), first_draw_ms (wall, includes lavapipe's
  * lazy LLVM compile), iters, draw_ms_median (wall per submission),
- * gpu_ms_median and gpu_ms_min (timestamps around the draw alone).
+ * gpu_ms_median and gpu_ms_min (timestamps around the draw alone),
+ * cpu_ms_median (process CPU time per submission: lavapipe's threads
+ * included; on a loaded machine the steadier measure), pixels_per_s.
  */
 #define COBJMACROS
 #define INITGUID
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #define MAX_TEXTURES 8
 #define MAX_SAMPLERS 8
@@ -87,6 +90,17 @@ static double now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CPU time (user + system) of the whole process, ms: lavapipe's rasterizer
+ * threads included. */
+static double cpu_ms(void)
+{
+    struct rusage u;
+
+    if (getrusage(RUSAGE_SELF, &u))
+        return 0.0;
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -394,7 +408,7 @@ int main(int argc, char **argv)
     ID3D10Blob *blob = NULL, *error_blob = NULL;
     PFN_vkGetPhysicalDeviceProperties get_props;
     VkPhysicalDeviceProperties props;
-    double t0, compile_ms, first_ms, *wall, *gpu;
+    double t0, compile_ms, first_ms, *wall, *gpu, *cpu, c0;
     const char *env;
 
     for (i = 1; i < (unsigned int)argc; ++i)
@@ -656,11 +670,14 @@ int main(int argc, char **argv)
         ID3D12Resource_Unmap(readback, 0, NULL);
     }
 
-    if (!(wall = calloc(iters + 1, sizeof(*wall))) || !(gpu = calloc(iters + 1, sizeof(*gpu))))
+    if (!(wall = calloc(iters + 1, sizeof(*wall))) || !(gpu = calloc(iters + 1, sizeof(*gpu)))
+            || !(cpu = calloc(iters + 1, sizeof(*cpu))))
         die("out of memory");
     for (i = 0; i < iters; ++i)
     {
+        c0 = cpu_ms();
         wall[i] = run_list(&c, list_draw);
+        cpu[i] = cpu_ms() - c0;
         CHECK(ID3D12Resource_Map(ts_readback, 0, NULL, (void **)&ts), "Map");
         gpu[i] = (double)(ts[1] - ts[0]) * 1e3 / (double)ts_freq;
         ID3D12Resource_Unmap(ts_readback, 0, NULL);
@@ -674,6 +691,7 @@ int main(int argc, char **argv)
         printf("draw_ms_median %.4f\n", wall_med);
         printf("gpu_ms_median %.4f\n", gpu_med);
         printf("gpu_ms_min %.4f\n", gpu[0]);
+        printf("cpu_ms_median %.4f\n", median(cpu, iters));
         printf("pixels_per_s %.4e\n", gpu_med > 0 ? (double)width * height / (gpu_med / 1e3) : 0.0);
     }
     /* The process exits here; the driver frees what is left. */

@@ -364,6 +364,11 @@ pub struct PixelRow {
     pub interp_pixels: Option<u64>,
     /// One frame natively (one thread), ms.
     pub native_ms: Option<f64>,
+    /// Median process CPU time of one frame (the interpreter: of its
+    /// region), ms: with N workers the sum over them.
+    pub jit_cpu_ms: Option<f64>,
+    pub interp_cpu_ms: Option<f64>,
+    pub native_cpu_ms: Option<f64>,
     pub jit_px_s: Option<f64>,
     pub interp_px_s: Option<f64>,
     pub native_px_s: Option<f64>,
@@ -386,13 +391,14 @@ impl PixelRow {
 /// The header of [`format_pixel_row`].
 pub fn pixel_table_header() -> String {
     format!(
-        "{:<9} {:>3} {:>9} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10} {:>10}",
+        "{:<9} {:>3} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10} {:>10}",
         "pixel",
         "thr",
         "size",
         "compile_ms",
         "interp_ms",
         "jit_ms",
+        "jit_cpu_ms",
         "native_ms",
         "interp_px/s",
         "jit_px/s",
@@ -411,13 +417,14 @@ fn rate_cell(v: Option<f64>) -> String {
 /// over JIT (from pixels per second).
 pub fn format_pixel_row(r: &PixelRow) -> String {
     format!(
-        "{:<9} {:>3} {:>9} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10} {:>10}",
+        "{:<9} {:>3} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10} {:>10}",
         r.kernel,
         r.threads,
         format!("{}x{}", r.width, r.height),
         cell(r.compile_ms, 3),
         cell(r.interp_ms, 3),
         cell(r.jit_ms, 3),
+        cell(r.jit_cpu_ms, 3),
         cell(r.native_ms, 3),
         rate_cell(r.interp_px_s),
         rate_cell(r.jit_px_s),

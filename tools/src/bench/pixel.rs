@@ -181,6 +181,9 @@ pub fn rows_to_quad(width: u32, height: u32, rows: &[u32]) -> Vec<u32> {
 /// A native baseline: the image (RGBA32F words, quad order).
 pub type PixelBaseline = fn(&PixelProblem) -> Vec<u32>;
 
+/// A kernel's textures, samplers and `cb0` words.
+pub type Resources = (Vec<Texture>, Vec<Sampler>, Vec<u32>);
+
 /// One pixel kernel.
 pub struct PixelKernel {
     pub name: &'static str,
@@ -192,7 +195,7 @@ pub struct PixelKernel {
     /// True for the sampling-heavy kernels, false for ALU only.
     pub samples: bool,
     /// Textures, samplers and constants for a `width` x `height` target.
-    pub resources: fn(u32, u32) -> (Vec<Texture>, Vec<Sampler>, Vec<u32>),
+    pub resources: fn(u32, u32) -> Resources,
     pub native: PixelBaseline,
     pub tolerance: ImageTolerance,
     /// lavapipe's image against the native one.
@@ -443,12 +446,35 @@ pub fn draw(
     })
 }
 
+/// CPU time (user + system) of the whole process so far: with one worker
+/// the frame's own cost, with N the sum over the workers; unlike wall time
+/// it hardly moves with the machine's load. Zero where unsupported.
+pub fn process_cpu() -> Duration {
+    #[cfg(unix)]
+    {
+        let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage writes a `rusage` into the pointer it is given.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) } == 0 {
+            // SAFETY: initialised by the successful call above.
+            let u = unsafe { u.assume_init() };
+            let tv = |t: libc::timeval| {
+                Duration::from_secs(t.tv_sec.max(0) as u64)
+                    + Duration::from_micros(t.tv_usec.max(0) as u64)
+            };
+            return tv(u.ru_utime) + tv(u.ru_stime);
+        }
+    }
+    Duration::ZERO
+}
+
 /// What an engine took on a pixel problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PixelTiming {
     pub compile_ms: f64,
     /// Median time of one frame (or of the region), ms.
     pub frame_ms: f64,
+    /// Median process CPU time of one frame, ms ([`process_cpu`]).
+    pub cpu_ms: f64,
     /// Pixels shaded per frame.
     pub pixels: usize,
 }
@@ -468,6 +494,17 @@ pub fn per_second(pixels: usize, ms: f64) -> f64 {
     }
 }
 
+/// How [`time_pixel_engine`] runs: engine, JIT tier, workers, the pixels
+/// of a frame (the first ones, whole quads) and the timed runs.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineRun {
+    pub engine: EngineKind,
+    pub tier: Tier,
+    pub threads: usize,
+    pub pixels: usize,
+    pub runs: usize,
+}
+
 /// Times `runs` compiles and `runs` frames (fewer once [`TIMING_BUDGET`]
 /// is spent) of the first `pixels` pixels (whole quads) on `threads`
 /// workers, after one frame checked against `native` (and, on tier auto,
@@ -476,12 +513,15 @@ pub fn time_pixel_engine(
     k: &PixelKernel,
     p: &PixelProblem,
     native: &[u32],
-    engine: EngineKind,
-    tier: Tier,
-    threads: usize,
-    pixels: usize,
-    runs: usize,
+    how: &EngineRun,
 ) -> Result<PixelTiming, String> {
+    let EngineRun {
+        engine,
+        tier,
+        threads,
+        pixels,
+        runs,
+    } = *how;
     let runs = runs.max(1);
     let pixels = (pixels.min(p.pixels()) / 4) * 4;
     let mut compiles = Vec::new();
@@ -506,29 +546,34 @@ pub fn time_pixel_engine(
         draw(&shader, p, pixels, threads, &mut out)?;
     }
     let mut frames: Vec<Duration> = Vec::new();
+    let mut cpu = Vec::new();
     while frames.len() < runs && frames.iter().sum::<Duration>() < TIMING_BUDGET {
-        let start = Instant::now();
+        let (start, cpu0) = (Instant::now(), process_cpu());
         draw(&shader, p, pixels, threads, &mut out)?;
         frames.push(start.elapsed());
+        cpu.push(process_cpu().saturating_sub(cpu0));
     }
     Ok(PixelTiming {
         compile_ms: median_ms(&mut compiles),
         frame_ms: median_ms(&mut frames),
+        cpu_ms: median_ms(&mut cpu),
         pixels,
     })
 }
 
 /// Runs the native baseline `runs` times (fewer once [`TIMING_BUDGET`] is
-/// spent); (median ms, its image).
-pub fn time_pixel_native(k: &PixelKernel, p: &PixelProblem, runs: usize) -> (f64, Vec<u32>) {
+/// spent); (median ms, median CPU ms, its image).
+pub fn time_pixel_native(k: &PixelKernel, p: &PixelProblem, runs: usize) -> (f64, f64, Vec<u32>) {
     let mut samples: Vec<Duration> = Vec::new();
+    let mut cpu = Vec::new();
     let mut image = Vec::new();
     while samples.len() < runs.max(1) && samples.iter().sum::<Duration>() < TIMING_BUDGET {
-        let start = Instant::now();
+        let (start, cpu0) = (Instant::now(), process_cpu());
         image = std::hint::black_box((k.native)(std::hint::black_box(p)));
         samples.push(start.elapsed());
+        cpu.push(process_cpu().saturating_sub(cpu0));
     }
-    (median_ms(&mut samples), image)
+    (median_ms(&mut samples), median_ms(&mut cpu), image)
 }
 
 // Native sampling ------------------------------------------------------------------
@@ -851,7 +896,7 @@ const LIT_CB: [f32; 36] = [
     0.4, 0.4, 0.35, 0.2, //
 ];
 
-fn lit_resources(_w: u32, _h: u32) -> (Vec<Texture>, Vec<Sampler>, Vec<u32>) {
+fn lit_resources(_w: u32, _h: u32) -> Resources {
     (
         vec![albedo_texture(), normal_texture()],
         vec![trilinear_wrap(0)],
@@ -895,7 +940,7 @@ fn lit_native(p: &PixelProblem) -> Vec<u32> {
             let ndh = dp3(n, h).clamp(0.0, 1.0);
             let spec = exp2(log2(ndh) * c1[2]) * lc[3];
             for k in 0..3 {
-                col[k] = ((a[k] * ndl + spec) * lc[k]) * att + col[k];
+                col[k] += ((a[k] * ndl + spec) * lc[k]) * att;
             }
         }
         [col[0], col[1], col[2], a[3]]
@@ -919,7 +964,7 @@ const BLUR_OFFSETS: [[i32; 2]; 9] = [
     [1, 1],
 ];
 
-fn blur_resources(w: u32, h: u32) -> (Vec<Texture>, Vec<Sampler>, Vec<u32>) {
+fn blur_resources(w: u32, h: u32) -> Resources {
     let mut rng = Rng(21);
     let data = (0..w as usize * h as usize * 4)
         .map(|_| (rng.next() >> 24) as u8)
@@ -971,7 +1016,7 @@ fn shadow_offsets() -> [[f32; 2]; 16] {
     })
 }
 
-fn shadow_resources(_w: u32, _h: u32) -> (Vec<Texture>, Vec<Sampler>, Vec<u32>) {
+fn shadow_resources(_w: u32, _h: u32) -> Resources {
     let n = SHADOW_MAP as usize;
     let mut rng = Rng(31);
     let discs: Vec<[f32; 4]> = (0..24)
@@ -1052,7 +1097,7 @@ fn shadow_native(p: &PixelProblem) -> Vec<u32> {
 const NOISE_FREQUENCY: f32 = 8.0;
 const NOISE_OCTAVES: u32 = 8;
 
-fn noise_resources(_w: u32, _h: u32) -> (Vec<Texture>, Vec<Sampler>, Vec<u32>) {
+fn noise_resources(_w: u32, _h: u32) -> Resources {
     (
         Vec::new(),
         Vec::new(),
@@ -1094,7 +1139,7 @@ fn noise_value(u: f32, v: f32, freq: f32, octaves: u32) -> f32 {
         let a = (h[1] + -h[0]) * sx + h[0];
         let b = (h[3] + -h[2]) * sx + h[2];
         let n = (b + -a) * sy + a;
-        sum = n * amp + sum;
+        sum += n * amp;
         amp *= 0.5;
         px = px * 2.03 + 1.7;
         py = py * 2.03 + 9.2;

@@ -273,7 +273,7 @@ fn measure_pixel(
         p.pixels()
     ));
     bar.set_message(format!("{}: native", k.name));
-    let (native_ms, native) = pixel::time_pixel_native(k, &p, a.runs);
+    let (native_ms, native_cpu_ms, native) = pixel::time_pixel_native(k, &p, a.runs);
     bar.inc(1);
     let mut row = PixelRow {
         kernel: k.name.to_string(),
@@ -283,6 +283,7 @@ fn measure_pixel(
         height: p.height,
         pixels: p.pixels() as u64,
         native_ms: Some(native_ms),
+        native_cpu_ms: Some(native_cpu_ms),
         ..PixelRow::default()
     };
     for &choice in engines {
@@ -302,23 +303,22 @@ fn measure_pixel(
             }
         };
         bar.set_message(format!("{}: {choice:?}", k.name));
-        let t = pixel::time_pixel_engine(
-            k,
-            &p,
-            &native,
+        let how = pixel::EngineRun {
             engine,
-            a.tier.into(),
-            a.threads,
+            tier: a.tier.into(),
+            threads: a.threads,
             pixels,
-            a.runs,
-        )
-        .map_err(CliError::runtime)?;
+            runs: a.runs,
+        };
+        let t = pixel::time_pixel_engine(k, &p, &native, &how).map_err(CliError::runtime)?;
         bar.inc(1);
         if engine == EngineKind::Jit {
             row.jit_ms = Some(t.frame_ms);
+            row.jit_cpu_ms = Some(t.cpu_ms);
             row.compile_ms = Some(t.compile_ms);
         } else {
             row.interp_ms = Some(t.frame_ms);
+            row.interp_cpu_ms = Some(t.cpu_ms);
             row.interp_pixels = Some(t.pixels as u64);
             row.compile_ms = row.compile_ms.or(Some(t.compile_ms));
         }
