@@ -314,3 +314,86 @@ fn pixel_peer_files_and_check() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("FAIL lit: pixel (0, 0)"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The graphics peer: `scripts/vkd3d-draw.c` built with `cc`, each pixel
+/// kernel drawn by vkd3d on lavapipe at 64x36 from the files
+/// `--peer-setup` writes, and its render target accepted by
+/// `--peer-check` (the kernel's peer tolerance against the native image).
+#[test]
+#[cfg_attr(
+    not(sm5jit_peer),
+    ignore = "needs vkd3d and Vulkan development packages (docs/testing.md, the peer)"
+)]
+fn pixel_kernels_draw_the_same_on_lavapipe() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let bin = tmp.join("vkd3d-draw");
+    let pkgs = ["libvkd3d-utils", "libvkd3d", "vulkan"];
+    let flags = |what: &str| -> Vec<String> {
+        let out = Command::new("pkg-config")
+            .arg(what)
+            .args(pkgs)
+            .output()
+            .expect("pkg-config runs");
+        assert!(out.status.success(), "pkg-config {what} failed");
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    let built = Command::new("cc")
+        .args(["-O2", "-Wall", "-Wno-unused-function"])
+        .args(flags("--cflags"))
+        .arg("-o")
+        .arg(&bin)
+        .arg(root.join("scripts/vkd3d-draw.c"))
+        .args(flags("--libs"))
+        .status()
+        .expect("cc runs");
+    assert!(built.success(), "scripts/vkd3d-draw.c does not build");
+    let dir = tmp.join("pixel-peer");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let sm5jit = env!("CARGO_BIN_EXE_sm5jit");
+    let names: Vec<&str> = PIXEL_KERNELS.iter().map(|k| k.name).collect();
+    let setup = Command::new(sm5jit)
+        .args(["bench", "--peer-setup", d, "--size", "64"])
+        .args(&names)
+        .output()
+        .unwrap();
+    assert!(
+        setup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    for k in &names {
+        let args = std::fs::read_to_string(dir.join(format!("{k}.args"))).unwrap();
+        let out = Command::new(&bin)
+            .args(args.lines())
+            .args(["--iters", "1"])
+            .env("LP_NUM_THREADS", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{k}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("device llvmpipe"), "{k}: {text}");
+        assert!(text.contains("gpu_ms_median "), "{k}: {text}");
+    }
+    let check = Command::new(sm5jit)
+        .args(["bench", "--peer-check", d, "--size", "64"])
+        .args(&names)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(check.status.success(), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ok ")).count(),
+        4,
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
