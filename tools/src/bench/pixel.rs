@@ -31,7 +31,7 @@ use sm5jit::{
     Tier, View,
 };
 
-use super::median_ms;
+use super::{median_ms, process_cpu};
 
 /// The vertex shader of every pixel kernel: a full-screen triangle from
 /// `SV_VertexID`, `TEXCOORD1` = uv of the pixel.
@@ -446,34 +446,14 @@ pub fn draw(
     })
 }
 
-/// CPU time (user + system) of the whole process so far: with one worker
-/// the frame's own cost, with N the sum over the workers; unlike wall time
-/// it hardly moves with the machine's load. Zero where unsupported.
-pub fn process_cpu() -> Duration {
-    #[cfg(unix)]
-    {
-        let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        // SAFETY: getrusage writes a `rusage` into the pointer it is given.
-        if unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) } == 0 {
-            // SAFETY: initialised by the successful call above.
-            let u = unsafe { u.assume_init() };
-            let tv = |t: libc::timeval| {
-                Duration::from_secs(t.tv_sec.max(0) as u64)
-                    + Duration::from_micros(t.tv_usec.max(0) as u64)
-            };
-            return tv(u.ru_utime) + tv(u.ru_stime);
-        }
-    }
-    Duration::ZERO
-}
-
 /// What an engine took on a pixel problem.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PixelTiming {
     pub compile_ms: f64,
     /// Median time of one frame (or of the region), ms.
     pub frame_ms: f64,
-    /// Median process CPU time of one frame, ms ([`process_cpu`]).
+    /// Median process CPU time of one frame, ms ([`process_cpu`]: with one
+    /// worker the frame's own cost, with N the sum over the workers).
     pub cpu_ms: f64,
     /// Pixels shaded per frame.
     pub pixels: usize,
