@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 use sm5jit::interpolate::{Interpolator, Pixel};
 use sm5jit::reflect::{ComponentType, SignatureElement};
 use sm5jit::{
-    AddressMode, BatchInputs, Bindings, ComparisonFunc, CompileOptions, DispatchConfig, EngineKind,
-    Filter, FilterMode, Format, LaneResult, SamplerDesc, Shader, Slot, TextureDim, TextureView,
-    Tier, View,
+    AddressMode, BatchInputs, BatchResult, BatchRunner, Bindings, ComparisonFunc, CompileOptions,
+    DispatchConfig, EngineKind, Filter, FilterMode, Format, LaneResult, SamplerDesc, Shader, Slot,
+    TextureDim, TextureView, Tier, View,
 };
 
 use super::{median_ms, process_cpu};
@@ -383,17 +383,12 @@ pub fn bind<'a>(p: &'a PixelProblem, cb: &'a [u8]) -> Bindings<'a> {
 
 /// Shades batch after batch from `next` into its slice of the target.
 fn shade_batches<'t>(
-    shader: &Shader,
+    runner: &BatchRunner,
     p: &PixelProblem,
-    cb: &[u8],
     next: &Mutex<impl Iterator<Item = (usize, &'t mut [u32])>>,
 ) -> Result<(), String> {
-    let mut b = bind(p, cb);
-    let config = DispatchConfig {
-        threads: 1,
-        budget: super::BENCH_BUDGET,
-    };
     let regs = p.registers as usize * 4;
+    let mut r = BatchResult::new(Vec::new(), 0);
     loop {
         let item = next.lock().map_err(|_| "a worker panicked")?.next();
         let Some((batch, out)) = item else {
@@ -406,8 +401,8 @@ fn shade_batches<'t>(
             p.registers,
             &p.inputs[first * regs..(first + count) * regs],
         );
-        let r = shader
-            .run_batch_with(&mut b, &inputs, &config)
+        runner
+            .run_into(&inputs, &mut r)
             .map_err(|e| e.to_string())?;
         let n = r.registers.len();
         let o0 = r.registers.iter().position(|&x| x == 0).unwrap_or(0);
@@ -429,14 +424,24 @@ pub fn draw(
     out: &mut [u32],
 ) -> Result<(), String> {
     let cb = p.cb_bytes();
+    // One bindings object and one runner shared by every worker: the
+    // textures are read in place, the resource table is built once.
+    let b = bind(p, &cb);
+    let config = DispatchConfig {
+        threads: 1,
+        budget: super::BENCH_BUDGET,
+    };
+    let runner = shader
+        .batch_runner_with(&b, &config)
+        .map_err(|e| e.to_string())?;
     let target = &mut out[..pixels * 4];
     let next = Mutex::new(target.chunks_mut(BATCH_QUADS * 16).enumerate());
     if threads <= 1 {
-        return shade_batches(shader, p, &cb, &next);
+        return shade_batches(&runner, p, &next);
     }
     std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| s.spawn(|| shade_batches(shader, p, &cb, &next)))
+            .map(|_| s.spawn(|| shade_batches(&runner, p, &next)))
             .collect();
         workers
             .into_iter()
