@@ -21,7 +21,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder};
 use cranelift_frontend::Variable;
 
-use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, STATUS_BARRIER};
+use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, STATUS_BARRIER};
 use super::lower::{trusted, Lower, V};
 use super::JitError;
 use crate::analysis::Jump;
@@ -385,15 +385,15 @@ impl Lower<'_, '_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         let new = self.b.ins().select(ok, rest, zero);
         self.b.ins().store(trusted(), new, self.ctx, OFF_BUDGET);
+        // Out of budget: the shared exit stores this `endloop`'s index
+        // for the error. No block of its own: a block outside the loop
+        // dominated by a block inside it makes Cranelift's elaboration
+        // forget the loop (see `budget_exit` in `jit/mod.rs`).
         let again = self.b.create_block();
-        let stop = self.b.create_block();
-        self.b.ins().brif(ok, again, &[], stop, &[]);
-        // Out of budget: name this `endloop` for the error, then stop.
-        self.b.seal_block(stop);
-        self.b.switch_to_block(stop);
         let at = self.b.ins().iconst(types::I32, self.at as i64);
-        self.b.ins().store(trusted(), at, self.ctx, OFF_STOPPED_AT);
-        self.b.ins().jump(self.budget_exit, &[]);
+        self.b
+            .ins()
+            .brif(ok, again, &[], self.budget_exit, &[at.into()]);
         self.b.seal_block(again);
         self.b.switch_to_block(again);
         let any = self.any(next);

@@ -73,7 +73,9 @@ use crate::analysis::{self, Jump, Prepared};
 use crate::ir::{Opcode, Program, ProgramKind};
 use crate::runtime::RuntimeError;
 
-use context::{BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, STATUS_BUDGET, STATUS_DONE};
+use context::{
+    BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, STATUS_BUDGET, STATUS_DONE,
+};
 use lower::{trusted, Lower};
 use plan::Plan;
 
@@ -491,7 +493,9 @@ fn build(
         let cptr = b.block_params(entry)[0];
         // Tier 0 keeps its variables in the save area (`tier0.rs`).
         let slots = (tier == 0).then(|| b.ins().load(types::I64, trusted(), cptr, OFF_SAVE));
+        // The budget exit takes the index of the `endloop` that ran out.
         let budget_exit = b.create_block();
+        b.append_block_param(budget_exit, types::I32);
         let mut lw = Lower {
             b,
             module,
@@ -580,6 +584,8 @@ fn build(
         lw.b.ins().return_(&[done]);
         // The budget exit.
         lw.b.switch_to_block(budget_exit);
+        let at = lw.b.block_params(budget_exit)[0];
+        lw.b.ins().store(trusted(), at, cptr, OFF_STOPPED_AT);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_BUDGET));
         lw.b.ins().return_(&[st]);
         // The entry dispatch: resume id 0 starts, k resumes after barrier k.
@@ -590,18 +596,24 @@ fn build(
         }
         // Resume id u32::MAX (never produced) reaches the budget exit, so
         // the exit's immediate dominator is the entry block and never a
-        // loop header. Cranelift's egraph elaboration forgets the loop it
-        // is in after visiting a dominator-tree sibling outside the loop,
-        // and then sinks loop-invariant code into the loop body: with the
-        // budget exit as a child of every loop header, no loop-invariant
-        // value was hoisted out of any loop.
-        sw.set_entry(u128::from(u32::MAX), budget_exit);
+        // block inside a loop. Cranelift's egraph elaboration forgets the
+        // loop it is in after visiting a dominator-tree child outside the
+        // loop, and then sinks loop-invariant code into the rest of the
+        // loop body: with the budget exit (or a per-loop block storing the
+        // `endloop` index in front of it) as a child of a loop block, no
+        // loop-invariant value was hoisted out of that loop. So no block
+        // outside a loop may have its immediate dominator inside it.
+        let never = lw.b.create_block();
+        sw.set_entry(u128::from(u32::MAX), never);
         // An unknown resume id (never produced) ends the batch.
         let bad = lw.b.create_block();
         sw.emit(&mut lw.b, resume, bad);
         lw.b.switch_to_block(bad);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
         lw.b.ins().return_(&[st]);
+        lw.b.switch_to_block(never);
+        let at = lw.b.ins().iconst(types::I32, 0);
+        lw.b.ins().jump(budget_exit, &[at.into()]);
         save_slots = match tier {
             0 => lw.all_vars.len(),
             _ => lw.resumes.iter().map(|r| r.1).max().unwrap_or(0),
