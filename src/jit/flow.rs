@@ -11,7 +11,8 @@
 //!   of its loop);
 //! - a block whose mask is empty is skipped (`vany_true`), and a loop runs
 //!   while any lane is active, charging the context's budget on each
-//!   back-edge so a runaway loop returns `STATUS_BUDGET`.
+//!   back-edge (the loop's length times `W`, whatever lanes ran it) so a
+//!   runaway loop returns `STATUS_BUDGET`.
 //!
 //! A `sync_*_t` saves every vector variable to the context, stores the
 //! resume id and returns `STATUS_BARRIER`; the function's entry jumps to
@@ -21,7 +22,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder};
 use cranelift_frontend::Variable;
 
-use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, STATUS_BARRIER};
+use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, STATUS_BARRIER, W};
 use super::lower::{trusted, Lower, V};
 use super::JitError;
 use crate::analysis::Jump;
@@ -60,7 +61,7 @@ pub enum Frame {
         cont: [Variable; N],
         head: Block,
         exit: Block,
-        /// Budget charged per back-edge and active lane.
+        /// Budget charged per back-edge and lane of the batch.
         cost: u64,
         /// Whether a `continue` of this loop exists (else `cont` stays
         /// empty and is not merged).
@@ -363,16 +364,14 @@ impl Lower<'_, '_> {
         } else {
             exec
         };
-        // Charge the budget: the loop's length for each lane that ran the
-        // iteration (the interpreter charges every instruction of every
-        // thread); an exhausted budget stops the batch.
-        let mut lanes = self.b.ins().iconst(types::I64, 0);
-        for v in exec {
-            let bits = self.b.ins().vhigh_bits(types::I64, v);
-            let n = self.b.ins().popcnt(bits);
-            lanes = self.b.ins().iadd(lanes, n);
-        }
-        let charge = self.b.ins().imul_imm_s(lanes, cost as i64);
+        // Charge the budget: the loop's length for each of the batch's `W`
+        // lanes, whether it ran the iteration or not (docs/semantics.md,
+        // "budget": a constant needs no count of the active lanes); an
+        // exhausted budget stops the batch.
+        let charge = self.b.ins().iconst(
+            types::I64,
+            cost.saturating_mul(W as u64).min(i64::MAX as u64) as i64,
+        );
         let left = self
             .b
             .ins()
@@ -381,10 +380,6 @@ impl Lower<'_, '_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, left, charge);
-        let rest = self.b.ins().isub(left, charge);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        let new = self.b.ins().select(ok, rest, zero);
-        self.b.ins().store(trusted(), new, self.ctx, OFF_BUDGET);
         // Out of budget: the shared exit stores this `endloop`'s index
         // for the error. No block of its own: a block outside the loop
         // dominated by a block inside it makes Cranelift's elaboration
@@ -396,6 +391,8 @@ impl Lower<'_, '_> {
             .brif(ok, again, &[], self.budget_exit, &[at.into()]);
         self.b.seal_block(again);
         self.b.switch_to_block(again);
+        let rest = self.b.ins().isub(left, charge);
+        self.b.ins().store(trusted(), rest, self.ctx, OFF_BUDGET);
         let any = self.any(next);
         self.b.ins().brif(any, head, &[], exit, &[]);
         self.b.seal_block(head);
