@@ -172,6 +172,13 @@ impl Lower<'_, '_> {
     /// Lowers one flow-class instruction.
     pub fn flow(&mut self, op: FlowInst, i: usize, inst: &Instruction) -> Result<(), JitError> {
         use FlowInst as F;
+        // A uniform `breakc` (`uniform.rs`): all active lanes leave the
+        // loop together or none does; no lane leaves the mask.
+        if op == F::Breakc && self.uniform.as_ref().is_some_and(|u| u.uniform_break(i)) {
+            if let Some(c) = self.uniform_cond(i, inst) {
+                return self.uniform_break(inst, c);
+            }
+        }
         if matches!(
             op,
             F::Ret | F::Retc | F::Break | F::Breakc | F::Continue | F::Continuec
@@ -328,7 +335,10 @@ impl Lower<'_, '_> {
         let cost = self.loop_len.get(&i).copied().unwrap_or(1).max(1);
         let resume = self.loop_resume(i);
         let has_continue = resume.as_ref().is_none_or(|r| r.len() > 1);
-        self.push_full(false, resume);
+        // A loop left only by uniform breaks keeps every lane it started
+        // with until it ends.
+        let keep = self.uniform.as_ref().is_some_and(|u| u.uniform_loop(i));
+        self.push_full(keep, resume);
         self.stack.push(Frame::Loop {
             saved,
             cont,
@@ -401,6 +411,29 @@ impl Lower<'_, '_> {
         let s = self.use_vars(saved);
         self.set_exec(s);
         self.pop_full(false);
+        Ok(())
+    }
+
+    /// `breakc` on the uniform scalar condition `c`, directly in its loop:
+    /// jump to the loop's exit (which restores the loop's entry mask) when
+    /// the condition holds.
+    fn uniform_break(
+        &mut self,
+        inst: &Instruction,
+        c: cranelift_codegen::ir::Value,
+    ) -> Result<(), JitError> {
+        let Some(Frame::Loop { exit, .. }) = self.stack.last() else {
+            return Err(self.unsupported(Opcode::Breakc));
+        };
+        let exit = *exit;
+        let stay = self.b.create_block();
+        if inst.test_nz() {
+            self.b.ins().brif(c, exit, &[], stay, &[]);
+        } else {
+            self.b.ins().brif(c, stay, &[], exit, &[]);
+        }
+        self.b.seal_block(stay);
+        self.b.switch_to_block(stay);
         Ok(())
     }
 
@@ -719,6 +752,7 @@ impl Lower<'_, '_> {
                     }
                 }
             }
+            self.reload_shadows(self.at);
         }
         self.b.ins().jump(cont, &[]);
         self.resumes.push((resume, count));

@@ -161,6 +161,11 @@ pub struct Lower<'a, 'f> {
     pub consecutive: HashSet<Value>,
     /// `i32x4` constants made by `vsplat`, with their lane value.
     pub splats: HashMap<Value, u32>,
+    /// Uniform r# components (`uniform.rs`; tier 1 of compute programs).
+    pub uniform: Option<super::uniform::Uniform>,
+    /// Per r# component, its scalar shadow (`shadow.rs`; empty without
+    /// `uniform`).
+    pub shadows: Vec<[Variable; 4]>,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -1317,16 +1322,22 @@ impl InstVisitor for Lower<'_, '_> {
         self.observing(i, inst, |s| s.alu(op, inst))
     }
     fn int(&mut self, op: IntInst, inst: &Instruction, i: usize) -> Self::Out {
-        self.observing(i, inst, |s| s.alu_int(op, inst))
+        self.observing(i, inst, |s| s.alu_int(op, inst))?;
+        self.shadow_writes(i, inst);
+        Ok(())
     }
     fn compare(&mut self, op: CompareInst, inst: &Instruction, i: usize) -> Self::Out {
-        self.observing(i, inst, |s| Lower::compare(s, op, inst))
+        self.observing(i, inst, |s| Lower::compare(s, op, inst))?;
+        self.shadow_writes(i, inst);
+        Ok(())
     }
     fn convert(&mut self, op: ConvertInst, inst: &Instruction, i: usize) -> Self::Out {
         self.observing(i, inst, |s| Lower::convert(s, op, inst))
     }
     fn moves(&mut self, op: MoveInst, inst: &Instruction, i: usize) -> Self::Out {
-        self.observing(i, inst, |s| Lower::moves(s, op, inst))
+        self.observing(i, inst, |s| Lower::moves(s, op, inst))?;
+        self.shadow_writes(i, inst);
+        Ok(())
     }
     fn double(&mut self, op: DoubleInst, inst: &Instruction, _: usize) -> Self::Out {
         Lower::double(self, op, inst)
@@ -1410,7 +1421,7 @@ fn negated_last(inst: &Instruction) -> Option<Instruction> {
     Some(sub)
 }
 
-fn shift_op(s: &mut Lower, op: Opcode, x: Value, amt: Value) -> Value {
+pub(super) fn shift_op(s: &mut Lower, op: Opcode, x: Value, amt: Value) -> Value {
     match op {
         Opcode::IShl => s.b.ins().ishl(x, amt),
         Opcode::UShr => s.b.ins().ushr(x, amt),

@@ -51,10 +51,12 @@ mod pool;
 mod ranges;
 mod runner;
 mod sample;
+mod shadow;
 mod stage;
 mod tier0;
 pub mod tiers;
 pub mod typed;
+mod uniform;
 
 pub use tiers::{CompileOptions, Tier};
 
@@ -538,6 +540,9 @@ fn build(
             mask_values: Default::default(),
             consecutive: Default::default(),
             splats: Default::default(),
+            uniform: (tier != 0 && p.version().kind == ProgramKind::Compute && !opt_off("uniform"))
+                .then(|| uniform::Uniform::new(p, context::W as u32)),
+            shadows: Vec::new(),
         };
         // Resume id 0 starts at the top; others go through the dispatch.
         // Tier 0 branches before initialising its variables, which live
@@ -556,6 +561,18 @@ fn build(
             let reg: [[cranelift_frontend::Variable; N]; 4] =
                 std::array::from_fn(|_| lw.new_vars());
             lw.regs.push(reg);
+        }
+        if lw.uniform.is_some() {
+            // Every shadow starts at zero, as every register does.
+            let zero = lw.b.ins().iconst(types::I32, 0);
+            for _ in 0..p.temps {
+                let sh: [cranelift_frontend::Variable; 4] = std::array::from_fn(|_| {
+                    let v = lw.b.declare_var(types::I32);
+                    lw.b.def_var(v, zero);
+                    v
+                });
+                lw.shadows.push(sh);
+            }
         }
         let live: [cranelift_codegen::ir::Value; N] = std::array::from_fn(|j| {
             lw.b.ins()
