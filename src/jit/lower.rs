@@ -166,6 +166,9 @@ pub struct Lower<'a, 'f> {
     /// Per r# component, its scalar shadow (`shadow.rs`; empty without
     /// `uniform`).
     pub shadows: Vec<[Variable; 4]>,
+    /// While a structured load with a consecutive index is lowered: the
+    /// index's base (`shadow.rs`), so its shape needs no run-time test.
+    pub consec_base: Option<Value>,
 }
 
 pub fn mem() -> MemFlagsData {

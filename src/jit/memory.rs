@@ -272,6 +272,11 @@ impl Lower<'_, '_> {
             return self.write(dst, &out);
         }
         let (a, off) = self.address(inst, 1, w.stride)?;
+        // A consecutive index (`uniform.rs`): its shape is known.
+        self.consec_base = match w.stride {
+            Some(4) => self.consecutive_address(self.at, inst, 1),
+            _ => None,
+        };
         let zero = self.vsplat(0);
         let mut vecs = vec![[zero; N]; ks.len()];
         for j in 0..N {
@@ -280,6 +285,7 @@ impl Lower<'_, '_> {
                 v[j] = g;
             }
         }
+        self.consec_base = None;
         for (c, v) in comps.into_iter().zip(vecs) {
             out[c] = Some(v);
         }
@@ -481,6 +487,16 @@ impl Lower<'_, '_> {
         };
         let o0 = u64::from(*self.splats.get(&off[j])?);
         match shape {
+            Shape::Consecutive if s == 4 && self.consec_base.is_some() => {
+                let base = self.consec_base?;
+                let i0 = self.consecutive_lane0(base, j);
+                let i0 = self.b.ins().uextend(types::I64, i0);
+                let nowrap =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i0, 0xFFFF_FFFC_i64);
+                Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
+            }
             Shape::Consecutive if s == 4 && self.consecutive.contains(&a[j]) => {
                 let i0 = self.b.ins().extractlane(a[j], 0);
                 let i0 = self.b.ins().uextend(types::I64, i0);

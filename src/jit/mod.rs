@@ -543,6 +543,7 @@ fn build(
             uniform: (tier != 0 && p.version().kind == ProgramKind::Compute && !opt_off("uniform"))
                 .then(|| uniform::Uniform::new(p, context::W as u32)),
             shadows: Vec::new(),
+            consec_base: None,
         };
         // Resume id 0 starts at the top; others go through the dispatch.
         // Tier 0 branches before initialising its variables, which live

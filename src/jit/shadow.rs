@@ -119,8 +119,18 @@ impl Lower<'_, '_> {
             return;
         };
         let mask = dst.write_mask();
-        let comps: Vec<usize> = (0..4)
-            .filter(|&c| mask & (1 << c) != 0 && u.shadowed_write(k, inst, c))
+        // (component, consecutive: the shadow is the base)
+        let comps: Vec<(usize, bool)> = (0..4)
+            .filter(|&c| mask & (1 << c) != 0)
+            .filter_map(|c| {
+                if u.shadowed_write(k, inst, c) {
+                    Some((c, false))
+                } else if u.consecutive_write_at(k, inst, c) {
+                    Some((c, true))
+                } else {
+                    None
+                }
+            })
             .collect();
         let Some(r) = dst.imm_index(0) else { return };
         let Some(sh) = self.shadows.get(r as usize).copied() else {
@@ -128,7 +138,14 @@ impl Lower<'_, '_> {
         };
         let vals: Vec<(usize, Value)> = comps
             .into_iter()
-            .map(|c| (c, self.scalar_alu(inst, c)))
+            .map(|(c, consec)| {
+                let v = if consec {
+                    self.consecutive_base(k, inst, c)
+                } else {
+                    self.scalar_alu(inst, c)
+                };
+                (c, v)
+            })
             .collect();
         for (c, v) in vals {
             self.b.def_var(sh[c], v);
@@ -178,6 +195,51 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// The base of a consecutive source: 0 for `vThreadIDInGroup.x`, the
+    /// group's x base for `vThreadID.x`, the shadow of an r# component.
+    fn base_of(&mut self, op: &Operand) -> Value {
+        match op.ty {
+            OperandType::ThreadId => {
+                self.b
+                    .ins()
+                    .load(types::I32, fixed(), self.ctx, OFF_GROUP_BASE)
+            }
+            // The shadow of a consecutive component is its base.
+            OperandType::Temp => self.uniform_operand(op, src_comp(op, 0)),
+            _ => self.b.ins().iconst(types::I32, 0),
+        }
+    }
+
+    /// The base of destination component `c` of a consecutive write at
+    /// `k` (`Uniform::consecutive_write_at`): `mov` keeps its source's,
+    /// `iadd` adds the uniform operand to it.
+    fn consecutive_base(&mut self, k: usize, inst: &Instruction, c: usize) -> Value {
+        let (Some(a), b) = (inst.operands.get(1).cloned(), inst.operands.get(2).cloned()) else {
+            return self.b.ins().iconst(types::I32, 0);
+        };
+        let comp_op = |op: &Operand| {
+            let mut o = op.clone();
+            // Read the component `c` selects, as a one-component operand.
+            o.comps =
+                crate::ir::Components::Four(crate::ir::Selection::Select1(src_comp(op, c) as u8));
+            o
+        };
+        let consec = |s: &Self, op: &Operand| {
+            s.uniform
+                .as_ref()
+                .is_some_and(|u| u.operand_consecutive_at(k, op, src_comp(op, c)))
+        };
+        match (inst.opcode, b) {
+            (Opcode::IAdd, Some(b)) => {
+                let (x, y) = if consec(self, &a) { (a, b) } else { (b, a) };
+                let base = self.base_of(&comp_op(&x));
+                let add = self.uniform_src(&y, src_comp(&y, c));
+                self.b.ins().iadd(base, add)
+            }
+            _ => self.base_of(&comp_op(&a)),
+        }
+    }
+
     /// A comparison as the shader sees it: all ones or zero.
     fn scalar_cmp(&mut self, cc: IntCC, x: Value, y: Value) -> Value {
         let t = self.b.ins().icmp(cc, x, y);
@@ -192,16 +254,35 @@ impl Lower<'_, '_> {
         let Some(u) = self.uniform.as_ref() else {
             return;
         };
-        let uniform: Vec<(usize, usize)> = (0..self.shadows.len())
+        // (register, component, consecutive)
+        let uniform: Vec<(usize, usize, bool)> = (0..self.shadows.len())
             .flat_map(|r| (0..4).map(move |c| (r, c)))
-            .filter(|&(r, c)| u.uniform_at(k, r as u32, c))
+            .filter_map(|(r, c)| {
+                if u.uniform_at(k, r as u32, c) {
+                    Some((r, c, false))
+                } else if u.consecutive_at(k, r as u32, c) {
+                    Some((r, c, true))
+                } else {
+                    None
+                }
+            })
             .collect();
         if uniform.is_empty() {
             return;
         }
         let exec = self.use_vars(self.exec);
-        for (r, c) in uniform {
-            let v = self.use_vars(self.regs[r][c]);
+        for (r, c, consec) in uniform {
+            let mut v = self.use_vars(self.regs[r][c]);
+            if consec {
+                // The base: value - vThreadIDInGroup.x in each lane.
+                for (j, x) in v.iter_mut().enumerate() {
+                    let t =
+                        self.b
+                            .ins()
+                            .load(types::I32X4, fixed(), self.ctx, OFF_TID + 16 * j as i32);
+                    *x = self.b.ins().isub(*x, t);
+                }
+            }
             let mut acc = self.b.ins().band(v[0], exec[0]);
             for j in 1..N {
                 let m = self.b.ins().band(v[j], exec[j]);
@@ -214,6 +295,36 @@ impl Lower<'_, '_> {
             }
             self.b.def_var(self.shadows[r][c], s);
         }
+    }
+}
+
+impl Lower<'_, '_> {
+    /// `vThreadIDInGroup.x` of lane `4 * j` plus the consecutive base
+    /// `base`: the value of lane `4 * j` of a consecutive component.
+    pub fn consecutive_lane0(&mut self, base: Value, j: usize) -> Value {
+        let t = self
+            .b
+            .ins()
+            .load(types::I32, fixed(), self.ctx, OFF_TID + 16 * j as i32);
+        self.b.ins().iadd(base, t)
+    }
+
+    /// The base of a structured access's index at `k` when it is
+    /// consecutive (operand `first` of `inst`).
+    pub fn consecutive_address(
+        &mut self,
+        k: usize,
+        inst: &Instruction,
+        first: usize,
+    ) -> Option<Value> {
+        let u = self.uniform.as_ref()?;
+        let a = inst.operands.get(first)?;
+        if !u.operand_consecutive_at(k, a, src_comp(a, 0)) {
+            return None;
+        }
+        let mut o = a.clone();
+        o.comps = crate::ir::Components::Four(crate::ir::Selection::Select1(src_comp(a, 0) as u8));
+        Some(self.base_of(&o))
     }
 }
 

@@ -52,6 +52,8 @@ pub struct Uniform {
     batch: u32,
     /// SM5.1 (cb# through ranges): cb# reads are not scalars here.
     sm51: bool,
+    /// Where the consecutive bits start (4 per r#).
+    xbit: usize,
 }
 
 type Bits = Vec<u64>;
@@ -150,7 +152,10 @@ impl Uniform {
     /// (consecutive flattened thread ids starting at a multiple of
     /// `batch`).
     pub fn new(p: &Prepared, batch: u32) -> Uniform {
-        let TempBits { len, words, .. } = TempBits::of(p);
+        let TempBits { len, bits, .. } = TempBits::of(p);
+        // Two bits per component: uniform at `bit`, consecutive at
+        // `bits + bit`; every join treats both alike.
+        let words = (2 * bits).div_ceil(64).max(1);
         let insts = &p.program.insts;
         let mut u = Uniform {
             words,
@@ -161,6 +166,7 @@ impl Uniform {
             group: p.group_size,
             batch,
             sm51: p.version().is_sm51(),
+            xbit: bits,
         };
         let all: Bits = vec![u64::MAX; words];
         // Every register starts as zero in every lane: uniform, and the
@@ -353,7 +359,7 @@ impl Uniform {
     fn transfer(&self, inst: &Instruction, cur: &mut Bits) -> Bits {
         let mut writes = vec![0; self.words];
         let dsts = inst.opcode.dst_count().min(inst.operands.len());
-        let mut new: Vec<(usize, bool)> = Vec::new();
+        let mut new: Vec<(usize, bool, bool)> = Vec::new();
         for (d, op) in inst.operands.iter().take(dsts).enumerate() {
             if op.ty != OperandType::Temp {
                 continue;
@@ -365,15 +371,64 @@ impl Uniform {
                     continue;
                 }
                 let bit = 4 * r as usize + c;
-                let uniform = d == 0 && dsts == 1 && self.scalar_write(inst, c, cur);
-                new.push((bit, uniform));
+                let single = d == 0 && dsts == 1;
+                let uniform = single && self.scalar_write(inst, c, cur);
+                let consec = single && !uniform && self.consecutive_write(inst, c, cur);
+                new.push((bit, uniform, consec));
             }
         }
-        for (bit, on) in new {
-            set(cur, bit, on);
+        for (bit, uniform, consec) in new {
+            set(cur, bit, uniform);
+            set(cur, self.xbit + bit, consec);
             set(&mut writes, bit, true);
+            set(&mut writes, self.xbit + bit, true);
         }
         writes
+    }
+
+    /// Whether source `op`'s component `comp` is *consecutive*: in every
+    /// active lane a uniform base plus the lane's `vThreadIDInGroup.x`,
+    /// with x ids consecutive in each four-lane vector (group width a
+    /// multiple of 4).
+    fn operand_consecutive(&self, op: &Operand, comp: usize, cur: &[u64]) -> bool {
+        if op.modifier != Modifier::None || self.group[0] % 4 != 0 {
+            return false;
+        }
+        match op.ty {
+            OperandType::ThreadIdInGroup | OperandType::ThreadId => comp & 3 == 0,
+            OperandType::Temp => match op.imm_index(0) {
+                Some(r) if op.indices.len() == 1 => {
+                    get(cur, self.xbit + 4 * r as usize + (comp & 3))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Whether `inst` writes destination component `c` as a consecutive
+    /// value (`mov` of one, `iadd` of one and a uniform value); the
+    /// lowering keeps its base as the component's shadow.
+    fn consecutive_write(&self, inst: &Instruction, c: usize, cur: &[u64]) -> bool {
+        if inst.saturate() {
+            return false;
+        }
+        let src = |k: usize| inst.operands.get(k);
+        match inst.opcode {
+            Opcode::Mov => src(1).is_some_and(|a| self.operand_consecutive(a, src_comp(a, c), cur)),
+            Opcode::IAdd => match (src(1), src(2)) {
+                (Some(a), Some(b)) => {
+                    let uni = |o: &Operand| {
+                        matches!(o.modifier, Modifier::None | Modifier::Neg)
+                            && self.operand_uniform(o, src_comp(o, c), cur)
+                    };
+                    (self.operand_consecutive(a, src_comp(a, c), cur) && uni(b))
+                        || (uni(a) && self.operand_consecutive(b, src_comp(b, c), cur))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// Whether instruction `inst` computes destination component `c` as a
@@ -432,6 +487,29 @@ impl Uniform {
             return &[];
         }
         &self.sets[k * self.words..(k + 1) * self.words]
+    }
+
+    /// Whether `inst` at `k` writes destination component `c` as a
+    /// consecutive value (its shadow is the base).
+    pub fn consecutive_write_at(&self, k: usize, inst: &Instruction, c: usize) -> bool {
+        k < self.len
+            && inst.opcode.dst_count() == 1
+            && inst
+                .operands
+                .first()
+                .is_some_and(|o| o.ty == OperandType::Temp)
+            && !self.scalar_write(inst, c, self.set_at(k))
+            && self.consecutive_write(inst, c, self.set_at(k))
+    }
+
+    /// Whether source `op`'s component `comp` is consecutive at `k`.
+    pub fn operand_consecutive_at(&self, k: usize, op: &Operand, comp: usize) -> bool {
+        k < self.len && self.operand_consecutive(op, comp, self.set_at(k))
+    }
+
+    /// Whether `r#.c` is consecutive before instruction `k`.
+    pub fn consecutive_at(&self, k: usize, r: u32, c: usize) -> bool {
+        get(self.set_at(k), self.xbit + 4 * r as usize + (c & 3))
     }
 
     /// Whether `r#.c` is uniform before instruction `k`.
