@@ -54,6 +54,10 @@ pub enum Frame {
         skip: Block,
         end: Block,
         had_else: bool,
+        /// The scalar condition (non-zero: the `if` branch runs) of an
+        /// `if` on a uniform condition (`uniform.rs`): the branches run
+        /// on the whole mask, one or the other.
+        uniform: Option<cranelift_codegen::ir::Value>,
     },
     Loop {
         saved: [Variable; N],
@@ -233,6 +237,9 @@ impl Lower<'_, '_> {
     }
 
     fn op_if(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        if let Some(c) = self.uniform_cond(self.at, inst) {
+            return self.uniform_if(inst, c);
+        }
         let cond = self.cond_mask(inst)?;
         let exec = self.exec_v();
         let saved = self.new_vars();
@@ -260,6 +267,45 @@ impl Lower<'_, '_> {
             skip,
             end,
             had_else: false,
+            uniform: None,
+        });
+        Ok(())
+    }
+
+    /// `if` on the uniform scalar `c` (`_z` tests it for zero): a branch,
+    /// no mask changes; the `else` runs when the `if` branch did not.
+    fn uniform_if(
+        &mut self,
+        inst: &Instruction,
+        c: cranelift_codegen::ir::Value,
+    ) -> Result<(), JitError> {
+        let c = if inst.test_nz() {
+            c
+        } else {
+            let t = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+            self.b.ins().uextend(types::I32, t)
+        };
+        let exec = self.exec_v();
+        let saved = self.new_vars();
+        self.def_vars(saved, exec);
+        let els = self.new_vars();
+        self.def_vars(els, exec);
+        let body = self.b.create_block();
+        let skip = self.b.create_block();
+        let end = self.b.create_block();
+        self.b.ins().brif(c, body, &[], skip, &[]);
+        self.b.seal_block(body);
+        self.b.seal_block(skip);
+        self.b.switch_to_block(body);
+        let resume = self.jump_target(self.at).map(|t| vec![t]);
+        self.push_full(true, resume);
+        self.stack.push(Frame::If {
+            saved,
+            els,
+            skip,
+            end,
+            had_else: false,
+            uniform: Some(c),
         });
         Ok(())
     }
@@ -270,13 +316,14 @@ impl Lower<'_, '_> {
             skip,
             end,
             had_else,
+            uniform,
             ..
         }) = self.stack.last_mut()
         else {
             return Err(self.unsupported(Opcode::Else));
         };
         *had_else = true;
-        let (els, skip, end) = (*els, *skip, *end);
+        let (els, skip, end, uniform) = (*els, *skip, *end, *uniform);
         // In the else branch the idle lanes are those that took the if.
         let resume = self.jump_target(self.at).map(|t| vec![t]);
         if let Some(o) = self.full_stack.last_mut() {
@@ -291,8 +338,15 @@ impl Lower<'_, '_> {
         let e = self.use_vars(els);
         self.set_exec(e);
         let body = self.b.create_block();
-        let any = self.any(e);
-        self.b.ins().brif(any, body, &[], end, &[]);
+        match uniform {
+            Some(c) => {
+                self.b.ins().brif(c, end, &[], body, &[]);
+            }
+            None => {
+                let any = self.any(e);
+                self.b.ins().brif(any, body, &[], end, &[]);
+            }
+        }
         self.b.seal_block(body);
         self.b.switch_to_block(body);
         Ok(())

@@ -708,5 +708,35 @@ ret
         let ret = at(&p, Opcode::Ret, 0);
         assert!(u.uniform_at(ret, 0, 0));
         assert!(!u.uniform_at(ret, 0, 1));
+        // x ids are consecutive: a base (0) plus the lane's x.
+        assert!(u.consecutive_at(ret, 0, 1) && !u.consecutive_at(ret, 0, 0));
+    }
+
+    #[test]
+    fn a_consecutive_index_stays_consecutive_when_a_uniform_step_is_added() {
+        let (p, u) = analyse(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroup.x
+dcl_temps 2
+dcl_thread_group 16, 1, 1
+mov r0.x, vThreadIDInGroup.x
+mov r0.y, l(0)
+loop
+  uge r1.x, r0.y, l(16)
+  breakc_nz r1.x
+  iadd r0.x, r0.x, l(16)
+  iadd r0.y, r0.y, l(1)
+endloop
+imul null, r0.z, r0.x, r0.x
+ret
+",
+        );
+        let head = at(&p, Opcode::Loop, 0) + 1;
+        assert!(u.consecutive_at(head, 0, 0) && !u.uniform_at(head, 0, 0));
+        assert!(u.uniform_at(head, 0, 1));
+        // The product of two consecutive values is neither.
+        let ret = at(&p, Opcode::Ret, 0);
+        assert!(!u.consecutive_at(ret, 0, 2) && !u.uniform_at(ret, 0, 2));
     }
 }
