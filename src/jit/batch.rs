@@ -142,7 +142,7 @@ impl JitShader {
             // memory that lives across the call and has the sizes the
             // plan and the compiled code expect (`areas`); the resource
             // table was built from bindings checked to fit.
-            let status = unsafe { (code.func)(&mut **c) };
+            let status = unsafe { (code.func)(&mut **c, 1) };
             self.note_calls(1);
             match status {
                 STATUS_DONE => {}

@@ -51,7 +51,7 @@ impl Lower<'_, '_> {
             OperandType::ConstantBuffer => self.cb_scalar(op, comp),
             OperandType::ThreadGroupId => {
                 let off = OFF_GROUP_ID + 4 * comp as i32;
-                self.b.ins().load(types::I32, fixed(), self.ctx, off)
+                self.b.ins().load(types::I32, fixed(), self.group, off)
             }
             OperandType::ThreadIdInGroup | OperandType::ThreadId if comp < 3 => {
                 // Lane 0's: every lane of the batch has it (`uniform.rs`).
@@ -61,7 +61,7 @@ impl Lower<'_, '_> {
                     return t;
                 }
                 let off = OFF_GROUP_BASE + 4 * comp as i32;
-                let base = self.b.ins().load(types::I32, fixed(), self.ctx, off);
+                let base = self.b.ins().load(types::I32, fixed(), self.group, off);
                 self.b.ins().iadd(t, base)
             }
             _ => konst(self, 0),
@@ -202,7 +202,7 @@ impl Lower<'_, '_> {
             OperandType::ThreadId => {
                 self.b
                     .ins()
-                    .load(types::I32, fixed(), self.ctx, OFF_GROUP_BASE)
+                    .load(types::I32, fixed(), self.group, OFF_GROUP_BASE)
             }
             // The shadow of a consecutive component is its base.
             OperandType::Temp => self.uniform_operand(op, src_comp(op, 0)),
