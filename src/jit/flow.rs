@@ -239,8 +239,10 @@ impl Lower<'_, '_> {
     }
 
     fn op_if(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        if let Some(c) = self.uniform_cond(self.at, inst) {
-            return self.uniform_if(inst, c);
+        if !self.barrier_in_branch() {
+            if let Some(c) = self.uniform_cond(self.at, inst) {
+                return self.uniform_if(inst, c);
+            }
         }
         let cond = self.cond_mask(inst)?;
         let exec = self.exec_v();
@@ -272,6 +274,25 @@ impl Lower<'_, '_> {
             uniform: None,
         });
         Ok(())
+    }
+
+    /// Whether the `if` branch of the `if` being lowered may reach a group
+    /// barrier (a `sync` with the thread flag, or a `call`, whose body is
+    /// inlined): the code after a barrier continues from its resume block,
+    /// where no value computed before the barrier is available, so the
+    /// `else` could not branch on the `if`'s scalar condition.
+    fn barrier_in_branch(&self) -> bool {
+        let end = self.jump_target(self.at).unwrap_or(usize::MAX);
+        let insts = &self.p.program.insts;
+        insts
+            .iter()
+            .take(end.min(insts.len()))
+            .skip(self.at + 1)
+            .any(|i| match i.opcode {
+                Opcode::Sync => i.sync_flags() & sync_flags::THREADS_IN_GROUP != 0,
+                Opcode::Call | Opcode::Callc => true,
+                _ => false,
+            })
     }
 
     /// `if` on the uniform scalar `c` (`_z` tests it for zero): a branch,
