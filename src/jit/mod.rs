@@ -61,6 +61,7 @@ pub mod tiers;
 pub mod typed;
 mod uniform;
 
+pub use batch::JitBatchRunner;
 pub use tiers::{CompileOptions, Tier};
 
 use std::collections::BTreeMap;

@@ -12,7 +12,7 @@
 //! (its batches one after another, a barrier resuming them only when every
 //! batch has reached it or ended: `mod.rs`, `build`).
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::context::{BatchContext, ResDesc, STATUS_BUDGET, STATUS_DONE, W};
@@ -27,12 +27,14 @@ use crate::runtime::{
 /// The resource table with raw pointers into the caller's memory.
 pub(super) struct Table(pub(super) Vec<ResDesc>);
 
-// SAFETY: the pointers point into slices borrowed (mutably for UAVs) for
-// the whole dispatch; generated code accesses them only inside their
-// checked windows, and concurrent access by different groups is the
-// shader's own (D3D-undefined) race, done with atomics where the shader
-// asks for them.
+// SAFETY: the pointers point into memory the bindings borrow (UAVs
+// exclusively, as `UavMemory`) for the whole dispatch or batch runner;
+// generated code accesses them only inside their checked windows, and
+// concurrent access by different groups or batches is the shader's own
+// (D3D-undefined) race, done with atomics where the shader asks for them.
 unsafe impl Sync for Table {}
+// SAFETY: as above; the table is plain addresses, tied to no thread.
+unsafe impl Send for Table {}
 
 fn bufinfo(view: &View) -> u32 {
     let n = match view {
@@ -55,15 +57,12 @@ fn window(view: &View) -> Option<(u64, u64)> {
     }
 }
 
-/// Builds the resource table over `entries`; `counters` receives one
-/// cell (with its slot) per entry whose UAV has a hidden counter.
-pub(super) fn build_table(
-    entries: &[Entry],
-    b: &mut Bindings,
-    counters: &mut Vec<(usize, Slot, AtomicU32)>,
-) -> Table {
+/// Builds the resource table over `entries`. A UAV's hidden counter is
+/// the bindings' own atomic cell, so every thread and batch running
+/// against the bindings moves the same counter.
+pub(super) fn build_table(entries: &[Entry], b: &Bindings) -> Table {
     let mut table = Vec::with_capacity(entries.len());
-    for (k, e) in entries.iter().enumerate() {
+    for e in entries {
         let mut d = ResDesc::EMPTY;
         match *e {
             Entry::Empty => {}
@@ -93,29 +92,26 @@ pub(super) fn build_table(
                 }
             }
             Entry::Slot(BindingKind::Uav, slot) => {
-                if let Some(u) = b.get_uav_mut(slot) {
+                if let Some(u) = b.get_uav(slot) {
                     d.bufinfo = bufinfo(&u.view);
                     if let Some((start, dwords)) = window(&u.view) {
                         d.base = u.data.as_mut_ptr().wrapping_add(start as usize);
                         d.dwords = dwords;
                     }
-                    if let Some(c) = u.counter {
-                        counters.push((k, slot, AtomicU32::new(c)));
+                    if let Some(c) = &u.counter {
+                        d.counter = c.cell().as_ptr();
                     }
                 }
             }
         }
         table.push(d);
     }
-    for (k, _, c) in counters.iter() {
-        table[*k].counter = c.as_ptr();
-    }
     Table(table)
 }
 
 /// The views of the table's t#/u# entries (typed and raw: the typed and
 /// texture shims read them), the samplers and the shader.
-pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Bindings) -> TypedEnv {
+pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &Bindings) -> TypedEnv {
     let prepared = &shader.inner.prepared;
     // The declared texture dimension of a slot, for resinfo.
     let declared = |decls: &[ResDecl], slot: Slot| {
@@ -138,8 +134,10 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Binding
                 is_uav: false,
                 declared: declared(&prepared.srvs, slot),
             }),
-            Entry::Slot(BindingKind::Uav, slot) => b.get_uav_mut(slot).map(|u| TypedView {
+            Entry::Slot(BindingKind::Uav, slot) => b.get_uav(slot).map(|u| TypedView {
                 view: u.view,
+                // Writable views are reached through `UavMemory` again
+                // (`typed::uav_memory`), never as a slice.
                 data: u.data.as_mut_ptr(),
                 len: u.data.len(),
                 writable: true,
@@ -238,16 +236,9 @@ impl JitShader {
             .min(usize::try_from(total).unwrap_or(usize::MAX));
         super::pool::wake(workers - 1);
         let entries = super::ranges::entries(&self.inner.plan, b)?;
-        let mut counters = Vec::new();
-        let table = build_table(&entries, b, &mut counters);
+        let table = build_table(&entries, b);
         let typed = build_typed(self, &entries, b);
-        let result = self.run_groups(&table, &typed, groups, total, o.budget, threads.max(1));
-        for (_, slot, c) in &counters {
-            if let Some(u) = b.get_uav_mut(*slot) {
-                u.counter = Some(c.load(Ordering::Relaxed));
-            }
-        }
-        result?;
+        self.run_groups(&table, &typed, groups, total, o.budget, threads.max(1))?;
         stats.groups = total;
         Ok(stats)
     }
