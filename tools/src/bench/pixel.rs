@@ -312,7 +312,7 @@ pub fn interpolate_fullscreen(
     let ps = Shader::from_asm(ps, EngineKind::Interpreter).map_err(|e| e.to_string())?;
     let ids = [0u32, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0];
     let out = vs
-        .run_batch(&mut Bindings::new(), &BatchInputs::new(3, 1, &ids))
+        .run_batch(&Bindings::new(), &BatchInputs::new(3, 1, &ids))
         .map_err(|e| e.to_string())?;
     let lerp = Interpolator::new(vs.reflect(), ps.reflect()).map_err(|e| e.to_string())?;
     let screen: [[f64; 2]; 3] = std::array::from_fn(|v| {
@@ -388,7 +388,7 @@ fn shade_batches<'t>(
     cb: &[u8],
     next: &Mutex<impl Iterator<Item = (usize, &'t mut [u32])>>,
 ) -> Result<(), String> {
-    let mut b = bind(p, cb);
+    let b = bind(p, cb);
     let config = DispatchConfig {
         threads: 1,
         budget: super::BENCH_BUDGET,
@@ -407,7 +407,7 @@ fn shade_batches<'t>(
             &p.inputs[first * regs..(first + count) * regs],
         );
         let r = shader
-            .run_batch_with(&mut b, &inputs, &config)
+            .run_batch_with(&b, &inputs, &config)
             .map_err(|e| e.to_string())?;
         let n = r.registers.len();
         let o0 = r.registers.iter().position(|&x| x == 0).unwrap_or(0);
