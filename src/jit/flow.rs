@@ -11,7 +11,8 @@
 //!   of its loop);
 //! - a block whose mask is empty is skipped (`vany_true`), and a loop runs
 //!   while any lane is active, charging the context's budget on each
-//!   back-edge so a runaway loop returns `STATUS_BUDGET`.
+//!   back-edge (the loop's length times `W`, whatever lanes ran it) so a
+//!   runaway loop returns `STATUS_BUDGET`.
 //!
 //! A `sync_*_t` saves the vector variables still needed to the batch's
 //! save area, stores the resume id in the batch's context, marks the group
@@ -23,7 +24,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder};
 use cranelift_frontend::Variable;
 
-use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, OFF_WAITING};
+use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, OFF_WAITING, W};
 use super::lower::{trusted, Lower, V};
 use super::JitError;
 use crate::analysis::Jump;
@@ -55,6 +56,10 @@ pub enum Frame {
         skip: Block,
         end: Block,
         had_else: bool,
+        /// The scalar condition (non-zero: the `if` branch runs) of an
+        /// `if` on a uniform condition (`uniform.rs`): the branches run
+        /// on the whole mask, one or the other.
+        uniform: Option<cranelift_codegen::ir::Value>,
     },
     Loop {
         saved: [Variable; N],
@@ -62,7 +67,7 @@ pub enum Frame {
         cont: [Variable; N],
         head: Block,
         exit: Block,
-        /// Budget charged per back-edge and active lane.
+        /// Budget charged per back-edge and lane of the batch.
         cost: u64,
         /// Whether a `continue` of this loop exists (else `cont` stays
         /// empty and is not merged).
@@ -173,6 +178,13 @@ impl Lower<'_, '_> {
     /// Lowers one flow-class instruction.
     pub fn flow(&mut self, op: FlowInst, i: usize, inst: &Instruction) -> Result<(), JitError> {
         use FlowInst as F;
+        // A uniform `breakc` (`uniform.rs`): all active lanes leave the
+        // loop together or none does; no lane leaves the mask.
+        if op == F::Breakc && self.uniform.as_ref().is_some_and(|u| u.uniform_break(i)) {
+            if let Some(c) = self.uniform_cond(i, inst) {
+                return self.uniform_break(inst, c);
+            }
+        }
         if matches!(
             op,
             F::Ret | F::Retc | F::Break | F::Breakc | F::Continue | F::Continuec
@@ -227,6 +239,11 @@ impl Lower<'_, '_> {
     }
 
     fn op_if(&mut self, inst: &Instruction) -> Result<(), JitError> {
+        if !self.barrier_in_branch() {
+            if let Some(c) = self.uniform_cond(self.at, inst) {
+                return self.uniform_if(inst, c);
+            }
+        }
         let cond = self.cond_mask(inst)?;
         let exec = self.exec_v();
         let saved = self.new_vars();
@@ -254,6 +271,64 @@ impl Lower<'_, '_> {
             skip,
             end,
             had_else: false,
+            uniform: None,
+        });
+        Ok(())
+    }
+
+    /// Whether the `if` branch of the `if` being lowered may reach a group
+    /// barrier (a `sync` with the thread flag, or a `call`, whose body is
+    /// inlined): the code after a barrier continues from its resume block,
+    /// where no value computed before the barrier is available, so the
+    /// `else` could not branch on the `if`'s scalar condition.
+    fn barrier_in_branch(&self) -> bool {
+        let end = self.jump_target(self.at).unwrap_or(usize::MAX);
+        let insts = &self.p.program.insts;
+        insts
+            .iter()
+            .take(end.min(insts.len()))
+            .skip(self.at + 1)
+            .any(|i| match i.opcode {
+                Opcode::Sync => i.sync_flags() & sync_flags::THREADS_IN_GROUP != 0,
+                Opcode::Call | Opcode::Callc => true,
+                _ => false,
+            })
+    }
+
+    /// `if` on the uniform scalar `c` (`_z` tests it for zero): a branch,
+    /// no mask changes; the `else` runs when the `if` branch did not.
+    fn uniform_if(
+        &mut self,
+        inst: &Instruction,
+        c: cranelift_codegen::ir::Value,
+    ) -> Result<(), JitError> {
+        let c = if inst.test_nz() {
+            c
+        } else {
+            let t = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+            self.b.ins().uextend(types::I32, t)
+        };
+        let exec = self.exec_v();
+        let saved = self.new_vars();
+        self.def_vars(saved, exec);
+        let els = self.new_vars();
+        self.def_vars(els, exec);
+        let body = self.b.create_block();
+        let skip = self.b.create_block();
+        let end = self.b.create_block();
+        self.b.ins().brif(c, body, &[], skip, &[]);
+        self.b.seal_block(body);
+        self.b.seal_block(skip);
+        self.b.switch_to_block(body);
+        let resume = self.jump_target(self.at).map(|t| vec![t]);
+        self.push_full(true, resume);
+        self.stack.push(Frame::If {
+            saved,
+            els,
+            skip,
+            end,
+            had_else: false,
+            uniform: Some(c),
         });
         Ok(())
     }
@@ -264,13 +339,14 @@ impl Lower<'_, '_> {
             skip,
             end,
             had_else,
+            uniform,
             ..
         }) = self.stack.last_mut()
         else {
             return Err(self.unsupported(Opcode::Else));
         };
         *had_else = true;
-        let (els, skip, end) = (*els, *skip, *end);
+        let (els, skip, end, uniform) = (*els, *skip, *end, *uniform);
         // In the else branch the idle lanes are those that took the if.
         let resume = self.jump_target(self.at).map(|t| vec![t]);
         if let Some(o) = self.full_stack.last_mut() {
@@ -285,8 +361,15 @@ impl Lower<'_, '_> {
         let e = self.use_vars(els);
         self.set_exec(e);
         let body = self.b.create_block();
-        let any = self.any(e);
-        self.b.ins().brif(any, body, &[], end, &[]);
+        match uniform {
+            Some(c) => {
+                self.b.ins().brif(c, end, &[], body, &[]);
+            }
+            None => {
+                let any = self.any(e);
+                self.b.ins().brif(any, body, &[], end, &[]);
+            }
+        }
         self.b.seal_block(body);
         self.b.switch_to_block(body);
         Ok(())
@@ -329,7 +412,10 @@ impl Lower<'_, '_> {
         let cost = self.loop_len.get(&i).copied().unwrap_or(1).max(1);
         let resume = self.loop_resume(i);
         let has_continue = resume.as_ref().is_none_or(|r| r.len() > 1);
-        self.push_full(false, resume);
+        // A loop left only by uniform breaks keeps every lane it started
+        // with until it ends.
+        let keep = self.uniform.as_ref().is_some_and(|u| u.uniform_loop(i));
+        self.push_full(keep, resume);
         self.stack.push(Frame::Loop {
             saved,
             cont,
@@ -365,16 +451,14 @@ impl Lower<'_, '_> {
         } else {
             exec
         };
-        // Charge the budget: the loop's length for each lane that ran the
-        // iteration (the interpreter charges every instruction of every
-        // thread); an exhausted budget stops the batch.
-        let mut lanes = self.b.ins().iconst(types::I64, 0);
-        for v in exec {
-            let bits = self.b.ins().vhigh_bits(types::I64, v);
-            let n = self.b.ins().popcnt(bits);
-            lanes = self.b.ins().iadd(lanes, n);
-        }
-        let charge = self.b.ins().imul_imm_s(lanes, cost as i64);
+        // Charge the budget: the loop's length for each of the batch's `W`
+        // lanes, whether it ran the iteration or not (docs/semantics.md,
+        // "budget": a constant needs no count of the active lanes); an
+        // exhausted budget stops the batch.
+        let charge = self.b.ins().iconst(
+            types::I64,
+            cost.saturating_mul(W as u64).min(i64::MAX as u64) as i64,
+        );
         let left = self
             .b
             .ins()
@@ -383,23 +467,19 @@ impl Lower<'_, '_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, left, charge);
-        let rest = self.b.ins().isub(left, charge);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        let new = self.b.ins().select(ok, rest, zero);
-        self.b.ins().store(trusted(), new, self.group, OFF_BUDGET);
+        // Out of budget: the shared exit stores this `endloop`'s index
+        // for the error. No block of its own: a block outside the loop
+        // dominated by a block inside it makes Cranelift's elaboration
+        // forget the loop (see `budget_exit` in `jit/mod.rs`).
         let again = self.b.create_block();
-        let stop = self.b.create_block();
-        self.b.ins().brif(ok, again, &[], stop, &[]);
-        // Out of budget: name this `endloop` for the error, then stop.
-        self.b.seal_block(stop);
-        self.b.switch_to_block(stop);
         let at = self.b.ins().iconst(types::I32, self.at as i64);
         self.b
             .ins()
-            .store(trusted(), at, self.group, OFF_STOPPED_AT);
-        self.b.ins().jump(self.budget_exit, &[]);
+            .brif(ok, again, &[], self.budget_exit, &[at.into()]);
         self.b.seal_block(again);
         self.b.switch_to_block(again);
+        let rest = self.b.ins().isub(left, charge);
+        self.b.ins().store(trusted(), rest, self.group, OFF_BUDGET);
         let any = self.any(next);
         self.b.ins().brif(any, head, &[], exit, &[]);
         self.b.seal_block(head);
@@ -408,6 +488,29 @@ impl Lower<'_, '_> {
         let s = self.use_vars(saved);
         self.set_exec(s);
         self.pop_full(false);
+        Ok(())
+    }
+
+    /// `breakc` on the uniform scalar condition `c`, directly in its loop:
+    /// jump to the loop's exit (which restores the loop's entry mask) when
+    /// the condition holds.
+    fn uniform_break(
+        &mut self,
+        inst: &Instruction,
+        c: cranelift_codegen::ir::Value,
+    ) -> Result<(), JitError> {
+        let Some(Frame::Loop { exit, .. }) = self.stack.last() else {
+            return Err(self.unsupported(Opcode::Breakc));
+        };
+        let exit = *exit;
+        let stay = self.b.create_block();
+        if inst.test_nz() {
+            self.b.ins().brif(c, exit, &[], stay, &[]);
+        } else {
+            self.b.ins().brif(c, stay, &[], exit, &[]);
+        }
+        self.b.seal_block(stay);
+        self.b.switch_to_block(stay);
         Ok(())
     }
 
@@ -776,6 +879,7 @@ impl Lower<'_, '_> {
                     }
                 }
             }
+            self.reload_shadows(self.at);
         }
         self.b.ins().jump(cont, &[]);
         self.resumes.push((resume, count));

@@ -51,6 +51,15 @@ const EXP_MASK: u32 = 0x7F80_0000;
 const CANONICAL_NAN: u32 = crate::sem::float::CANONICAL_NAN;
 const ONE: u32 = 0x3F80_0000;
 
+/// The binary float ops with one hardware instruction ([`Lower::fbin`]).
+#[derive(Clone, Copy)]
+enum FBin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
 /// How a source modifier applies (as in the interpreter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {
@@ -162,6 +171,14 @@ pub struct Lower<'a, 'f> {
     pub consecutive: HashSet<Value>,
     /// `i32x4` constants made by `vsplat`, with their lane value.
     pub splats: HashMap<Value, u32>,
+    /// Uniform r# components (`uniform.rs`; tier 1 of compute programs).
+    pub uniform: Option<super::uniform::Uniform>,
+    /// Per r# component, its scalar shadow (`shadow.rs`; empty without
+    /// `uniform`).
+    pub shadows: Vec<[Variable; 4]>,
+    /// While a structured load with a consecutive index is lowered: the
+    /// index's base (`shadow.rs`), so its shape needs no run-time test.
+    pub consec_base: Option<Value>,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -385,29 +402,35 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// A binary float op on flushed inputs with a finished output
     /// (`sem::float::add`/`mul`/`div`).
-    fn fbin(&mut self, a: Value, b: Value, op: Opcode) -> Value {
+    fn fbin(&mut self, a: Value, b: Value, op: FBin) -> Value {
         let a = self.flush_in(a);
         let b = self.flush_in(b);
         let (fa, fb) = (self.f(a), self.f(b));
         let r = match op {
-            Opcode::Add => self.b.ins().fadd(fa, fb),
-            Opcode::Mul => self.b.ins().fmul(fa, fb),
-            _ => self.b.ins().fdiv(fa, fb),
+            FBin::Add => self.b.ins().fadd(fa, fb),
+            FBin::Sub => self.b.ins().fsub(fa, fb),
+            FBin::Mul => self.b.ins().fmul(fa, fb),
+            FBin::Div => self.b.ins().fdiv(fa, fb),
         };
         let r = self.i(r);
         self.finish(r)
     }
 
     pub fn fadd(&mut self, a: Value, b: Value) -> Value {
-        self.fbin(a, b, Opcode::Add)
+        self.fbin(a, b, FBin::Add)
+    }
+
+    /// `a - b`: the same rules as [`Lower::fadd`] of `a` and `-b`.
+    pub fn fsub(&mut self, a: Value, b: Value) -> Value {
+        self.fbin(a, b, FBin::Sub)
     }
 
     pub fn fmul(&mut self, a: Value, b: Value) -> Value {
-        self.fbin(a, b, Opcode::Mul)
+        self.fbin(a, b, FBin::Mul)
     }
 
     pub fn fdiv(&mut self, a: Value, b: Value) -> Value {
-        self.fbin(a, b, Opcode::Div)
+        self.fbin(a, b, FBin::Div)
     }
 
     /// Semantics: D3D min/max (`sem::float::min`/`max`): inputs flushed, a
@@ -694,7 +717,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                         continue;
                     }
                     let old = self.use_vars(reg[c]);
-                    let new = self.map3(exec, v, old, |s, m, n, o| s.b.ins().bitselect(m, n, o));
+                    let new = self.map3(exec, v, old, |s, m, n, o| s.blend(m, n, o));
                     self.def_vars(reg[c], new);
                 }
                 Ok(())
@@ -706,6 +729,35 @@ impl<'a, 'f> Lower<'a, 'f> {
             }
             _ => Err(self.unsupported_operand(format!("{} destination", op.ty.prefix()))),
         }
+    }
+
+    /// `m ? new : old` per lane, `m` a mask (every lane all ones or
+    /// zero). An increment of the old value by a constant, `old + k`
+    /// (a loop counter), needs no blend: `old + (m & k)`, and for `k = 1`
+    /// `old - m`.
+    fn blend(&mut self, m: Value, new: Value, old: Value) -> Value {
+        use cranelift_codegen::ir::{InstructionData, Opcode as Op, ValueDef};
+        let dfg = &self.b.func.dfg;
+        if let ValueDef::Result(inst, 0) = dfg.value_def(new) {
+            if let InstructionData::Binary {
+                opcode: Op::Iadd,
+                args: [x, y],
+            } = dfg.insts[inst]
+            {
+                let k = if x == old { y } else { x };
+                if (x == old || y == old) && dfg.value_type(new) == types::I32X4 {
+                    match self.splats.get(&k) {
+                        Some(1) => return self.b.ins().isub(old, m),
+                        Some(_) => {
+                            let step = self.b.ins().band(m, k);
+                            return self.b.ins().iadd(old, step);
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+        self.b.ins().bitselect(m, new, old)
     }
 
     /// Whether no lane outside `exec` can read `r#.c` again: at each open
@@ -750,13 +802,25 @@ impl<'a, 'f> Lower<'a, 'f> {
     fn alu(&mut self, op: FloatInst, inst: &Instruction) -> Result<(), JitError> {
         use FloatInst::*;
         match op {
-            Add => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fadd(a, b)),
+            // `a + -b` is `a - b` (IEEE 754 defines subtraction so) up to
+            // the sign of a NaN result, which `finish` makes canonical or
+            // nothing observes: one op instead of a sign flip and an add.
+            Add => match negated_last(inst) {
+                Some(sub) => self.cw(&sub, Ty::Float, sub.saturate(), |s, [a, b]| s.fsub(a, b)),
+                None => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fadd(a, b)),
+            },
             Mul => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fmul(a, b)),
             Div => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fdiv(a, b)),
-            Mad => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b, c]| {
-                let m = s.fmul(a, b);
-                s.fadd(m, c)
-            }),
+            Mad => match negated_last(inst) {
+                Some(sub) => self.cw(&sub, Ty::Float, sub.saturate(), |s, [a, b, c]| {
+                    let m = s.fmul(a, b);
+                    s.fsub(m, c)
+                }),
+                None => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b, c]| {
+                    let m = s.fmul(a, b);
+                    s.fadd(m, c)
+                }),
+            },
             Min => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| {
                 s.fminmax(a, b, true)
             }),
@@ -1271,16 +1335,22 @@ impl InstVisitor for Lower<'_, '_> {
         self.observing(i, inst, |s| s.alu(op, inst))
     }
     fn int(&mut self, op: IntInst, inst: &Instruction, i: usize) -> Self::Out {
-        self.observing(i, inst, |s| s.alu_int(op, inst))
+        self.observing(i, inst, |s| s.alu_int(op, inst))?;
+        self.shadow_writes(i, inst);
+        Ok(())
     }
     fn compare(&mut self, op: CompareInst, inst: &Instruction, i: usize) -> Self::Out {
-        self.observing(i, inst, |s| Lower::compare(s, op, inst))
+        self.observing(i, inst, |s| Lower::compare(s, op, inst))?;
+        self.shadow_writes(i, inst);
+        Ok(())
     }
     fn convert(&mut self, op: ConvertInst, inst: &Instruction, i: usize) -> Self::Out {
         self.observing(i, inst, |s| Lower::convert(s, op, inst))
     }
     fn moves(&mut self, op: MoveInst, inst: &Instruction, i: usize) -> Self::Out {
-        self.observing(i, inst, |s| Lower::moves(s, op, inst))
+        self.observing(i, inst, |s| Lower::moves(s, op, inst))?;
+        self.shadow_writes(i, inst);
+        Ok(())
     }
     fn double(&mut self, op: DoubleInst, inst: &Instruction, _: usize) -> Self::Out {
         Lower::double(self, op, inst)
@@ -1352,7 +1422,19 @@ impl Lower<'_, '_> {
     }
 }
 
-fn shift_op(s: &mut Lower, op: Opcode, x: Value, amt: Value) -> Value {
+/// `inst` (add or mad) with its last source's `-` modifier removed, when it
+/// has exactly that modifier: the caller subtracts instead of adding.
+fn negated_last(inst: &Instruction) -> Option<Instruction> {
+    let last = inst.operands.len().checked_sub(1)?;
+    if last == 0 || inst.operands[last].modifier != Modifier::Neg {
+        return None;
+    }
+    let mut sub = inst.clone();
+    sub.operands[last].modifier = Modifier::None;
+    Some(sub)
+}
+
+pub(super) fn shift_op(s: &mut Lower, op: Opcode, x: Value, amt: Value) -> Value {
     match op {
         Opcode::IShl => s.b.ins().ishl(x, amt),
         Opcode::UShr => s.b.ins().ushr(x, amt),

@@ -241,7 +241,6 @@ impl Lower<'_, '_> {
         if structured != w.stride.is_some() {
             return Err(self.unsupported_operand("raw/structured access mismatch"));
         }
-        let (a, off) = self.address(inst, 1, w.stride)?;
         let swz = mem.swizzle();
         let mask = self.operand(inst, 0)?.write_mask();
         let comps: Vec<usize> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
@@ -250,6 +249,34 @@ impl Lower<'_, '_> {
         if ks.is_empty() {
             return Ok(());
         }
+        // A uniform address (`uniform.rs`): every lane reads the same
+        // DWORDs, each one bounds-checked scalar load broadcast.
+        if let Some((a, off)) = self.uniform_address(self.at, inst, 1, structured) {
+            let x = self.b.ins().uextend(types::I64, a);
+            let flat = match (w.stride, off) {
+                (Some(s), Some(o)) => {
+                    let o = self.b.ins().uextend(types::I64, o);
+                    let m = self.b.ins().imul_imm_s(x, i64::from(s));
+                    self.b.ins().iadd(m, o)
+                }
+                _ => x,
+            };
+            let d0 = self.b.ins().ushr_imm_s(flat, 2);
+            for (&c, &k) in comps.iter().zip(&ks) {
+                let d = self.b.ins().iadd_imm_s(d0, i64::from(k));
+                let v = self.load_dword(w.base, w.dwords, d);
+                let v = self.b.ins().splat(types::I32X4, v);
+                out[c] = Some([v; N]);
+            }
+            let dst = self.operand(inst, 0)?;
+            return self.write(dst, &out);
+        }
+        let (a, off) = self.address(inst, 1, w.stride)?;
+        // A consecutive index (`uniform.rs`): its shape is known.
+        self.consec_base = match w.stride {
+            Some(4) => self.consecutive_address(self.at, inst, 1),
+            _ => None,
+        };
         let zero = self.vsplat(0);
         let mut vecs = vec![[zero; N]; ks.len()];
         for j in 0..N {
@@ -258,6 +285,7 @@ impl Lower<'_, '_> {
                 v[j] = g;
             }
         }
+        self.consec_base = None;
         for (c, v) in comps.into_iter().zip(vecs) {
             out[c] = Some(v);
         }
@@ -459,6 +487,16 @@ impl Lower<'_, '_> {
         };
         let o0 = u64::from(*self.splats.get(&off[j])?);
         match shape {
+            Shape::Consecutive if s == 4 && self.consec_base.is_some() => {
+                let base = self.consec_base?;
+                let i0 = self.consecutive_lane0(base, j);
+                let i0 = self.b.ins().uextend(types::I64, i0);
+                let nowrap =
+                    self.b
+                        .ins()
+                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i0, 0xFFFF_FFFC_i64);
+                Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
+            }
             Shape::Consecutive if s == 4 && self.consecutive.contains(&a[j]) => {
                 let i0 = self.b.ins().extractlane(a[j], 0);
                 let i0 = self.b.ins().uextend(types::I64, i0);
@@ -871,6 +909,25 @@ impl Lower<'_, '_> {
         };
         let w = self.desc_window(idx, false, None);
         Ok(self.gather(w.base, w.dwords, row, comp))
+    }
+
+    /// `cb#[row]` at a literal row, component `comp`, as one scalar (the
+    /// lane value of [`Self::cb_fetch`]); 0 where that reads 0.
+    pub(super) fn cb_scalar(&mut self, op: &Operand, comp: usize) -> Value {
+        let zero = |s: &mut Self| s.b.ins().iconst(types::I32, 0);
+        let (Some(reg), Some(row)) = (op.imm_index(0), op.imm_index(1)) else {
+            return zero(self);
+        };
+        let Some(&idx) = self.plan.cbs.get(&reg) else {
+            return zero(self);
+        };
+        let d = u64::from(row) * 4 + comp as u64;
+        let Ok(d) = i64::try_from(d) else {
+            return zero(self);
+        };
+        let w = self.desc_window(idx, false, None);
+        let dv = self.b.ins().iconst(types::I64, d);
+        self.load_fixed_dword(w.base, w.dwords, dv)
     }
 
     pub fn icb_fetch(&mut self, op: &Operand, comp: usize) -> Result<V, JitError> {

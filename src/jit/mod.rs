@@ -54,10 +54,12 @@ mod pool;
 mod ranges;
 mod runner;
 mod sample;
+mod shadow;
 mod stage;
 mod tier0;
 pub mod tiers;
 pub mod typed;
+mod uniform;
 
 pub use batch::JitBatchRunner;
 pub use tiers::{CompileOptions, Tier};
@@ -79,7 +81,8 @@ use crate::ir::{Opcode, Program, ProgramKind};
 use crate::runtime::RuntimeError;
 
 use context::{
-    BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, OFF_WAITING, STATUS_BUDGET, STATUS_DONE,
+    BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, OFF_WAITING, STATUS_BUDGET,
+    STATUS_DONE,
 };
 use lower::{trusted, Lower};
 use plan::Plan;
@@ -522,23 +525,28 @@ fn build(
         b.switch_to_block(entry);
         let group = b.block_params(entry)[0];
         let count = b.block_params(entry)[1];
+        // The budget exit takes the index of the `endloop` that ran out.
         let budget_exit = b.create_block();
+        b.append_block_param(budget_exit, types::I32);
         let setup = b.create_block();
         let check = b.create_block();
         let fin = b.create_block();
         // The exits are reached from outside every loop too (a count of
         // 0 returns at once; a count of u32::MAX, never passed, reaches
-        // the budget exit), so their immediate dominators are never loop
-        // headers. Cranelift's egraph elaboration forgets the loop it is
-        // in after visiting a dominator-tree sibling outside the loop, and
-        // then sinks loop-invariant code into the loop body: with the
-        // budget exit as a child of every loop header, no loop-invariant
-        // value was hoisted out of any loop.
+        // the budget exit), so their immediate dominators are never blocks
+        // inside a loop. Cranelift's egraph elaboration forgets the loop
+        // it is in after visiting a dominator-tree child outside the loop,
+        // and then sinks loop-invariant code into the rest of the loop
+        // body: with the budget exit (or a per-loop block storing the
+        // `endloop` index in front of it) as a child of a loop block, no
+        // loop-invariant value was hoisted out of that loop. So no block
+        // outside a loop may have its immediate dominator inside it.
         b.ins().brif(count, check, &[], fin, &[]);
         b.seal_block(check);
         b.switch_to_block(check);
         let never = b.ins().icmp_imm_s(IntCC::Equal, count, -1);
-        b.ins().brif(never, budget_exit, &[], setup, &[]);
+        let at0 = b.ins().iconst(types::I32, 0);
+        b.ins().brif(never, budget_exit, &[at0.into()], setup, &[]);
         b.seal_block(setup);
         b.switch_to_block(setup);
         // head(ctx, left): the batch at `ctx`, `left` batches from it to
@@ -597,6 +605,10 @@ fn build(
             mask_values: Default::default(),
             consecutive: Default::default(),
             splats: Default::default(),
+            uniform: (tier != 0 && p.version().kind == ProgramKind::Compute && !opt_off("uniform"))
+                .then(|| uniform::Uniform::new(p, context::W as u32)),
+            shadows: Vec::new(),
+            consec_base: None,
         };
         // Resume id 0 starts at the top; others go through the dispatch,
         // before the variables are initialised: on tier 0 they live in the
@@ -616,6 +628,18 @@ fn build(
             let reg: [[cranelift_frontend::Variable; N]; 4] =
                 std::array::from_fn(|_| lw.new_vars());
             lw.regs.push(reg);
+        }
+        if lw.uniform.is_some() {
+            // Every shadow starts at zero, as every register does.
+            let zero = lw.b.ins().iconst(types::I32, 0);
+            for _ in 0..p.temps {
+                let sh: [cranelift_frontend::Variable; 4] = std::array::from_fn(|_| {
+                    let v = lw.b.declare_var(types::I32);
+                    lw.b.def_var(v, zero);
+                    v
+                });
+                lw.shadows.push(sh);
+            }
         }
         let live: [cranelift_codegen::ir::Value; N] = std::array::from_fn(|j| {
             lw.b.ins()
@@ -644,6 +668,8 @@ fn build(
         lw.b.ins().jump(next, &[]);
         // The budget exit.
         lw.b.switch_to_block(budget_exit);
+        let at = lw.b.block_params(budget_exit)[0];
+        lw.b.ins().store(trusted(), at, group, OFF_STOPPED_AT);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_BUDGET));
         lw.b.ins().return_(&[st]);
         // The entry dispatch: resume id k resumes after barrier k, a batch
@@ -668,6 +694,12 @@ fn build(
             let zero = lw.vsplat(0);
             for v in lw.all_vars.clone() {
                 lw.b.def_var(v, zero);
+            }
+            let zero = lw.b.ins().iconst(types::I32, 0);
+            for sh in lw.shadows.clone() {
+                for v in sh {
+                    lw.b.def_var(v, zero);
+                }
             }
         }
         let following = lw.b.ins().iadd_imm_s(cptr, context::CTX_SIZE);

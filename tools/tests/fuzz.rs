@@ -235,7 +235,8 @@ fn saved_reproducers_run_and_agree() {
     for dir in dirs {
         let r = load_reproducer(&dir).unwrap_or_else(|e| panic!("{e}"));
         sm5jit::validate::validate(&r.program).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        for other in ["interp2", "jit"] {
+        // `jit` starts on tier 0; `jit1` compiles the optimised code at once.
+        for other in ["interp2", "jit", "jit1"] {
             let mut a = make_engine("interp").unwrap();
             let mut b = make_engine(other).unwrap();
             let v = compare_engines(a.as_mut(), b.as_mut(), &r.program, &r.inputs);
