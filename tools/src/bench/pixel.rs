@@ -312,7 +312,7 @@ pub fn interpolate_fullscreen(
     let ps = Shader::from_asm(ps, EngineKind::Interpreter).map_err(|e| e.to_string())?;
     let ids = [0u32, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0];
     let out = vs
-        .run_batch(&mut Bindings::new(), &BatchInputs::new(3, 1, &ids))
+        .run_batch(&Bindings::new(), &BatchInputs::new(3, 1, &ids))
         .map_err(|e| e.to_string())?;
     let lerp = Interpolator::new(vs.reflect(), ps.reflect()).map_err(|e| e.to_string())?;
     let screen: [[f64; 2]; 3] = std::array::from_fn(|v| {
