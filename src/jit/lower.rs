@@ -152,6 +152,8 @@ pub struct Lower<'a, 'f> {
     pub consecutive: HashSet<Value>,
     /// `i32x4` constants made by `vsplat`, with their lane value.
     pub splats: HashMap<Value, u32>,
+    /// Tier 0: the out-of-line ALU calls (`tier0.rs`, `tier0_alu.rs`).
+    pub t0: super::tier0::AluCalls,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -1230,6 +1232,9 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// Lowers one instruction through the visitor (its class's method).
     pub fn inst_family(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
+        if self.t0_alu(inst)? {
+            return Ok(());
+        }
         inst.visit(i, self)
     }
 

@@ -53,6 +53,7 @@ mod runner;
 mod sample;
 mod stage;
 mod tier0;
+mod tier0_alu;
 pub mod tiers;
 pub mod typed;
 
@@ -145,6 +146,9 @@ struct Compiled {
     tier: u8,
     /// Declared after `func` so the code is freed last.
     _code: Code,
+    /// Tier 0's out-of-line ALU descriptors, whose addresses the code
+    /// embeds (`tier0_alu.rs`); freed with the code.
+    _alu: Vec<Box<tier0_alu::AluDesc>>,
 }
 
 struct Inner {
@@ -400,7 +404,12 @@ fn compile_code(
     builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
     let mut module = JITModule::new(builder);
     let built = build(&mut module, prepared, plan, tier, dump);
-    let (id, save_slots, code_dump) = match built {
+    let Built {
+        id,
+        save_slots,
+        alu,
+        dump: code_dump,
+    } = match built {
         Ok(x) => x,
         Err(e) => {
             // SAFETY: nothing from this module was handed out.
@@ -422,19 +431,31 @@ fn compile_code(
         save_slots,
         tier,
         _code: Code(ManuallyDrop::new(module)),
+        _alu: alu,
     };
     Ok((compiled, code_dump))
 }
 
+/// What [`build`] returns.
+struct Built {
+    id: cranelift_module::FuncId,
+    /// Save slots the code needs (see [`Compiled::save_slots`]).
+    save_slots: usize,
+    /// Tier 0's out-of-line ALU descriptors the code points at.
+    alu: Vec<Box<tier0_alu::AluDesc>>,
+    dump: Option<CodeDump>,
+}
+
 /// Builds and defines the batch function; returns its id, the number
-/// of save slots its barriers need and, when `dump` is set, its code as text.
+/// of save slots its barriers need, the descriptors its tier-0 calls
+/// point at and, when `dump` is set, its code as text.
 fn build(
     module: &mut JITModule,
     p: &Prepared,
     plan: &Plan,
     tier: u8,
     dump: bool,
-) -> Result<(cranelift_module::FuncId, usize, Option<CodeDump>), JitError> {
+) -> Result<Built, JitError> {
     let cg = |e: cranelift_module::ModuleError| JitError::Codegen(e.to_string());
     // typed shims: (env: i64, entry: i32, flag: i32, io: i64) -> ()
     let mut tsig = module.make_signature();
@@ -477,6 +498,7 @@ fn build(
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let mut fctx = FunctionBuilderContext::new();
     let save_slots;
+    let alu;
     let observed = if opt_off("nan") {
         observed::Observed::all()
     } else {
@@ -534,6 +556,7 @@ fn build(
             mask_values: Default::default(),
             consecutive: Default::default(),
             splats: Default::default(),
+            t0: Default::default(),
         };
         // Resume id 0 starts at the top; others go through the dispatch.
         // Tier 0 branches before initialising its variables, which live
@@ -607,7 +630,8 @@ fn build(
             _ => lw.resumes.iter().map(|r| r.1).max().unwrap_or(0),
         };
         lw.b.seal_all_blocks();
-        let Lower { b, module, .. } = lw;
+        let Lower { b, module, t0, .. } = lw;
+        alu = t0.descs;
         let tc = module.target_config();
         b.finalize(tc);
     }
@@ -623,7 +647,12 @@ fn build(
             .unwrap_or_default(),
     });
     module.clear_context(&mut ctx);
-    Ok((id, save_slots, code_dump))
+    Ok(Built {
+        id,
+        save_slots,
+        alu,
+        dump: code_dump,
+    })
 }
 
 #[cfg(test)]

@@ -26,10 +26,27 @@
 //! values, so their results are bit-identical (and equal the
 //! interpreter's).
 
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, SigRef, Value};
 use cranelift_frontend::Variable;
+use cranelift_module::Module;
 
-use super::lower::{trusted, Lower};
+use super::context::N;
+use super::lower::{trusted, Lower, Ty};
+use super::tier0_alu::{alu, op_of, AluDesc, AluOp, Src, SrcTy};
+use super::JitError;
+use crate::ir::{Components, Index, Instruction, Modifier, Operand, OperandType};
+
+/// Tier 0's out-of-line ALU state for one function (`tier0_alu.rs`).
+#[derive(Default)]
+pub struct AluCalls {
+    /// The descriptors the generated calls point at; they move into the
+    /// compiled code and live as long as it.
+    pub descs: Vec<Box<AluDesc>>,
+    /// `(ctx: i64, desc: i64) -> ()`.
+    sig: Option<SigRef>,
+    /// Scratch slots for sources fetched inline: `[source * 4 + component]`.
+    scratch: Vec<[Variable; N]>,
+}
 
 /// `value_cache` kinds: a splatted constant, keyed by its bits.
 pub(super) const SPLAT: u32 = 0;
@@ -99,5 +116,220 @@ impl Lower<'_, '_> {
             self.slot_cache.resize(k + 1, None);
         }
         self.slot_cache[k] = Some((block, x));
+    }
+}
+
+impl Lower<'_, '_> {
+    /// The save-area byte offset of a component's `N` vector variables,
+    /// when they are consecutive (they are: `new_vars` declares them
+    /// together).
+    fn slot_run(vars: [Variable; N]) -> Option<u32> {
+        let k = vars[0].as_u32();
+        let consecutive = vars
+            .iter()
+            .enumerate()
+            .all(|(j, v)| v.as_u32() == k + j as u32);
+        consecutive.then(|| 16 * k)
+    }
+
+    /// Tier 0: lowers `inst` as one call of [`alu`] when it is a 32-bit
+    /// ALU instruction whose destinations the routine can write (r#, o#,
+    /// null); returns false, having emitted nothing, otherwise.
+    pub(super) fn t0_alu(&mut self, inst: &Instruction) -> Result<bool, JitError> {
+        if self.slots.is_none() || super::opt_off("t0call") {
+            return Ok(false);
+        }
+        let Some((op, ty, sat, float, first)) = op_of(inst.opcode.kind()) else {
+            return Ok(false);
+        };
+        let nsrc = inst.operands.len().saturating_sub(first);
+        if inst.operands.len() < first || nsrc > 4 {
+            return Ok(false);
+        }
+        let Some(dsts) = self.t0_dsts(inst, first) else {
+            return Ok(false);
+        };
+        let Some(exec) = Self::slot_run(self.exec) else {
+            return Ok(false);
+        };
+        // The source components the results use.
+        let need = match op {
+            AluOp::Dot(n) => (1u8 << n) - 1,
+            _ => inst
+                .operands
+                .iter()
+                .take(first)
+                .filter(|o| o.ty != OperandType::Null)
+                .fold(0, |m, o| m | o.write_mask()),
+        };
+        let mut srcs = [[Src::Imm(0); 4]; 4];
+        let mut mods = [Modifier::None; 4];
+        for k in 0..nsrc {
+            let o = &inst.operands[first + k];
+            match self.t0_direct(o) {
+                Some(s) => {
+                    srcs[k] = s;
+                    mods[k] = o.modifier;
+                }
+                None => srcs[k] = self.t0_scratch(o, k, ty, need)?,
+            }
+        }
+        let desc = Box::new(AluDesc {
+            op,
+            nsrc: nsrc as u8,
+            srcs,
+            mods,
+            ty,
+            dsts,
+            sat: sat && inst.saturate(),
+            float,
+            exec,
+        });
+        let sig = match self.t0.sig {
+            Some(s) => s,
+            None => {
+                let mut sig = self.module.make_signature();
+                sig.params.push(AbiParam::new(types::I64));
+                sig.params.push(AbiParam::new(types::I64));
+                let s = self.b.import_signature(sig);
+                self.t0.sig = Some(s);
+                s
+            }
+        };
+        let d = self
+            .b
+            .ins()
+            .iconst(types::I64, &*desc as *const AluDesc as i64);
+        self.t0.descs.push(desc);
+        let entry = alu as unsafe extern "C" fn(_, _) as usize as i64;
+        let f = self.b.ins().iconst(types::I64, entry);
+        let ctx = self.ctx;
+        self.b.ins().call_indirect(sig, f, &[ctx, d]);
+        // The routine wrote slots behind the cache's back; and vectors
+        // kept across the call would only be spilled around it.
+        self.slot_cache.clear();
+        self.value_cache.clear();
+        Ok(true)
+    }
+
+    /// The destination slots of `inst`'s first `n` operands, or `None`
+    /// when one of them is not an r#, o# or null with a literal index.
+    fn t0_dsts(&self, inst: &Instruction, n: usize) -> Option<[[Option<u32>; 4]; 2]> {
+        let mut dsts = [[None; 4]; 2];
+        for (o, dst) in inst.operands.iter().take(n).zip(dsts.iter_mut()) {
+            let regs = match o.ty {
+                OperandType::Null => continue,
+                OperandType::Temp => &self.regs,
+                OperandType::Output => &self.stage.outputs,
+                _ => return None,
+            };
+            let r = o.imm_index(0)?;
+            let Some(reg) = regs.get(r as usize) else {
+                continue;
+            };
+            let mask = o.write_mask();
+            for c in 0..4 {
+                if mask & (1 << c) != 0 {
+                    dst[c] = Some(Self::slot_run(reg[c])?);
+                }
+            }
+        }
+        Some(dsts)
+    }
+
+    /// Where the routine reads source `o` itself (per destination
+    /// component, swizzled), or `None` when the inline code must fetch it.
+    fn t0_direct(&self, o: &Operand) -> Option<[Src; 4]> {
+        let comp = |c: usize| match o.comps {
+            Components::One | Components::Zero => 0,
+            _ => usize::from(o.swizzle()[c] & 3),
+        };
+        let regs = match o.ty {
+            OperandType::Temp => &self.regs,
+            OperandType::Input => &self.stage.inputs,
+            OperandType::Output => &self.stage.outputs,
+            OperandType::Imm32 => {
+                let v = |c| match o.imm.as_slice() {
+                    [v] => *v,
+                    [a, b, x, y] => [*a, *b, *x, *y][comp(c)],
+                    _ => 0,
+                };
+                return Some(std::array::from_fn(|c| Src::Imm(v(c))));
+            }
+            OperandType::ConstantBuffer if !self.p.version().is_sm51() => {
+                let reg = o.imm_index(0)?;
+                let row = match o.indices.get(1) {
+                    None => 0,
+                    Some(Index::Imm32(r)) => u64::from(*r),
+                    Some(_) => return None,
+                };
+                let Some(&entry) = self.plan.cbs.get(&reg) else {
+                    return Some([Src::Imm(0); 4]);
+                };
+                let entry = u32::try_from(entry).ok()?;
+                return Some(std::array::from_fn(|c| {
+                    match row
+                        .checked_mul(4)
+                        .and_then(|d| d.checked_add(comp(c) as u64))
+                    {
+                        Some(dword) => Src::Cb { entry, dword },
+                        None => Src::Imm(0),
+                    }
+                }));
+            }
+            _ => return None,
+        };
+        let r = o.imm_index(0)?;
+        let Some(reg) = regs.get(r as usize) else {
+            return Some([Src::Imm(0); 4]);
+        };
+        let mut out = [Src::Imm(0); 4];
+        for (c, s) in out.iter_mut().enumerate() {
+            *s = Src::Slot(Self::slot_run(reg[comp(c)])?);
+        }
+        Some(out)
+    }
+
+    /// Fetches the components `need` of source `o` (swizzled and
+    /// modified) with the inline code into scratch slots for source `k`,
+    /// each distinct register component once; returns where the routine
+    /// reads them (the rest read as 0 and are not used).
+    fn t0_scratch(
+        &mut self,
+        o: &Operand,
+        k: usize,
+        ty: SrcTy,
+        need: u8,
+    ) -> Result<[Src; 4], JitError> {
+        let ty = match ty {
+            SrcTy::Float => Ty::Float,
+            SrcTy::Int => Ty::Int,
+        };
+        let comp = |c: usize| match o.comps {
+            Components::One | Components::Zero => 0,
+            _ => usize::from(o.swizzle()[c] & 3),
+        };
+        let mut out = [Src::Imm(0); 4];
+        for c in 0..4 {
+            if need & (1 << c) == 0 {
+                continue;
+            }
+            if let Some(prev) = (0..c).find(|&p| need & (1 << p) != 0 && comp(p) == comp(c)) {
+                out[c] = out[prev];
+                continue;
+            }
+            let v = self.src(o, c, ty)?;
+            let at = 4 * k + c;
+            while self.t0.scratch.len() <= at {
+                let vars = self.new_vars();
+                self.t0.scratch.push(vars);
+            }
+            let vars = self.t0.scratch[at];
+            self.def_vars(vars, v);
+            let off = Self::slot_run(vars)
+                .ok_or_else(|| self.unsupported_operand("tier-0 scratch slots"))?;
+            out[c] = Src::Slot(off);
+        }
+        Ok(out)
     }
 }
