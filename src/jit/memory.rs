@@ -759,10 +759,15 @@ impl Lower<'_, '_> {
         let res = self.operand(inst, 2)?;
         let entry = self.table_entry(res)?;
         let cop = self.operand(inst, 1)?;
+        let mip_flag = i64::from(inst.opcode == Opcode::Ld);
+        let dst = self.operand(inst, 0)?;
+        let shim = super::typed::typed_load;
+        if self.t0_typed(shim, entry, Some(mip_flag as u32), &[cop], Some((dst, res)))? {
+            return Ok(());
+        }
         let coords: Vec<V> = (0..4)
             .map(|c| self.src(cop, c, Ty::Int))
             .collect::<Result<_, _>>()?;
-        let mip_flag = i64::from(inst.opcode == Opcode::Ld);
         let flag = self.b.ins().iconst(types::I32, mip_flag);
         let texels: Vec<[Value; 4]> = (0..W)
             .map(|l| self.typed_call(0, entry, flag, &coords, l))
@@ -780,6 +785,9 @@ impl Lower<'_, '_> {
         let entry = self.table_entry(res)?;
         let cop = self.operand(inst, 1)?;
         let vop = self.operand(inst, 2)?;
+        if self.t0_typed(super::typed::typed_store, entry, None, &[cop, vop], None)? {
+            return Ok(());
+        }
         let mut inputs = Vec::with_capacity(8);
         for c in 0..4 {
             inputs.push(self.src(cop, c, Ty::Int)?);
@@ -799,11 +807,14 @@ impl Lower<'_, '_> {
     fn resinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let res = self.operand(inst, 2)?;
         let entry = self.table_entry(res)?;
-        let mip = self.src(self.operand(inst, 1)?, 0, Ty::Int)?;
-        let flag = self
-            .b
-            .ins()
-            .iconst(types::I32, i64::from(inst.return_type_bits()));
+        let ret = inst.return_type_bits();
+        let (mop, dst) = (self.operand(inst, 1)?, self.operand(inst, 0)?);
+        let shim = super::typed::typed_resinfo;
+        if self.t0_typed(shim, entry, Some(u32::from(ret)), &[mop], Some((dst, res)))? {
+            return Ok(());
+        }
+        let mip = self.src(mop, 0, Ty::Int)?;
+        let flag = self.b.ins().iconst(types::I32, i64::from(ret));
         let texels: Vec<[Value; 4]> = (0..W)
             .map(|l| self.typed_call(2, entry, flag, &[mip], l))
             .collect();

@@ -148,7 +148,7 @@ struct Compiled {
     _code: Code,
     /// Tier 0's out-of-line ALU descriptors, whose addresses the code
     /// embeds (`tier0_alu.rs`); freed with the code.
-    _alu: Vec<Box<tier0_alu::AluDesc>>,
+    _alu: tier0::Descs,
 }
 
 struct Inner {
@@ -436,13 +436,34 @@ fn compile_code(
     Ok((compiled, code_dump))
 }
 
+thread_local! {
+    /// Cranelift's per-function contexts, kept between compiles on this
+    /// thread so that their allocations (IR, CFG, the register
+    /// allocator's state) are reused; put back only after a successful
+    /// compile, when both are clear.
+    static CONTEXTS: std::cell::Cell<Option<(cranelift_codegen::Context, FunctionBuilderContext)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// This thread's reused contexts (or new ones), ready for a function of
+/// `module`.
+fn reused_contexts(module: &JITModule) -> (cranelift_codegen::Context, FunctionBuilderContext) {
+    match CONTEXTS.with(|c| c.take()) {
+        Some((mut ctx, fctx)) => {
+            module.clear_context(&mut ctx);
+            (ctx, fctx)
+        }
+        None => (module.make_context(), FunctionBuilderContext::new()),
+    }
+}
+
 /// What [`build`] returns.
 struct Built {
     id: cranelift_module::FuncId,
     /// Save slots the code needs (see [`Compiled::save_slots`]).
     save_slots: usize,
-    /// Tier 0's out-of-line ALU descriptors the code points at.
-    alu: Vec<Box<tier0_alu::AluDesc>>,
+    /// Tier 0's out-of-line call descriptors the code points at.
+    alu: tier0::Descs,
     dump: Option<CodeDump>,
 }
 
@@ -493,10 +514,9 @@ fn build(
     sig.params.push(AbiParam::new(types::I64));
     sig.returns.push(AbiParam::new(types::I32));
     let id = module.declare_anonymous_function(&sig).map_err(cg)?;
-    let mut ctx = module.make_context();
+    let (mut ctx, mut fctx) = reused_contexts(module);
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let mut fctx = FunctionBuilderContext::new();
     let save_slots;
     let alu;
     let observed = if opt_off("nan") {
@@ -631,7 +651,7 @@ fn build(
         };
         lw.b.seal_all_blocks();
         let Lower { b, module, t0, .. } = lw;
-        alu = t0.descs;
+        alu = (t0.descs, t0.typed);
         let tc = module.target_config();
         b.finalize(tc);
     }
@@ -647,6 +667,7 @@ fn build(
             .unwrap_or_default(),
     });
     module.clear_context(&mut ctx);
+    CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
     Ok(Built {
         id,
         save_slots,

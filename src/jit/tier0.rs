@@ -32,9 +32,13 @@ use cranelift_module::Module;
 
 use super::context::N;
 use super::lower::{trusted, Lower, Ty};
-use super::tier0_alu::{alu, op_of, AluDesc, AluOp, Src, SrcTy};
+use super::tier0_alu::{alu, op_of, typed_lanes, AluDesc, AluOp, Src, SrcTy, TypedDesc, TypedShim};
 use super::JitError;
 use crate::ir::{Components, Index, Instruction, Modifier, Operand, OperandType};
+
+/// The descriptors tier-0 code points at (ALU, typed), owned by the
+/// compiled code.
+pub type Descs = (Vec<Box<AluDesc>>, Vec<Box<TypedDesc>>);
 
 /// Tier 0's out-of-line ALU state for one function (`tier0_alu.rs`).
 #[derive(Default)]
@@ -42,6 +46,8 @@ pub struct AluCalls {
     /// The descriptors the generated calls point at; they move into the
     /// compiled code and live as long as it.
     pub descs: Vec<Box<AluDesc>>,
+    /// The same for the typed-resource calls.
+    pub typed: Vec<Box<TypedDesc>>,
     /// `(ctx: i64, desc: i64) -> ()`.
     sig: Option<SigRef>,
     /// Scratch slots for sources fetched inline: `[source * 4 + component]`.
@@ -185,6 +191,16 @@ impl Lower<'_, '_> {
             float,
             exec,
         });
+        let d = &*desc as *const AluDesc as usize;
+        self.t0.descs.push(desc);
+        self.t0_call(alu as unsafe extern "C" fn(_, _) as usize, d);
+        Ok(true)
+    }
+
+    /// Calls `routine(ctx, desc)`, then forgets what the slot cache knows:
+    /// the routine wrote slots behind its back, and vectors kept across
+    /// the call would only be spilled around it.
+    fn t0_call(&mut self, routine: usize, desc: usize) {
         let sig = match self.t0.sig {
             Some(s) => s,
             None => {
@@ -196,19 +212,91 @@ impl Lower<'_, '_> {
                 s
             }
         };
-        let d = self
-            .b
-            .ins()
-            .iconst(types::I64, &*desc as *const AluDesc as i64);
-        self.t0.descs.push(desc);
-        let entry = alu as unsafe extern "C" fn(_, _) as usize as i64;
-        let f = self.b.ins().iconst(types::I64, entry);
+        let d = self.b.ins().iconst(types::I64, desc as i64);
+        let f = self.b.ins().iconst(types::I64, routine as i64);
         let ctx = self.ctx;
         self.b.ins().call_indirect(sig, f, &[ctx, d]);
-        // The routine wrote slots behind the cache's back; and vectors
-        // kept across the call would only be spilled around it.
         self.slot_cache.clear();
         self.value_cache.clear();
+    }
+
+    /// The scratch slots numbered `at` (declared when first used) and
+    /// their save-area offset.
+    fn t0_scratch_slot(&mut self, at: usize) -> Result<([Variable; N], u32), JitError> {
+        while self.t0.scratch.len() <= at {
+            let vars = self.new_vars();
+            self.t0.scratch.push(vars);
+        }
+        let vars = self.t0.scratch[at];
+        let off =
+            Self::slot_run(vars).ok_or_else(|| self.unsupported_operand("tier-0 scratch slots"))?;
+        Ok((vars, off))
+    }
+
+    /// Tier 0: lowers a typed-resource instruction as one call of
+    /// [`typed_lanes`]: `shim` on every lane with the `io` inputs taken
+    /// from `ins` (operand, component count: 4), the results (when `dst`
+    /// is given: operand 0, swizzled by the resource operand `res`)
+    /// written like the inline lowering writes them. False (nothing
+    /// emitted) outside tier 0 or with SM5.1 ranges.
+    pub(super) fn t0_typed(
+        &mut self,
+        shim: TypedShim,
+        entry: usize,
+        flag: Option<u32>,
+        ins: &[&Operand],
+        dst: Option<(&Operand, &Operand)>,
+    ) -> Result<bool, JitError> {
+        if self.slots.is_none() || !self.plan.ranges.is_empty() || super::opt_off("t0call") {
+            return Ok(false);
+        }
+        let (Ok(entry), Some(exec)) = (u32::try_from(entry), Self::slot_run(self.exec)) else {
+            return Ok(false);
+        };
+        let mut srcs = [Src::Imm(0); 8];
+        for (k, o) in ins.iter().enumerate() {
+            let at = 4 * k;
+            let direct = self.t0_direct(o).filter(|_| o.modifier == Modifier::None);
+            match direct {
+                Some(s) => srcs[at..at + 4].copy_from_slice(&s),
+                None => {
+                    let s = self.t0_scratch(o, k, SrcTy::Int, 0xF)?;
+                    srcs[at..at + 4].copy_from_slice(&s);
+                }
+            }
+        }
+        let mut outs = None;
+        if dst.is_some() {
+            let mut o = [0u32; 4];
+            for (c, off) in o.iter_mut().enumerate() {
+                *off = self.t0_scratch_slot(8 + c)?.1;
+            }
+            outs = Some(o);
+        }
+        let desc = Box::new(TypedDesc {
+            shim,
+            entry,
+            flag,
+            ins: srcs,
+            nin: (4 * ins.len()) as u8,
+            outs,
+            exec,
+        });
+        let d = &*desc as *const TypedDesc as usize;
+        self.t0.typed.push(desc);
+        self.t0_call(typed_lanes as unsafe extern "C" fn(_, _) as usize, d);
+        if let Some((dst, res)) = dst {
+            let swz = res.swizzle();
+            let mask = dst.write_mask();
+            let mut vals: [Option<super::lower::V>; 4] = [None; 4];
+            for (c, v) in vals.iter_mut().enumerate() {
+                if mask & (1 << c) != 0 {
+                    let (vars, _) = self.t0_scratch_slot(8 + usize::from(swz[c] & 3))?;
+                    *v = Some(self.use_vars(vars));
+                }
+            }
+            self.write(dst, &vals)?;
+        }
         Ok(true)
     }
 
@@ -319,15 +407,8 @@ impl Lower<'_, '_> {
                 continue;
             }
             let v = self.src(o, c, ty)?;
-            let at = 4 * k + c;
-            while self.t0.scratch.len() <= at {
-                let vars = self.new_vars();
-                self.t0.scratch.push(vars);
-            }
-            let vars = self.t0.scratch[at];
+            let (vars, off) = self.t0_scratch_slot(4 * k + c)?;
             self.def_vars(vars, v);
-            let off = Self::slot_run(vars)
-                .ok_or_else(|| self.unsupported_operand("tier-0 scratch slots"))?;
             out[c] = Src::Slot(off);
         }
         Ok(out)

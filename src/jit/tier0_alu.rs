@@ -331,6 +331,63 @@ pub unsafe extern "C" fn alu(ctx: *mut BatchContext, desc: *const AluDesc) {
     }
 }
 
+/// One of the runtime's typed shims (`typed.rs`):
+/// `(env, entry, flag, io)`, one lane per call.
+pub type TypedShim = unsafe extern "C" fn(*const super::typed::TypedEnv, u32, u32, *mut u32);
+
+/// A typed-resource instruction (`ld`, `ld_uav_typed`, `store_uav_typed`,
+/// `resinfo`) run on every lane by one call of [`typed_lanes`].
+#[derive(Clone, Debug)]
+pub struct TypedDesc {
+    pub shim: TypedShim,
+    pub entry: u32,
+    /// The shim's flag; `None` for a store, whose flag is the lane's
+    /// "active and its writes count".
+    pub flag: Option<u32>,
+    /// `io[0..8]` of each lane (coordinates, then a store's values).
+    pub ins: [Src; 8],
+    pub nin: u8,
+    /// Where `io[4..8]` of each lane go (loads and resinfo).
+    pub outs: Option<[u32; 4]>,
+    /// Byte offset of the execution mask's slots.
+    pub exec: u32,
+}
+
+/// Runs a typed shim on every lane in lane order, exactly as the inline
+/// lowering's per-lane calls do (`memory.rs`, `typed_call`): a store
+/// passes `active = 0` for lanes outside `exec` or whose writes do not
+/// count (`uav_lanes`); results are written to the output slots for every
+/// lane (the generated code then writes them to the destination under
+/// the mask).
+///
+/// # Safety
+/// As [`alu`]; `desc.outs` name slots of the save area.
+pub unsafe extern "C" fn typed_lanes(ctx: *mut BatchContext, desc: *const TypedDesc) {
+    let d = &*desc;
+    let mut ins = [[0u32; W]; 8];
+    for (k, v) in ins.iter_mut().enumerate().take(usize::from(d.nin)) {
+        *v = read(ctx, d.ins[k]);
+    }
+    let save = (*ctx).save;
+    let exec = lanes(save, d.exec);
+    let writes = (*ctx).uav_lanes;
+    let env = (*ctx).typed as *const super::typed::TypedEnv;
+    let mut out = [[0u32; W]; 4];
+    for l in 0..W {
+        let mut io: [u32; 8] = std::array::from_fn(|k| ins[k][l]);
+        let flag = d.flag.unwrap_or(u32::from(exec[l] != 0 && writes[l] != 0));
+        (d.shim)(env, d.entry, flag, io.as_mut_ptr());
+        for c in 0..4 {
+            out[c][l] = io[4 + c];
+        }
+    }
+    if let Some(outs) = d.outs {
+        for (c, off) in outs.iter().enumerate() {
+            std::ptr::write_unaligned(save.add(*off as usize) as *mut [u32; W], out[c]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
