@@ -273,6 +273,10 @@ impl Lower<'_, '_> {
     /// each `k` is one scalar load broadcast to the lanes; otherwise the
     /// lanes load one by one.
     fn load_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
+        // Tier 0 (`tier0.rs`) compiles for speed: the out-of-line lanes only.
+        if self.slots.is_some() && self.out_of_line(w) {
+            return self.lane_loads(w, a, off, j, ks);
+        }
         let consecutive = self.same_shape(a, off, w.stride, j, Shape::Consecutive);
         if consecutive.is_none() && (!fast_path_enabled() || w.stride.is_none()) {
             return self.lane_loads(w, a, off, j, ks);
@@ -519,6 +523,8 @@ impl Lower<'_, '_> {
     /// never read back and rewritten: other threads may own those words).
     fn store_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
         let fast = match vals {
+            // Tier 0 (`tier0.rs`) compiles for speed: the out-of-line lanes only.
+            _ if self.slots.is_some() && self.out_of_line(w) => None,
             [_] => self.same_shape(a, off, w.stride, j, Shape::Consecutive),
             _ => None,
         };
