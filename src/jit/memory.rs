@@ -1053,6 +1053,9 @@ impl Lower<'_, '_> {
     /// Semantics: `sem::atomic::counter_alloc` returns the old counter,
     /// `counter_consume` the new one; no counter → 0 and nothing changes.
     fn counter(&mut self, inst: &Instruction, delta: i64) -> Result<(), JitError> {
+        if self.t0_atomic(inst, None, delta > 0, true)? {
+            return Ok(());
+        }
         let op = self.operand(inst, 1)?;
         let reg = op
             .imm_index(0)
@@ -1101,6 +1104,9 @@ impl Lower<'_, '_> {
         aop: AtomicOp,
         returns_old: bool,
     ) -> Result<(), JitError> {
+        if self.t0_atomic(inst, Some(aop), false, returns_old)? {
+            return Ok(());
+        }
         let m = usize::from(returns_old);
         let mem = self.operand(inst, m)?;
         let typed_entry = match mem.ty {

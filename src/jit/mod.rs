@@ -26,6 +26,8 @@
 //! (registers known to hold flushed floats), `fpmode` (MXCSR.DAZ around
 //! generated code), `observed` (which float results are seen bit for
 //! bit), `liveness` (live registers: blend-free writes, barrier saves),
+//! `tier0`/`tier0_alu` (tier 0's slots and out-of-line routines), `tiers`
+//! (tier-up and the cache),
 //! `batch` (vertex/pixel invocation batches), `engine` (the case-runner
 //! engine).
 //!
@@ -82,7 +84,9 @@ use plan::Plan;
 /// optimisation `name` off, to measure what it buys: `nan` (finish —
 /// flush and canonicalise — every float result, `observed.rs`), `full` (blend every register write,
 /// even under a full mask), `dead` (blend writes even when no idle lane
-/// reads the register again, `liveness.rs`), `hoist` (cb#/context loads not hoistable).
+/// reads the register again, `liveness.rs`), `hoist` (cb#/context loads not hoistable),
+/// `t0call` (tier 0 lowers ALU, typed and atomic instructions inline
+/// instead of calling `tier0_alu`'s routines).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -651,7 +655,7 @@ fn build(
         };
         lw.b.seal_all_blocks();
         let Lower { b, module, t0, .. } = lw;
-        alu = (t0.descs, t0.typed);
+        alu = (t0.descs, t0.typed, t0.atomics);
         let tc = module.target_config();
         b.finalize(tc);
     }

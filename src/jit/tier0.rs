@@ -17,14 +17,21 @@
 //! per block as well (`value_cache`): with `opt_level=none` nothing else
 //! would share them, and they were over half of the instructions.
 //!
+//! ALU, typed-resource and atomic instructions are not lowered inline at
+//! all: each is one call of a routine in `tier0_alu.rs` with a
+//! descriptor of its operands' slots (`t0_alu`, `t0_typed`,
+//! `t0_atomic`); operands the routines cannot read themselves are
+//! fetched by the inline code into scratch slots first. After a call the
+//! slot and value caches are forgotten (the routine wrote slots).
+//!
 //! Why this is faster to compile: no SSA construction, no block
 //! parameters at joins and loop heads, and short live ranges, so
 //! Cranelift's single-pass allocator (with `opt_level=none`, see
 //! [`super::tiers`]) has little to do. The code runs slower (every
 //! register access goes through memory); tier 1 replaces it once the
-//! shader has run enough. Both tiers emit the same operations on the same
-//! values, so their results are bit-identical (and equal the
-//! interpreter's).
+//! shader has run enough. Both tiers compute the interpreter's results
+//! (the routines call the same `sem` functions), so they are
+//! bit-identical.
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, SigRef, Value};
 use cranelift_frontend::Variable;
@@ -32,13 +39,17 @@ use cranelift_module::Module;
 
 use super::context::N;
 use super::lower::{trusted, Lower, Ty};
-use super::tier0_alu::{alu, op_of, typed_lanes, AluDesc, AluOp, Src, SrcTy, TypedDesc, TypedShim};
+use super::tier0_alu::{
+    alu, atomic_lanes, op_of, typed_lanes, AluDesc, AluOp, AtomicDesc, AtomicMem, Src, SrcTy,
+    TypedDesc, TypedShim,
+};
 use super::JitError;
 use crate::ir::{Components, Index, Instruction, Modifier, Operand, OperandType};
+use crate::sem::atomic::AtomicOp;
 
 /// The descriptors tier-0 code points at (ALU, typed), owned by the
 /// compiled code.
-pub type Descs = (Vec<Box<AluDesc>>, Vec<Box<TypedDesc>>);
+pub type Descs = (Vec<Box<AluDesc>>, Vec<Box<TypedDesc>>, Vec<Box<AtomicDesc>>);
 
 /// Tier 0's out-of-line ALU state for one function (`tier0_alu.rs`).
 #[derive(Default)]
@@ -48,6 +59,8 @@ pub struct AluCalls {
     pub descs: Vec<Box<AluDesc>>,
     /// The same for the typed-resource calls.
     pub typed: Vec<Box<TypedDesc>>,
+    /// The same for the atomics.
+    pub atomics: Vec<Box<AtomicDesc>>,
     /// `(ctx: i64, desc: i64) -> ()`.
     sig: Option<SigRef>,
     /// Scratch slots for sources fetched inline: `[source * 4 + component]`.
@@ -412,5 +425,101 @@ impl Lower<'_, '_> {
             out[c] = Src::Slot(off);
         }
         Ok(out)
+    }
+}
+
+impl Lower<'_, '_> {
+    /// Source `o`'s first `n` swizzled components as the routines read
+    /// them: direct when unmodified, else fetched into scratch slots for
+    /// source `k` (integer modifiers).
+    fn t0_int_src(&mut self, o: &Operand, k: usize, n: usize) -> Result<[Src; 4], JitError> {
+        match self.t0_direct(o).filter(|_| o.modifier == Modifier::None) {
+            Some(s) => Ok(s),
+            None => self.t0_scratch(o, k, SrcTy::Int, (1u8 << n) - 1),
+        }
+    }
+
+    /// Tier 0: an atomic on a raw/structured u# or a g# (`op`), or a
+    /// counter (`op` is `None`, `alloc` says which), as one call of
+    /// [`atomic_lanes`]; the returned values (if `returns_old`) written
+    /// to operand 0 as the inline lowering writes them. False (nothing
+    /// emitted) outside tier 0, with SM5.1 ranges or on typed or
+    /// undeclared targets (the inline lowering handles or reports them).
+    pub(super) fn t0_atomic(
+        &mut self,
+        inst: &Instruction,
+        op: Option<AtomicOp>,
+        alloc: bool,
+        returns_old: bool,
+    ) -> Result<bool, JitError> {
+        if self.slots.is_none() || !self.plan.ranges.is_empty() || super::opt_off("t0call") {
+            return Ok(false);
+        }
+        let Some(exec) = Self::slot_run(self.exec) else {
+            return Ok(false);
+        };
+        let m = usize::from(returns_old);
+        let mem_op = self.operand(inst, if op.is_some() { m } else { 1 })?;
+        let Some(reg) = mem_op.imm_index(0) else {
+            return Ok(false);
+        };
+        let uav = (mem_op.ty == OperandType::Uav)
+            .then(|| self.plan.uavs.get(&reg).copied())
+            .flatten()
+            .filter(|_| {
+                let kind = crate::runtime::BindingKind::Uav;
+                !self.plan.typed.contains(&(kind, reg))
+            });
+        let (mem, stride) = match (op, mem_op.ty, uav) {
+            (None, _, Some((e, _))) => (AtomicMem::Counter(e as u32), None),
+            (Some(_), OperandType::Uav, Some((e, stride))) => (AtomicMem::Uav(e as u32), stride),
+            (Some(_), OperandType::Tgsm, _) => match self.plan.tgsm.get(&reg) {
+                Some(p) => (
+                    AtomicMem::Tgsm {
+                        first: p.first,
+                        dwords: p.dwords,
+                    },
+                    p.stride,
+                ),
+                None => return Ok(false),
+            },
+            _ => return Ok(false),
+        };
+        let mut desc = AtomicDesc {
+            mem,
+            op,
+            alloc,
+            stride,
+            addr: [Src::Imm(0); 2],
+            cmp: Src::Imm(0),
+            val: Src::Imm(0),
+            out: None,
+            exec,
+        };
+        if let Some(op) = op {
+            let a = self.t0_int_src(self.operand(inst, m + 1)?, 0, 2)?;
+            desc.addr = [a[0], a[1]];
+            let mut next = m + 2;
+            if op == AtomicOp::CmpExch {
+                desc.cmp = self.t0_int_src(self.operand(inst, next)?, 1, 1)?[0];
+                next += 1;
+            }
+            desc.val = self.t0_int_src(self.operand(inst, next)?, 2, 1)?[0];
+        }
+        let returns = returns_old || op.is_none();
+        if returns {
+            desc.out = Some(self.t0_scratch_slot(12)?.1);
+        }
+        let desc = Box::new(desc);
+        let d = &*desc as *const AtomicDesc as usize;
+        self.t0.atomics.push(desc);
+        self.t0_call(atomic_lanes as unsafe extern "C" fn(_, _) as usize, d);
+        if returns {
+            let (vars, _) = self.t0_scratch_slot(12)?;
+            let v = self.use_vars(vars);
+            let dst = self.operand(inst, 0)?;
+            self.write(dst, &[Some(v); 4])?;
+        }
+        Ok(true)
     }
 }

@@ -388,6 +388,143 @@ pub unsafe extern "C" fn typed_lanes(ctx: *mut BatchContext, desc: *const TypedD
     }
 }
 
+/// The memory an atomic addresses.
+#[derive(Clone, Copy, Debug)]
+pub enum AtomicMem {
+    /// A raw or structured u# window: resource-table entry.
+    Uav(u32),
+    /// A g# register: its first DWORD in the group's TGSM and its size.
+    Tgsm { first: u32, dwords: u32 },
+    /// A u#'s hidden counter (`imm_atomic_alloc` / `_consume`).
+    Counter(u32),
+}
+
+/// One atomic instruction run on every lane by [`atomic_lanes`].
+#[derive(Clone, Debug)]
+pub struct AtomicDesc {
+    pub mem: AtomicMem,
+    /// `None` for the counter instructions.
+    pub op: Option<crate::sem::atomic::AtomicOp>,
+    /// +1 (alloc) or -1 (consume) for a counter.
+    pub alloc: bool,
+    pub stride: Option<u32>,
+    /// Address (x, y), compare value, source value: the swizzled first
+    /// components the inline lowering uses.
+    pub addr: [Src; 2],
+    pub cmp: Src,
+    pub val: Src,
+    /// Where each lane's returned value goes (0 for lanes that do not
+    /// write), when the instruction returns one.
+    pub out: Option<u32>,
+    pub exec: u32,
+}
+
+/// One `lock cmpxchg` on the DWORD at `p` (which may be unaligned, as
+/// caller memory may be; x86 locks an unaligned DWORD too, as the
+/// generated code's atomics do): stores `new` if it holds `expected`;
+/// returns what it held.
+///
+/// # Safety
+/// `p` points to a valid, writable DWORD.
+#[cfg(target_arch = "x86_64")]
+unsafe fn cas(p: *mut u32, expected: u32, new: u32) -> u32 {
+    let prev: u32;
+    std::arch::asm!(
+        "lock cmpxchg dword ptr [{p}], {new:e}",
+        p = in(reg) p,
+        new = in(reg) new,
+        inout("eax") expected => prev,
+        options(nostack),
+    );
+    prev
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn cas(p: *mut u32, expected: u32, new: u32) -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+    match AtomicU32::from_ptr(p).compare_exchange(expected, new, SeqCst, SeqCst) {
+        Ok(v) | Err(v) => v,
+    }
+}
+
+/// Applies `f` (old -> (new or no store, returned)) to the DWORD at `p`
+/// atomically; returns the returned value. "No store" compares and
+/// writes back the value it read, which nobody can tell from no store.
+///
+/// # Safety
+/// As [`cas`].
+unsafe fn update(p: *mut u32, f: impl Fn(u32) -> (Option<u32>, u32)) -> u32 {
+    let mut guess = 0;
+    loop {
+        let (new, ret) = f(guess);
+        let prev = cas(p, guess, new.unwrap_or(guess));
+        if prev == guess {
+            return ret;
+        }
+        guess = prev;
+    }
+}
+
+/// Runs an atomic on every lane in lane order, as the inline lowering's
+/// per-lane sequence (`memory.rs`, `rmw` and `counter`) does: a lane
+/// acts when it is in `exec` and its writes count (`uav_lanes`), and, for
+/// memory, when its DWORD (`(x * stride + y) >> 2`, or `x >> 2` for raw)
+/// is inside the window; the new value is [`crate::sem::atomic::combine`]
+/// (counters: `counter_alloc` / `counter_consume`) in one atomic
+/// compare-exchange; lanes that do not act return 0.
+///
+/// # Safety
+/// As [`alu`]; TGSM and u# windows are bound as the plan says (the
+/// context's `tgsm` and resource table) with 4-byte aligned DWORDs.
+pub unsafe extern "C" fn atomic_lanes(ctx: *mut BatchContext, desc: *const AtomicDesc) {
+    use crate::sem::atomic as at;
+    let d = &*desc;
+    let (x, y) = (read(ctx, d.addr[0]), read(ctx, d.addr[1]));
+    let (cmp, val) = (read(ctx, d.cmp), read(ctx, d.val));
+    let save = (*ctx).save;
+    let exec = lanes(save, d.exec);
+    let writes = (*ctx).uav_lanes;
+    let (base, dwords): (*mut u32, u64) = match d.mem {
+        AtomicMem::Uav(e) | AtomicMem::Counter(e) => {
+            let r: ResDesc = *(*ctx).res.add(e as usize);
+            match d.mem {
+                AtomicMem::Counter(_) => (r.counter, u64::from(!r.counter.is_null())),
+                _ => (r.base as *mut u32, r.dwords),
+            }
+        }
+        AtomicMem::Tgsm { first, dwords } => ((*ctx).tgsm.add(first as usize), u64::from(dwords)),
+    };
+    let mut out = [0u32; W];
+    for l in 0..W {
+        if exec[l] == 0 || writes[l] == 0 {
+            continue;
+        }
+        let dword = match (d.op, d.stride) {
+            (None, _) => 0,
+            (Some(_), Some(s)) => (u64::from(x[l]) * u64::from(s) + u64::from(y[l])) >> 2,
+            (Some(_), None) => u64::from(x[l]) >> 2,
+        };
+        if dword >= dwords {
+            continue;
+        }
+        let p = base.add(dword as usize);
+        out[l] = match d.op {
+            None if d.alloc => update(p, |o| {
+                let (n, r) = at::counter_alloc(o);
+                (Some(n), r)
+            }),
+            None => update(p, |o| {
+                let (n, r) = at::counter_consume(o);
+                (Some(n), r)
+            }),
+            Some(op) => update(p, |o| (at::combine(op, o, val[l], cmp[l]), o)),
+        };
+    }
+    if let Some(off) = d.out {
+        std::ptr::write_unaligned(save.add(off as usize) as *mut [u32; W], out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,5 +669,37 @@ mod tests {
         unsafe { alu(&mut *c, &d) };
         assert_eq!(save[W], 8);
         assert_eq!(save[2 * W], 0);
+    }
+
+    #[test]
+    fn atomics_act_on_active_in_bounds_lanes_in_order() {
+        // Slots: exec (lanes 0..6 active), result.
+        let mut save = vec![0u32; 2 * W];
+        save[..6].fill(u32::MAX);
+        let mut tgsm = [10u32, 20, 30];
+        let mut c = ctx(&mut save);
+        c.tgsm = tgsm.as_mut_ptr();
+        c.uav_lanes = [u32::MAX; W];
+        c.uav_lanes[1] = 0; // a helper lane: its writes do not count
+        let d = AtomicDesc {
+            mem: AtomicMem::Tgsm {
+                first: 1,
+                dwords: 2,
+            },
+            op: Some(crate::sem::atomic::AtomicOp::IAdd),
+            alloc: false,
+            stride: None,
+            // Every lane addresses byte 0: DWORD 0 of the window.
+            addr: [Src::Imm(0), Src::Imm(0)],
+            cmp: Src::Imm(0),
+            val: Src::Imm(5),
+            out: Some(32),
+            exec: 0,
+        };
+        unsafe { atomic_lanes(&mut *c, &d) };
+        // Lanes 0, 2, 3, 4, 5 add 5 to DWORD 0 of the window (tgsm[1]),
+        // in lane order; lane 1 does not count, lanes 6, 7 are inactive.
+        assert_eq!(tgsm, [10, 45, 30]);
+        assert_eq!(&save[W..], &[20, 0, 25, 30, 35, 40, 0, 0]);
     }
 }
