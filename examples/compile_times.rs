@@ -89,7 +89,9 @@ fn main() {
         .max(1);
     let mut small = Vec::new();
     let mut small_cpu = Vec::new();
-    let mut largest: Option<(usize, [(f64, f64); 2], String)> = None;
+    // (instructions, per tier (wall ms, cpu ms), name)
+    type Largest = (usize, [(f64, f64); 2], String);
+    let mut largest: Option<Largest> = None;
     for file in shader_files() {
         let name = file
             .parent()

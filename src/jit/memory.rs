@@ -816,7 +816,7 @@ impl Lower<'_, '_> {
         let ret = inst.return_type_bits();
         let (mop, dst) = (self.operand(inst, 1)?, self.operand(inst, 0)?);
         let shim = super::typed::typed_resinfo;
-        if self.t0_typed(shim, entry, Some(u32::from(ret)), &[mop], Some((dst, res)))? {
+        if self.t0_typed(shim, entry, Some(ret), &[mop], Some((dst, res)))? {
             return Ok(());
         }
         let mip = self.src(mop, 0, Ty::Int)?;

@@ -47,12 +47,16 @@ use super::JitError;
 use crate::ir::{Components, Index, Instruction, Modifier, Operand, OperandType};
 use crate::sem::atomic::AtomicOp;
 
-/// The descriptors tier-0 code points at (ALU, typed), owned by the
-/// compiled code.
+/// The descriptors tier-0 code points at (ALU, typed, atomics), owned by
+/// the compiled code.
+#[allow(clippy::vec_box)]
 pub type Descs = (Vec<Box<AluDesc>>, Vec<Box<TypedDesc>>, Vec<Box<AtomicDesc>>);
 
 /// Tier 0's out-of-line ALU state for one function (`tier0_alu.rs`).
+/// The descriptors are boxed one by one: the code embeds each one's
+/// address, which must not move when the vectors grow.
 #[derive(Default)]
+#[allow(clippy::vec_box)]
 pub struct AluCalls {
     /// The descriptors the generated calls point at; they move into the
     /// compiled code and live as long as it.

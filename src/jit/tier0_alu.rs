@@ -301,10 +301,11 @@ pub unsafe extern "C" fn alu(ctx: *mut BatchContext, desc: *const AluDesc) {
     let d = &*desc;
     let _mode = d.float.then(super::fpmode::DefaultMode::enter);
     let mut s = [[[0u32; W]; 4]; 4];
-    for k in 0..usize::from(d.nsrc) {
-        for c in 0..4 {
-            let v = read(ctx, d.srcs[k][c]);
-            s[k][c] = match (d.mods[k], d.ty) {
+    let n = usize::from(d.nsrc);
+    for ((sk, srcs), &m) in s.iter_mut().zip(&d.srcs).zip(&d.mods).take(n) {
+        for (skc, &src) in sk.iter_mut().zip(srcs) {
+            let v = read(ctx, src);
+            *skc = match (m, d.ty) {
                 (Modifier::None, _) => v,
                 (m, SrcTy::Float) => v.map(|x| f::apply_modifier(x, m)),
                 (m, SrcTy::Int) => v.map(|x| int::apply_modifier(x, m)),
