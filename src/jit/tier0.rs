@@ -205,7 +205,8 @@ impl Lower<'_, '_> {
             ty,
             dsts,
             sat: sat && inst.saturate(),
-            float,
+            // `_sat` is float arithmetic too (min/max in `sem`).
+            float: float || (sat && inst.saturate()),
             exec,
         });
         let d = &*desc as *const AluDesc as usize;
