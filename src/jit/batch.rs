@@ -236,7 +236,7 @@ impl JitBatchRunner<'_> {
             // memory that lives across the call and has the sizes the
             // plan and the compiled code expect (`areas`); the resource
             // table was built from bindings checked to fit, which the
-            // runner borrows for its whole life.
+            // runner borrows for its whole life. One batch per call.
             let status = unsafe { (code.func)(&mut **c, 1) };
             self.shader.note_calls(1);
             match status {

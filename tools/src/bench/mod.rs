@@ -11,12 +11,14 @@
 //! timed region.
 
 pub mod kernels;
+pub mod pixel;
 
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
 pub use kernels::{kernel, Kernel, Problem, Tolerance, KERNELS};
+pub use pixel::{pixel_kernel, PixelKernel, PixelProblem, PIXEL_KERNELS};
 
 use crate::case::{Engine, EngineError, Resource};
 use sm5jit::ir::Program;
@@ -386,6 +388,98 @@ pub fn format_row(r: &Row) -> String {
         cell(Row::ratio(r.interp_ms, r.native_ms), 1),
         cell(Row::ratio(r.jit_ms, r.native_ms), 2),
         cell(Row::ratio(r.jit_ms, r.interp_ms), 4),
+    )
+}
+
+/// One line of the pixel table: a pixel kernel at one worker count;
+/// `None` where not measured. The interpreter shades only the first
+/// `interp_pixels` pixels (whole rows), so compare pixels per second.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PixelRow {
+    pub kernel: String,
+    /// Always `"pixel"` (compute rows have no `kind`).
+    pub kind: &'static str,
+    pub threads: usize,
+    pub width: u32,
+    pub height: u32,
+    /// Pixels per frame.
+    pub pixels: u64,
+    /// Compile time of the engine shown first (the JIT if measured).
+    pub compile_ms: Option<f64>,
+    /// One frame on the JIT, ms.
+    pub jit_ms: Option<f64>,
+    /// The interpreter's region (`interp_pixels` pixels), ms.
+    pub interp_ms: Option<f64>,
+    pub interp_pixels: Option<u64>,
+    /// One frame natively (one thread), ms.
+    pub native_ms: Option<f64>,
+    /// Median process CPU time of one frame (the interpreter: of its
+    /// region), ms: with N workers the sum over them.
+    pub jit_cpu_ms: Option<f64>,
+    pub interp_cpu_ms: Option<f64>,
+    pub native_cpu_ms: Option<f64>,
+    pub jit_px_s: Option<f64>,
+    pub interp_px_s: Option<f64>,
+    pub native_px_s: Option<f64>,
+}
+
+impl PixelRow {
+    /// Fills the pixels-per-second fields from the times.
+    pub fn with_rates(mut self) -> PixelRow {
+        let rate = |ms: Option<f64>, px: u64| {
+            ms.filter(|&m| m > 0.0)
+                .map(|m| pixel::per_second(px as usize, m))
+        };
+        self.jit_px_s = rate(self.jit_ms, self.pixels);
+        self.native_px_s = rate(self.native_ms, self.pixels);
+        self.interp_px_s = rate(self.interp_ms, self.interp_pixels.unwrap_or(0));
+        self
+    }
+}
+
+/// The header of [`format_pixel_row`].
+pub fn pixel_table_header() -> String {
+    format!(
+        "{:<9} {:>3} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10} {:>10}",
+        "pixel",
+        "thr",
+        "size",
+        "compile_ms",
+        "interp_ms",
+        "jit_ms",
+        "jit_cpu_ms",
+        "native_ms",
+        "interp_px/s",
+        "jit_px/s",
+        "native_px/s",
+        "jit/interp",
+        "native/jit"
+    )
+}
+
+fn rate_cell(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |t| format!("{t:.3e}"))
+}
+
+/// One pixel-table line: times (the interpreter's over its region),
+/// pixels per second, and the speed-ups JIT over interpreter and native
+/// over JIT (from pixels per second).
+pub fn format_pixel_row(r: &PixelRow) -> String {
+    format!(
+        "{:<9} {:>3} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>10} {:>10}",
+        r.kernel,
+        r.threads,
+        format!("{}x{}", r.width, r.height),
+        cell(r.compile_ms, 3),
+        cell(r.interp_ms, 3),
+        cell(r.jit_ms, 3),
+        cell(r.jit_cpu_ms, 3),
+        cell(r.native_ms, 3),
+        rate_cell(r.interp_px_s),
+        rate_cell(r.jit_px_s),
+        rate_cell(r.native_px_s),
+        cell(Row::ratio(r.jit_px_s, r.interp_px_s), 1),
+        cell(Row::ratio(r.native_px_s, r.jit_px_s), 2),
     )
 }
 

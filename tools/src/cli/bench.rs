@@ -16,14 +16,17 @@ use clap::Args;
 use super::error::{CliError, ExitCode};
 use super::run::make_engines;
 use super::{front, EngineChoice, DEFAULT_ENGINE};
-use crate::bench::{self, Kernel, Problem, Row, BENCH_BUDGET, KERNELS};
+use crate::bench::pixel::{self, PixelKernel, PixelProblem, PIXEL_KERNELS};
+use crate::bench::{self, Kernel, PixelRow, Problem, Row, BENCH_BUDGET, KERNELS};
 use crate::case::spec::ResourceKindSpec;
 use crate::case::{Engine, EngineOptions, SlotClass};
 use crate::progress::Progress;
+use sm5jit::EngineKind;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Kernels to run (saxpy mandelbrot reduce scan matmul histogram nbody); none = all.
+    /// Kernels to run: compute (saxpy mandelbrot reduce scan matmul histogram nbody) and
+    /// pixel (lit blur9 shadow16 noise); none = all.
     pub kernels: Vec<String>,
     /// Engine(s) to time; `both` fills the interp and jit columns.
     #[arg(long, value_enum, default_value_t = DEFAULT_ENGINE)]
@@ -34,9 +37,14 @@ pub struct BenchArgs {
     /// Worker threads for the engine (the native baseline is single-threaded).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Problem size (elements, pixels per side, matrix side or bodies); default: each kernel's own.
+    /// Problem size (elements, pixels per side, matrix side or bodies; pixel kernels: the
+    /// render target's width, 16:9); default: each kernel's own (pixel kernels 1920x1080).
     #[arg(long)]
     pub size: Option<u32>,
+    /// Pixel kernels: the interpreter shades only this many leading rows of the target
+    /// (it is slow; its column is pixels per second over that region).
+    #[arg(long, default_value_t = 16)]
+    pub interp_rows: u32,
     /// Timed runs per measurement (the median is shown).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
@@ -53,19 +61,38 @@ pub struct BenchArgs {
     pub code: super::codedump::CodeDumpArgs,
 }
 
-fn selected(names: &[String]) -> Result<Vec<&'static Kernel>, CliError> {
+/// The compute and pixel kernels named (none: all of both).
+type Selection = (Vec<&'static Kernel>, Vec<&'static PixelKernel>);
+
+fn selected(names: &[String]) -> Result<Selection, CliError> {
     if names.is_empty() {
-        return Ok(KERNELS.iter().collect());
+        return Ok((KERNELS.iter().collect(), PIXEL_KERNELS.iter().collect()));
     }
-    names
-        .iter()
-        .map(|n| {
-            bench::kernel(n).ok_or_else(|| {
-                let all: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
-                CliError::usage(format!("unknown kernel `{n}`; known: {}", all.join(" ")))
-            })
-        })
-        .collect()
+    let (mut compute, mut pixel) = (Vec::new(), Vec::new());
+    for n in names {
+        if let Some(k) = bench::kernel(n) {
+            compute.push(k);
+        } else if let Some(k) = bench::pixel_kernel(n) {
+            pixel.push(k);
+        } else {
+            let all: Vec<&str> = KERNELS
+                .iter()
+                .map(|k| k.name)
+                .chain(PIXEL_KERNELS.iter().map(|k| k.name))
+                .collect();
+            return Err(CliError::usage(format!(
+                "unknown kernel `{n}`; known: {}",
+                all.join(" ")
+            )));
+        }
+    }
+    Ok((compute, pixel))
+}
+
+/// A pixel kernel's problem at `--size` (default 1920x1080).
+fn pixel_problem(k: &PixelKernel, size: Option<u32>) -> Result<PixelProblem, CliError> {
+    let [w, h] = size.map_or(pixel::BENCH_SIZE, pixel::size_for);
+    k.problem(w, h).map_err(CliError::runtime)
 }
 
 fn problem(k: &Kernel, size: Option<u32>) -> Problem {
@@ -74,12 +101,19 @@ fn problem(k: &Kernel, size: Option<u32>) -> Problem {
 
 /// Runs `sm5jit bench`.
 pub fn bench(a: &BenchArgs) -> Result<ExitCode, CliError> {
-    let kernels = selected(&a.kernels)?;
+    let (kernels, pixels) = selected(&a.kernels)?;
     if let Some(dir) = &a.peer_setup {
-        return peer_setup(&kernels, a.size, dir);
+        peer_setup(&kernels, a.size, dir)?;
+        return pixel_peer_setup(&pixels, a.size, dir);
     }
     if let Some(dir) = &a.peer_check {
-        return peer_check(&kernels, a.size, dir);
+        let code = peer_check(&kernels, a.size, dir)?;
+        let pixel_code = pixel_peer_check(&pixels, a.size, dir)?;
+        return Ok(if code == ExitCode::Ok {
+            pixel_code
+        } else {
+            code
+        });
     }
     if a.threads == 0 {
         return Err(CliError::usage("--threads must be at least 1"));
@@ -95,18 +129,46 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode, CliError> {
         eprintln!("# {}; {today}", bench::machine_line());
     } else {
         println!("# {}; {today}", bench::machine_line());
-        println!("{}", bench::table_header());
+        if !kernels.is_empty() {
+            println!("{}", bench::table_header());
+        }
     }
-    let steps = kernels.len() * (1 + engines.len());
+    let steps = (kernels.len() + pixels.len()) * (1 + engines.len());
     let bar = Progress::new(steps as u64, "steps");
     let mut failed = false;
-    for k in kernels {
+    for &k in &kernels {
         let row = measure(k, a, &engines, &bar);
         match row {
             Ok(row) if a.json => {
                 bar.suspend(|| println!("{}", serde_json::to_string(&row).unwrap_or_default()))
             }
             Ok(row) => bar.suspend(|| println!("{}", bench::format_row(&row))),
+            Err(e) => {
+                bar.println(format!("bench: {e}"));
+                failed = true;
+            }
+        }
+    }
+    if !pixels.is_empty() && !a.json {
+        let [w, h] = a.size.map_or(pixel::BENCH_SIZE, pixel::size_for);
+        bar.suspend(|| {
+            if !kernels.is_empty() {
+                println!();
+            }
+            println!(
+                "# pixel kernels: full-screen draw {w}x{h} in batches of {} quads; interp over the first {} rows; native one thread",
+                pixel::BATCH_QUADS,
+                a.interp_rows.clamp(2, h) & !1
+            );
+            println!("{}", bench::pixel_table_header());
+        });
+    }
+    for k in pixels {
+        match measure_pixel(k, a, &engines, &bar) {
+            Ok(row) if a.json => {
+                bar.suspend(|| println!("{}", serde_json::to_string(&row).unwrap_or_default()))
+            }
+            Ok(row) => bar.suspend(|| println!("{}", bench::format_pixel_row(&row))),
             Err(e) => {
                 bar.println(format!("bench: {e}"));
                 failed = true;
@@ -189,6 +251,124 @@ fn measure(
         }
     }
     Ok(row)
+}
+
+/// Measures pixel kernel `k` natively and on each engine; one step of
+/// `bar` each.
+fn measure_pixel(
+    k: &PixelKernel,
+    a: &BenchArgs,
+    engines: &[EngineChoice],
+    bar: &Progress,
+) -> Result<PixelRow, CliError> {
+    if a.code.any() {
+        let program = front::parse(k.name, k.ps)?;
+        super::codedump::dump(k.name, &program, &a.code, a.tier.into())?;
+    }
+    let p = pixel_problem(k, a.size)?;
+    bar.log(format!(
+        "bench: {} ({}x{}, {} pixels)",
+        k.name,
+        p.width,
+        p.height,
+        p.pixels()
+    ));
+    bar.set_message(format!("{}: native", k.name));
+    let (native_ms, native_cpu_ms, native) = pixel::time_pixel_native(k, &p, a.runs);
+    bar.inc(1);
+    let mut row = PixelRow {
+        kernel: k.name.to_string(),
+        kind: "pixel",
+        threads: a.threads,
+        width: p.width,
+        height: p.height,
+        pixels: p.pixels() as u64,
+        native_ms: Some(native_ms),
+        native_cpu_ms: Some(native_cpu_ms),
+        ..PixelRow::default()
+    };
+    for &choice in engines {
+        let (engine, pixels) = match choice {
+            EngineChoice::Jit => (EngineKind::Jit, p.pixels()),
+            _ if a.threads > 1 => {
+                bar.println(format!(
+                    "bench: {}: the interpreter is measured on one thread only",
+                    k.name
+                ));
+                bar.inc(1);
+                continue;
+            }
+            _ => {
+                let rows = a.interp_rows.clamp(2, p.height) & !1;
+                (EngineKind::Interpreter, rows as usize * p.width as usize)
+            }
+        };
+        bar.set_message(format!("{}: {choice:?}", k.name));
+        let how = pixel::EngineRun {
+            engine,
+            tier: a.tier.into(),
+            threads: a.threads,
+            pixels,
+            runs: a.runs,
+        };
+        let t = pixel::time_pixel_engine(k, &p, &native, &how).map_err(CliError::runtime)?;
+        bar.inc(1);
+        if engine == EngineKind::Jit {
+            row.jit_ms = Some(t.frame_ms);
+            row.jit_cpu_ms = Some(t.cpu_ms);
+            row.compile_ms = Some(t.compile_ms);
+        } else {
+            row.interp_ms = Some(t.frame_ms);
+            row.interp_cpu_ms = Some(t.cpu_ms);
+            row.interp_pixels = Some(t.pixels as u64);
+            row.compile_ms = row.compile_ms.or(Some(t.compile_ms));
+        }
+    }
+    Ok(row.with_rates())
+}
+
+/// Writes each pixel kernel's shaders, textures, constants and
+/// `scripts/vkd3d-draw` arguments to `dir` (see [`pixel::peer_files`]).
+fn pixel_peer_setup(
+    kernels: &[&PixelKernel],
+    size: Option<u32>,
+    dir: &Path,
+) -> Result<ExitCode, CliError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::input(dir.display().to_string(), e.to_string()))?;
+    for k in kernels {
+        let p = pixel_problem(k, size)?;
+        for (name, bytes) in pixel::peer_files(k, &p, dir).map_err(CliError::runtime)? {
+            write(&dir.join(name), &bytes)?;
+        }
+        eprintln!("bench: {}: wrote {}.args for vkd3d-draw", k.name, k.name);
+    }
+    Ok(ExitCode::Ok)
+}
+
+/// Compares `DIR/K.rt.out` (the peer's render target) with the native
+/// image under the kernel's peer tolerance; `ok KERNEL` or `FAIL ...`.
+fn pixel_peer_check(
+    kernels: &[&PixelKernel],
+    size: Option<u32>,
+    dir: &Path,
+) -> Result<ExitCode, CliError> {
+    let mut code = ExitCode::Ok;
+    for k in kernels {
+        let p = pixel_problem(k, size)?;
+        let native = (k.native)(&p);
+        let file = dir.join(format!("{}.rt.out", k.name));
+        let bytes = std::fs::read(&file)
+            .map_err(|e| CliError::input(file.display().to_string(), e.to_string()))?;
+        match pixel::peer_check(k, &p, &native, &bytes) {
+            Ok(()) => println!("ok {}", k.name),
+            Err(m) => {
+                println!("FAIL {m}");
+                code = ExitCode::Failed;
+            }
+        }
+    }
+    Ok(code)
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`, from the system clock.
