@@ -9,29 +9,45 @@
 //! instructions and the time of the largest one. Shaders the JIT rejects
 //! are listed as skipped with the reason. Last, the same for the
 //! 931-instruction pixel shader `examples/shaders/ps_900.asm` (texture
-//! sampling in loops).
+//! sampling in loops). The summary gives wall-clock medians and, in
+//! brackets, the medians of the compiling thread's CPU time
+//! (`CLOCK_THREAD_CPUTIME_ID`), which preemption on a loaded machine does
+//! not inflate.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sm5jit::jit::{CompileOptions, JitShader, Tier};
 
-/// Median compile time of `program` on `tier`, in ms.
-fn time(program: &sm5jit::ir::Program, tier: Tier, runs: usize) -> f64 {
+/// This thread's CPU time.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Median compile time of `program` on `tier`, in ms: wall clock and
+/// this thread's CPU time.
+fn time(program: &sm5jit::ir::Program, tier: Tier, runs: usize) -> (f64, f64) {
     let options = CompileOptions {
         cache: false,
         ..CompileOptions::tier(tier)
     };
-    let times: Vec<Duration> = (0..runs)
+    let (wall, cpu): (Vec<Duration>, Vec<Duration>) = (0..runs)
         .map(|_| {
+            let c = thread_cpu();
             let t = Instant::now();
             let s = JitShader::compile_with(program, &options).expect("compiled once already");
-            let d = t.elapsed();
+            let d = (t.elapsed(), thread_cpu() - c);
             drop(s);
             d
         })
-        .collect();
-    median(times)
+        .unzip();
+    (median(wall), median(cpu))
 }
 
 fn shader_files() -> Vec<PathBuf> {
@@ -72,7 +88,10 @@ fn main() {
         .unwrap_or(21)
         .max(1);
     let mut small = Vec::new();
-    let mut largest: Option<(usize, [f64; 2], String)> = None;
+    let mut small_cpu = Vec::new();
+    // (instructions, per tier (wall ms, cpu ms), name)
+    type Largest = (usize, [(f64, f64); 2], String);
+    let mut largest: Option<Largest> = None;
     for file in shader_files() {
         let name = file
             .parent()
@@ -94,19 +113,21 @@ fn main() {
             continue;
         }
         let insts = program.insts.len();
-        let ms = [
+        let both = [
             time(&program, Tier::Zero, runs),
             time(&program, Tier::One, runs),
         ];
+        let ms = both.map(|t| t.0);
         println!(
             "{name:60} {insts:5} instructions  tier 0 {:9.3} ms  tier 1 {:9.3} ms",
             ms[0], ms[1]
         );
         if insts <= 200 {
             small.push(ms);
+            small_cpu.push(both.map(|t| t.1));
         }
         if largest.as_ref().is_none_or(|l| insts > l.0) {
-            largest = Some((insts, ms, name));
+            largest = Some((insts, both, name));
         }
     }
     let ps_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders/ps_900.asm");
@@ -119,26 +140,30 @@ fn main() {
             [time(p, Tier::Zero, runs), time(p, Tier::One, runs)],
         )
     });
-    for (tier, k) in [("tier 0", 0), ("tier 1", 1)] {
-        let mut v: Vec<f64> = small.iter().map(|m| m[k]).collect();
+    let med = |v: &[[f64; 2]], k: usize| {
+        let mut v: Vec<f64> = v.iter().map(|m| m[k]).collect();
         v.sort_by(f64::total_cmp);
-        if !v.is_empty() {
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    for (tier, k) in [("tier 0", 0), ("tier 1", 1)] {
+        if !small.is_empty() {
             println!(
-                "{tier}: median over {} shaders of <= 200 instructions: {:.3} ms",
-                v.len(),
-                v[v.len() / 2]
+                "{tier}: median over {} shaders of <= 200 instructions: {:.3} ms [cpu {:.3} ms]",
+                small.len(),
+                med(&small, k),
+                med(&small_cpu, k)
             );
         }
         if let Some((insts, ms, name)) = &largest {
             println!(
-                "{tier}: largest: {name} ({insts} instructions): {:.3} ms",
-                ms[k]
+                "{tier}: largest: {name} ({insts} instructions): {:.3} ms [cpu {:.3} ms]",
+                ms[k].0, ms[k].1
             );
         }
         if let Some((insts, ms)) = &ps_ms {
             println!(
-                "{tier}: examples/shaders/ps_900.asm ({insts} instructions): {:.3} ms",
-                ms[k]
+                "{tier}: examples/shaders/ps_900.asm ({insts} instructions): {:.3} ms [cpu {:.3} ms]",
+                ms[k].0, ms[k].1
             );
         }
     }

@@ -179,6 +179,8 @@ pub struct Lower<'a, 'f> {
     /// While a structured load with a consecutive index is lowered: the
     /// index's base (`shadow.rs`), so its shape needs no run-time test.
     pub consec_base: Option<Value>,
+    /// Tier 0: the out-of-line ALU calls (`tier0.rs`, `tier0_alu.rs`).
+    pub t0: super::tier0::AluCalls,
 }
 
 pub fn mem() -> MemFlagsData {
@@ -1304,6 +1306,9 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// Lowers one instruction through the visitor (its class's method).
     pub fn inst_family(&mut self, i: usize, inst: &Instruction) -> Result<(), JitError> {
+        if self.t0_alu(inst)? {
+            return Ok(());
+        }
         inst.visit(i, self)
     }
 

@@ -301,6 +301,10 @@ impl Lower<'_, '_> {
     /// each `k` is one scalar load broadcast to the lanes; otherwise the
     /// lanes load one by one.
     fn load_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
+        // Tier 0 (`tier0.rs`) compiles for speed: the out-of-line lanes only.
+        if self.slots.is_some() && self.out_of_line(w) {
+            return self.lane_loads(w, a, off, j, ks);
+        }
         let consecutive = self.same_shape(a, off, w.stride, j, Shape::Consecutive);
         if consecutive.is_none() && (!fast_path_enabled() || w.stride.is_none()) {
             return self.lane_loads(w, a, off, j, ks);
@@ -557,6 +561,8 @@ impl Lower<'_, '_> {
     /// never read back and rewritten: other threads may own those words).
     fn store_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
         let fast = match vals {
+            // Tier 0 (`tier0.rs`) compiles for speed: the out-of-line lanes only.
+            _ if self.slots.is_some() && self.out_of_line(w) => None,
             [_] => self.same_shape(a, off, w.stride, j, Shape::Consecutive),
             _ => None,
         };
@@ -797,10 +803,15 @@ impl Lower<'_, '_> {
         let res = self.operand(inst, 2)?;
         let entry = self.table_entry(res)?;
         let cop = self.operand(inst, 1)?;
+        let mip_flag = i64::from(inst.opcode == Opcode::Ld);
+        let dst = self.operand(inst, 0)?;
+        let shim = super::typed::typed_load;
+        if self.t0_typed(shim, entry, Some(mip_flag as u32), &[cop], Some((dst, res)))? {
+            return Ok(());
+        }
         let coords: Vec<V> = (0..4)
             .map(|c| self.src(cop, c, Ty::Int))
             .collect::<Result<_, _>>()?;
-        let mip_flag = i64::from(inst.opcode == Opcode::Ld);
         let flag = self.b.ins().iconst(types::I32, mip_flag);
         let texels: Vec<[Value; 4]> = (0..W)
             .map(|l| self.typed_call(0, entry, flag, &coords, l))
@@ -818,6 +829,9 @@ impl Lower<'_, '_> {
         let entry = self.table_entry(res)?;
         let cop = self.operand(inst, 1)?;
         let vop = self.operand(inst, 2)?;
+        if self.t0_typed(super::typed::typed_store, entry, None, &[cop, vop], None)? {
+            return Ok(());
+        }
         let mut inputs = Vec::with_capacity(8);
         for c in 0..4 {
             inputs.push(self.src(cop, c, Ty::Int)?);
@@ -837,11 +851,14 @@ impl Lower<'_, '_> {
     fn resinfo(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let res = self.operand(inst, 2)?;
         let entry = self.table_entry(res)?;
-        let mip = self.src(self.operand(inst, 1)?, 0, Ty::Int)?;
-        let flag = self
-            .b
-            .ins()
-            .iconst(types::I32, i64::from(inst.return_type_bits()));
+        let ret = inst.return_type_bits();
+        let (mop, dst) = (self.operand(inst, 1)?, self.operand(inst, 0)?);
+        let shim = super::typed::typed_resinfo;
+        if self.t0_typed(shim, entry, Some(ret), &[mop], Some((dst, res)))? {
+            return Ok(());
+        }
+        let mip = self.src(mop, 0, Ty::Int)?;
+        let flag = self.b.ins().iconst(types::I32, i64::from(ret));
         let texels: Vec<[Value; 4]> = (0..W)
             .map(|l| self.typed_call(2, entry, flag, &[mip], l))
             .collect();
@@ -1093,6 +1110,9 @@ impl Lower<'_, '_> {
     /// Semantics: `sem::atomic::counter_alloc` returns the old counter,
     /// `counter_consume` the new one; no counter → 0 and nothing changes.
     fn counter(&mut self, inst: &Instruction, delta: i64) -> Result<(), JitError> {
+        if self.t0_atomic(inst, None, delta > 0, true)? {
+            return Ok(());
+        }
         let op = self.operand(inst, 1)?;
         let reg = op
             .imm_index(0)
@@ -1141,6 +1161,9 @@ impl Lower<'_, '_> {
         aop: AtomicOp,
         returns_old: bool,
     ) -> Result<(), JitError> {
+        if self.t0_atomic(inst, Some(aop), false, returns_old)? {
+            return Ok(());
+        }
         let m = usize::from(returns_old);
         let mem = self.operand(inst, m)?;
         let typed_entry = match mem.ty {

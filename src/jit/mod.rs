@@ -29,6 +29,8 @@
 //! (registers known to hold flushed floats), `fpmode` (MXCSR.DAZ around
 //! generated code), `observed` (which float results are seen bit for
 //! bit), `liveness` (live registers: blend-free writes, barrier saves),
+//! `tier0`/`tier0_alu` (tier 0's slots and out-of-line routines), `tiers`
+//! (tier-up and the cache),
 //! `batch` (vertex/pixel invocation batches), `engine` (the case-runner
 //! engine).
 //!
@@ -57,6 +59,7 @@ mod sample;
 mod shadow;
 mod stage;
 mod tier0;
+mod tier0_alu;
 pub mod tiers;
 pub mod typed;
 mod uniform;
@@ -91,7 +94,9 @@ use plan::Plan;
 /// optimisation `name` off, to measure what it buys: `nan` (finish —
 /// flush and canonicalise — every float result, `observed.rs`), `full` (blend every register write,
 /// even under a full mask), `dead` (blend writes even when no idle lane
-/// reads the register again, `liveness.rs`), `hoist` (cb#/context loads not hoistable).
+/// reads the register again, `liveness.rs`), `hoist` (cb#/context loads not hoistable),
+/// `t0call` (tier 0 lowers ALU, typed and atomic instructions inline
+/// instead of calling `tier0_alu`'s routines).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -157,6 +162,9 @@ struct Compiled {
     tier: u8,
     /// Declared after `func` so the code is freed last.
     _code: Code,
+    /// Tier 0's out-of-line ALU descriptors, whose addresses the code
+    /// embeds (`tier0_alu.rs`); freed with the code.
+    _alu: tier0::Descs,
 }
 
 struct Inner {
@@ -423,7 +431,12 @@ fn compile_code(
     builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
     let mut module = JITModule::new(builder);
     let built = build(&mut module, prepared, plan, tier, dump);
-    let (id, save_slots, code_dump) = match built {
+    let Built {
+        id,
+        save_slots,
+        alu,
+        dump: code_dump,
+    } = match built {
         Ok(x) => x,
         Err(e) => {
             // SAFETY: nothing from this module was handed out.
@@ -445,19 +458,52 @@ fn compile_code(
         save_slots,
         tier,
         _code: Code(ManuallyDrop::new(module)),
+        _alu: alu,
     };
     Ok((compiled, code_dump))
 }
 
+thread_local! {
+    /// Cranelift's per-function contexts, kept between compiles on this
+    /// thread so that their allocations (IR, CFG, the register
+    /// allocator's state) are reused; put back only after a successful
+    /// compile, when both are clear.
+    static CONTEXTS: std::cell::Cell<Option<(cranelift_codegen::Context, FunctionBuilderContext)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// This thread's reused contexts (or new ones), ready for a function of
+/// `module`.
+fn reused_contexts(module: &JITModule) -> (cranelift_codegen::Context, FunctionBuilderContext) {
+    match CONTEXTS.with(|c| c.take()) {
+        Some((mut ctx, fctx)) => {
+            module.clear_context(&mut ctx);
+            (ctx, fctx)
+        }
+        None => (module.make_context(), FunctionBuilderContext::new()),
+    }
+}
+
+/// What [`build`] returns.
+struct Built {
+    id: cranelift_module::FuncId,
+    /// Save slots the code needs (see [`Compiled::save_slots`]).
+    save_slots: usize,
+    /// Tier 0's out-of-line call descriptors the code points at.
+    alu: tier0::Descs,
+    dump: Option<CodeDump>,
+}
+
 /// Builds and defines the batch function; returns its id, the number
-/// of save slots its barriers need and, when `dump` is set, its code as text.
+/// of save slots its barriers need, the descriptors its tier-0 calls
+/// point at and, when `dump` is set, its code as text.
 fn build(
     module: &mut JITModule,
     p: &Prepared,
     plan: &Plan,
     tier: u8,
     dump: bool,
-) -> Result<(cranelift_module::FuncId, usize, Option<CodeDump>), JitError> {
+) -> Result<Built, JitError> {
     let cg = |e: cranelift_module::ModuleError| JitError::Codegen(e.to_string());
     // typed shims: (env: i64, entry: i32, flag: i32, io: i64) -> ()
     let mut tsig = module.make_signature();
@@ -496,11 +542,11 @@ fn build(
     sig.params.push(AbiParam::new(types::I32));
     sig.returns.push(AbiParam::new(types::I32));
     let id = module.declare_anonymous_function(&sig).map_err(cg)?;
-    let mut ctx = module.make_context();
+    let (mut ctx, mut fctx) = reused_contexts(module);
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let mut fctx = FunctionBuilderContext::new();
     let save_slots;
+    let alu;
     let observed = if opt_off("nan") {
         observed::Observed::all()
     } else {
@@ -609,6 +655,7 @@ fn build(
                 .then(|| uniform::Uniform::new(p, context::W as u32)),
             shadows: Vec::new(),
             consec_base: None,
+            t0: Default::default(),
         };
         // Resume id 0 starts at the top; others go through the dispatch,
         // before the variables are initialised: on tier 0 they live in the
@@ -728,7 +775,8 @@ fn build(
             _ => lw.resumes.iter().map(|r| r.1).max().unwrap_or(0),
         };
         lw.b.seal_all_blocks();
-        let Lower { b, module, .. } = lw;
+        let Lower { b, module, t0, .. } = lw;
+        alu = (t0.descs, t0.typed, t0.atomics);
         let tc = module.target_config();
         b.finalize(tc);
     }
@@ -744,7 +792,13 @@ fn build(
             .unwrap_or_default(),
     });
     module.clear_context(&mut ctx);
-    Ok((id, save_slots, code_dump))
+    CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
+    Ok(Built {
+        id,
+        save_slots,
+        alu,
+        dump: code_dump,
+    })
 }
 
 #[cfg(test)]

@@ -381,6 +381,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     warn_undeclared(&loaded.program, &resources);
     warn_many_groups(effective_groups(a));
     if kind != ProgramKind::Compute {
+        super::codedump::dump(&name, &loaded.program, &a.code, a.tier.into())?;
         return super::stage::run_stage(a, &name, &loaded, &resources);
     }
     check_dumps(a, &resources)?;
