@@ -148,13 +148,16 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Binding
             _ => None,
         })
         .collect();
-    TypedEnv {
+    let mut env = TypedEnv {
         slots,
         shader: Some(shader.clone()),
         samplers: b.samplers.clone(),
         quads: false,
         raster_samples: 1,
-    }
+        plans: Vec::new(),
+    };
+    env.plans = super::sample::plans(shader, &env);
+    env
 }
 
 /// One batch's memory, reused across groups by a worker.
