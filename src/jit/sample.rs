@@ -7,9 +7,15 @@
 //! (rows of [`W`] lanes: the execution mask, sampler indices, coordinates,
 //! offsets, reference, LOD or gradients, LOD clamp), makes one call of
 //! [`texture_shim`] for the batch, and reads the results back as vectors.
-//! The shim runs, for each active lane, the function the interpreter runs
-//! ([`crate::runtime::sampling`]), with the texture of the resource-table
-//! entry and the sampler bound in the dispatch's [`TypedEnv`].
+//! The shim runs the instruction's [`TexPlan`] when it has one (built by
+//! [`plans`] when the dispatch or batch starts: texture, sampler,
+//! dimension resolved once, and the entry monomorphised for the
+//! binding's format, filter and address mode, which loops over the
+//! active lanes and takes a pixel quad's gradient LOD once), else the
+//! general path per active lane; both are the function the interpreter
+//! runs ([`crate::runtime::sampling`]), with the texture of the
+//! resource-table entry and the sampler bound in the dispatch's
+//! [`TypedEnv`].
 //! Invariants: the shim reads texels only through the runtime's checked
 //! fetch over the slot's bound slice; in pixel batches the implicit-LOD
 //! ops take the gradients of their quad's four coordinate rows (every

@@ -9,7 +9,10 @@
 //! result DWORDs before the resource swizzle. Invariant: both engines route
 //! operands here and nowhere else, so their texels, weights and LODs are
 //! the same function; every texel read goes through
-//! [`TextureData`](super::TextureData)'s checked fetch.
+//! [`Texture::texel`]'s checked fetch. The functions are generic over a
+//! [`Spec`] (what a specialised entry fixes): the interpreter runs the
+//! general instance [`Dyn`], the JIT the instance [`with_spec`] picks for
+//! a binding; a spec's constants only fold branches of the one code.
 
 use crate::ir::{Decl, LodSource, Opcode, ResourceDim, SampleForm as Form};
 use crate::runtime::texture::{BlockCache, Dyn, Lookup, SampleDim, Spec, Texture};

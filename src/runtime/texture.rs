@@ -7,7 +7,10 @@
 //! through [`TextureData::texel`], which checks the mip, the texel and the
 //! byte range, so no coordinate can reach outside the view or the slice;
 //! out-of-range fetches read zeros with the format's defaults. The rules
-//! (addressing, weights, LOD) come from [`crate::sem::sample`].
+//! (addressing, weights, LOD) come from [`crate::sem::sample`]. The code
+//! is written once on [`Texture`] (a texture with its mip layouts
+//! prepared), generic over a [`Spec`]; [`TextureData`]'s methods run its
+//! general instance [`Dyn`].
 
 use super::{bc, AddressMode, FilterMode, Format, MipLayout, SamplerDesc, TextureDim, TextureView};
 use crate::sem::sample::{self, Tap};

@@ -191,7 +191,7 @@ fn filter(rng: &mut Rng) -> Filter {
 fn sampler(rng: &mut Rng) -> SamplerDesc {
     let one = rng.pick(&ADDRESS);
     // Half the samplers use one mode on every axis (the specialised entries).
-    let mut mode = |rng: &mut Rng| {
+    let mode = |rng: &mut Rng| {
         if rng.chance(1, 2) {
             one
         } else {
