@@ -491,6 +491,124 @@ pub fn sample_count(view: Option<View>) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Opcode;
+    use crate::runtime::{Filter, TextureDim};
+
+    /// Runs base op `op` through the spec `with_spec` picks.
+    struct Pick<'a> {
+        f: Form,
+        tex: &'a Texture<'a>,
+        dim: SampleDim,
+        s: &'a SamplerDesc,
+        a: &'a SampleArgs,
+    }
+
+    impl SpecUser for Pick<'_> {
+        type Out = [u32; 4];
+        fn run<S: Spec>(self) -> [u32; 4] {
+            let mut cache = BlockCache::default();
+            sample_with::<S>(
+                &self.f, self.tex, self.dim, self.s, self.a, None, &mut cache,
+            )
+        }
+    }
+
+    #[test]
+    fn every_specialised_entry_gives_the_general_paths_bits() {
+        let mut x = 0x9E37_79B9u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let coords = [
+            -1.3f32,
+            -0.01,
+            0.0,
+            0.2,
+            0.49,
+            0.5,
+            0.77,
+            1.0,
+            1.6,
+            7.25,
+            1e30,
+            f32::NAN,
+        ];
+        let ops = [
+            Opcode::Sample,
+            Opcode::SampleL,
+            Opcode::SampleD,
+            Opcode::SampleC,
+            Opcode::Gather4,
+            Opcode::Gather4C,
+            Opcode::Lod,
+        ];
+        let formats = SPECIALISED_FORMATS.iter().chain(&[
+            Format::Bc1Unorm,
+            Format::Bc7UnormSrgb,
+            Format::R16G16Unorm,
+        ]);
+        let mut fixed = 0;
+        for &format in formats {
+            let view = TextureView::packed(TextureDim::Tex2D, format, [5, 7, 1], 3);
+            let bytes: Vec<u8> = (0..view.size_bytes()).map(|_| next() as u8).collect();
+            let tex = Texture::new(&TextureData { view, data: &bytes });
+            for filter in [Filter::POINT, Filter::LINEAR] {
+                for address in [
+                    AddressMode::Wrap,
+                    AddressMode::Mirror,
+                    AddressMode::Clamp,
+                    AddressMode::Border,
+                    AddressMode::MirrorOnce,
+                ] {
+                    let s = SamplerDesc {
+                        border_color: [0.25, f32::NAN, 2.0, -1.0],
+                        comparison: crate::runtime::ComparisonFunc::LessEqual,
+                        ..SamplerDesc::new(filter, address)
+                    };
+                    for op in ops {
+                        let f = op.sample_form().expect("a sample-class op");
+                        for k in 0..24 {
+                            let c = |k: usize| coords[k % coords.len()].to_bits();
+                            let a = SampleArgs {
+                                coord: [c(k), c(k * 7 + 3), 0, 0],
+                                offset: [(k % 5) as i32 - 2, (k % 3) as i32 - 1, 0],
+                                reference: 0.5f32.to_bits(),
+                                lod: [(k as f32 * 0.37 - 1.0).to_bits(), 0.1f32.to_bits(), 0, 0],
+                                ddy: [0, (0.3f32).to_bits(), 0, 0],
+                                component: k % 4,
+                                quad: Some(([0.2f32.to_bits(); 4], [0; 4])),
+                                ..SampleArgs::default()
+                            };
+                            let pick = Pick {
+                                f,
+                                tex: &tex,
+                                dim: SampleDim::D2,
+                                s: &s,
+                                a: &a,
+                            };
+                            let (got, name) = with_spec(format, &s, SampleDim::D2, pick);
+                            fixed += usize::from(name != SpecName::General);
+                            let mut cache = BlockCache::default();
+                            let want = sample_with::<Dyn>(
+                                &f,
+                                &tex,
+                                SampleDim::D2,
+                                &s,
+                                &a,
+                                None,
+                                &mut cache,
+                            );
+                            assert_eq!(got, want, "{format:?} {s:?} {op:?} {a:?} ({name:?})");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(fixed > 0);
+    }
 
     #[test]
     fn quad_gradients_are_coarse_and_ignore_the_bottom_right_lane() {

@@ -13,7 +13,7 @@
 //! general instance [`Dyn`].
 
 use super::{bc, AddressMode, FilterMode, Format, MipLayout, SamplerDesc, TextureDim, TextureView};
-use crate::sem::sample::{self, Tap};
+use crate::sem::sample;
 
 /// A bound texture: its view and memory.
 #[derive(Clone, Copy, Debug)]
@@ -331,23 +331,15 @@ impl<'a> Texture<'a> {
         let (coord, slice, modes, offset) = self.place::<S>(s, l);
         let axes = l.dim.axes();
         let size = [m.width, m.height, m.layers];
-        let per_axis: [([Tap; 2], usize); 3] = std::array::from_fn(|k| {
-            if k < axes {
-                sample::axis_taps(mode, coord[k], size[k], offset[k])
-            } else {
-                sample::single_tap()
-            }
-        });
+        let mut per_axis = [sample::single_tap(); 3];
         // Each tap's addressed index (`None`: border), once per axis.
-        let placed: [[Option<u32>; 2]; 3] = std::array::from_fn(|k| {
-            std::array::from_fn(|t| {
-                if k < axes {
-                    sample::address(modes[k], per_axis[k].0[t].index, size[k])
-                } else {
-                    Some(0)
-                }
-            })
-        });
+        let mut placed = [[Some(0u32); 2]; 3];
+        for k in 0..axes.min(3) {
+            per_axis[k] = sample::axis_taps(mode, coord[k], size[k], offset[k]);
+            for t in 0..per_axis[k].1 {
+                placed[k][t] = sample::address(modes[k], per_axis[k].0[t].index, size[k]);
+            }
+        }
         let mut acc = [0.0f32; 4];
         for (i, tx) in per_axis[0].0[..per_axis[0].1].iter().enumerate() {
             for (j, ty) in per_axis[1].0[..per_axis[1].1].iter().enumerate() {
