@@ -31,9 +31,19 @@
  *   many bytes as its size says.
  * - A shader is immutable once created: any number of threads may
  *   dispatch the same shader at the same time, each with its own bindings
- *   object. Calls on one bindings object are serialized (a dispatch holds
- *   it locked until it returns). Freeing a shader while another thread
- *   dispatches it is safe: the running dispatch finishes first.
+ *   object. Freeing a shader while another thread dispatches it is safe:
+ *   the running dispatch finishes first.
+ * - Every function may be called from any thread. On one bindings object,
+ *   binding calls and dispatches run one at a time (each holds the object
+ *   locked), while the batch entry points (sm5jit_run_vertex_batch,
+ *   sm5jit_run_pixel_quads) share it: any number of threads may run
+ *   batches against one bindings object at once, e.g. a rasterizer's
+ *   tiles on every core. SRVs, constant buffers and samplers are read in
+ *   place by all of them; UAVs are written in place with the rules of a
+ *   dispatch's thread groups: batches writing different bytes do not
+ *   interfere, plain writes of the same bytes race (each DWORD ends with
+ *   one of the written values), atomics and hidden counters are atomic
+ *   across all threads. A binding call waits for running batches.
  */
 #ifndef SM5JIT_H
 #define SM5JIT_H
@@ -287,6 +297,9 @@ sm5jit_status sm5jit_dispatch_indirect(sm5jit_shader shader, sm5jit_bindings bin
 /* ---- invocation batches (vertex and pixel programs) --------------------
  * A vertex or pixel shader (built with either engine) runs as a batch of
  * `count` invocations on the calling thread, over the same bindings.
+ * Thread-safe and concurrent: several threads may run batches of one
+ * shader against one bindings object at the same time (see "Ownership
+ * and threading" above for the UAV rules).
  *
  * inputs: count * input_registers * 4 uint32_t, invocation-major:
  *   inputs[(i * input_registers + r) * 4 + c] is component c of v<r> of

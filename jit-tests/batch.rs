@@ -580,21 +580,21 @@ fn bad_batches_are_typed_errors_on_both_engines() {
         ),
     ];
     for (inputs, want) in cases {
-        let mut b = Bindings::new();
-        let e = interp.run_batch(&mut b, &inputs, &o).unwrap_err();
+        let b = Bindings::new();
+        let e = interp.run_batch(&b, &inputs, &o).unwrap_err();
         assert_eq!(e, RuntimeError::Batch(want.clone()));
-        let e = jit.run_batch(&mut b, &inputs, &o).unwrap_err();
+        let e = jit.run_batch(&b, &inputs, &o).unwrap_err();
         assert_eq!(e, RuntimeError::Batch(want));
     }
     // A compute program is not a batch program.
     let cs = parse("cs_5_0\ndcl_thread_group 1, 1, 1\nret\n");
     let inputs = BatchInputs::new(4, 0, &[]);
-    let mut b = Bindings::new();
+    let b = Bindings::new();
     let ci = Interpreter::new(&cs).unwrap();
     let cj = JitShader::compile(&cs).unwrap();
     for e in [
-        ci.run_batch(&mut b, &inputs, &o).unwrap_err(),
-        cj.run_batch(&mut b, &inputs, &o).unwrap_err(),
+        ci.run_batch(&b, &inputs, &o).unwrap_err(),
+        cj.run_batch(&b, &inputs, &o).unwrap_err(),
     ] {
         assert!(
             matches!(&e, RuntimeError::Batch(BatchError::NotVertexOrPixel(v)) if v.starts_with("cs_5_0")),
@@ -605,11 +605,7 @@ fn bad_batches_are_typed_errors_on_both_engines() {
     let vs = parse("vs_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1, 2, 3, 4)\nret\n");
     let vj = JitShader::compile(&vs).unwrap();
     let e = vj
-        .run_batch(
-            &mut b,
-            &BatchInputs::new(1, 0, &[]).with_helpers(&[true]),
-            &o,
-        )
+        .run_batch(&b, &BatchInputs::new(1, 0, &[]).with_helpers(&[true]), &o)
         .unwrap_err();
     assert_eq!(e, RuntimeError::Batch(BatchError::HelpersInVertexBatch));
     // A geometry program does not compile on the JIT.
@@ -634,10 +630,10 @@ ret
     let jit = JitShader::compile(&program).unwrap();
     let o = DispatchOptions { budget: 10_000 };
     let inputs = BatchInputs::new(4, 0, &[]);
-    let mut b = Bindings::new();
+    let b = Bindings::new();
     for e in [
-        interp.run_batch(&mut b, &inputs, &o).unwrap_err(),
-        jit.run_batch(&mut b, &inputs, &o).unwrap_err(),
+        interp.run_batch(&b, &inputs, &o).unwrap_err(),
+        jit.run_batch(&b, &inputs, &o).unwrap_err(),
     ] {
         assert!(matches!(e, RuntimeError::MissingBinding { .. }), "{e}");
     }

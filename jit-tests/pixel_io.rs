@@ -11,7 +11,7 @@ use sm5jit::{BatchInputs, BatchResult, Bindings, EngineKind, LaneResult, Shader,
 fn both(text: &str, inputs: &BatchInputs) -> BatchResult {
     let run = |engine| {
         let s = Shader::from_asm(text, engine).unwrap_or_else(|e| panic!("{engine}: {e}"));
-        s.run_batch(&mut Bindings::new(), inputs)
+        s.run_batch(&Bindings::new(), inputs)
             .unwrap_or_else(|e| panic!("{engine}: {e}"))
     };
     let i = run(EngineKind::Interpreter);
@@ -203,7 +203,7 @@ ret
         let (v, p) = (vs(engine), ps(engine));
         assert!(p.reflect().flags.per_sample && p.reflect().flags.reads_coverage);
         let vo = v
-            .run_batch(&mut Bindings::new(), &BatchInputs::new(3, 1, &verts))
+            .run_batch(&Bindings::new(), &BatchInputs::new(3, 1, &verts))
             .unwrap();
         assert_eq!(
             vo.by_semantic(1, "SV_RenderTargetArrayIndex", 0).unwrap()[0],
@@ -231,7 +231,7 @@ ret
         let inputs = BatchInputs::new(8, lerp.registers(), &data)
             .with_coverage(&coverage)
             .with_sample_count(2);
-        let out = p.run_batch(&mut Bindings::new(), &inputs).unwrap();
+        let out = p.run_batch(&Bindings::new(), &inputs).unwrap();
         for inv in 0..8usize {
             let (lane, sample) = (inv as u32 % 4, inv as u32 / 4);
             let pos = out.output(inv, 0).unwrap();

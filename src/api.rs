@@ -18,7 +18,11 @@
 //!
 //! Compute programs run with [`Shader::dispatch`]; vertex and pixel
 //! programs run as *invocation batches* with [`Shader::run_batch`] (arrays
-//! of v# inputs and o# outputs, pixels as 2x2 quads).
+//! of v# inputs and o# outputs, pixels as 2x2 quads). Batches take the
+//! bindings by shared reference: any number of threads may run batches of
+//! one shader against one [`Bindings`] at once, best through one
+//! [`BatchRunner`] (bindings checked once, working memory kept for the
+//! next batch).
 //!
 //! ```rust
 //! use sm5jit::{Bindings, EngineKind, Shader, Slot, View};
@@ -61,7 +65,7 @@ use crate::dxbc::{read_dxbc, ChunkInfo, ReadOptions};
 use crate::error::Error;
 use crate::interp::Interpreter;
 use crate::ir::{Program, ProgramKind, Version};
-use crate::jit::{CompileOptions, JitShader};
+use crate::jit::{CompileOptions, JitBatchRunner, JitShader};
 use crate::reflect::Reflection;
 use crate::runtime::{
     BatchInputs, BatchResult, BufferKind, BufferView, DispatchOptions, DispatchStats, Format,
@@ -159,11 +163,16 @@ pub struct Shader {
     version: Version,
     group_size: [u32; 3],
     reflection: std::sync::Arc<Reflection>,
+    /// The output elements held in `o#` registers, as
+    /// [`BatchResult::semantics`] lists them.
+    semantics: std::sync::Arc<[(String, u32, u32)]>,
 }
 
 const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Shader>();
+    assert_send_sync::<BatchRunner>();
+    assert_send_sync::<Bindings>();
 };
 
 impl Shader {
@@ -270,12 +279,18 @@ impl Shader {
                 (Compiled::Interp(std::sync::Arc::new(i)), size)
             }
         };
+        let semantics = reflection
+            .outputs
+            .iter()
+            .filter_map(|e| Some((e.semantic.clone(), e.semantic_index, e.register?)))
+            .collect();
         Ok(Shader {
             compiled,
             engine,
             version: program.version,
             group_size,
             reflection,
+            semantics,
         })
     }
 
@@ -431,7 +446,7 @@ impl Shader {
 
     /// Runs a batch of vertex or pixel invocations with
     /// [`DispatchConfig::default`]; see [`Shader::run_batch_with`].
-    pub fn run_batch(&self, b: &mut Bindings, inputs: &BatchInputs) -> Result<BatchResult, Error> {
+    pub fn run_batch(&self, b: &Bindings, inputs: &BatchInputs) -> Result<BatchResult, Error> {
         self.run_batch_with(b, inputs, &DispatchConfig::default())
     }
 
@@ -444,8 +459,12 @@ impl Shader {
     /// [`LaneResult::Discarded`](crate::LaneResult::Discarded). The inputs
     /// are checked against the program (kind, register count, data
     /// length, quads) and the bindings against its declarations before
-    /// anything runs. Batches run on the calling thread; only
+    /// anything runs. A batch runs on the calling thread; only
     /// `config.budget` (instructions per invocation, or per quad) applies.
+    /// The bindings are only shared: other threads may run batches against
+    /// the same [`Bindings`] at the same time (see [`Shader::batch_runner`]
+    /// for the rules, and for running many batches without checking the
+    /// bindings each time).
     ///
     /// ```rust
     /// use sm5jit::{BatchInputs, Bindings, EngineKind, Shader, Slot};
@@ -479,7 +498,7 @@ impl Shader {
     /// .collect();
     /// let mut b = Bindings::new();
     /// b.cb(Slot::new(0), &cb);
-    /// let out = vs.run_batch(&mut b, &BatchInputs::new(2, 2, &data))?;
+    /// let out = vs.run_batch(&b, &BatchInputs::new(2, 2, &data))?;
     ///
     /// let pos = |i| out.output(i, 0).unwrap().map(f32::from_bits);
     /// assert_eq!(pos(0), [1.0, -1.0, 0.5, 1.0]);
@@ -487,30 +506,149 @@ impl Shader {
     /// assert_eq!(out.output(1, 1).unwrap().map(f32::from_bits), [0.0, 1.0, 0.0, 1.0]);
     ///
     /// // Inputs that do not match the program are a typed error.
-    /// assert!(vs.run_batch(&mut b, &BatchInputs::new(2, 1, &data[..8])).is_err());
+    /// assert!(vs.run_batch(&b, &BatchInputs::new(2, 1, &data[..8])).is_err());
     /// # Ok::<(), sm5jit::Error>(())
     /// ```
     pub fn run_batch_with(
         &self,
-        b: &mut Bindings,
+        b: &Bindings,
         inputs: &BatchInputs,
         config: &DispatchConfig,
     ) -> Result<BatchResult, Error> {
         b.check_fits()?;
+        crate::runtime::batch::check(self.program(), inputs).map_err(RuntimeError::from)?;
+        let mut result = BatchResult::new(Vec::new(), 0);
+        self.batch_runner_with(b, config)?
+            .run_into(inputs, &mut result)?;
+        Ok(result)
+    }
+
+    /// Checks `b` against the shader's declarations once and returns a
+    /// [`BatchRunner`] that runs any number of batches of this vertex or
+    /// pixel shader against it, from any number of threads at once
+    /// ([`DispatchConfig::default`]'s budget).
+    ///
+    /// The rules, as for the groups of a compute dispatch: SRVs, constant
+    /// buffers and samplers are only read and shared by every batch with no
+    /// copy. UAVs are written in place by every batch that writes them:
+    /// batches writing different bytes never interfere; several batches
+    /// writing the same bytes without atomics race (as several pixels of
+    /// one draw do in D3D: each DWORD ends up holding one of the values
+    /// written, which one is unspecified); atomics (`atomic_*`,
+    /// `imm_atomic_*`) and the hidden counters (`imm_atomic_alloc` /
+    /// `_consume`) are atomic across all threads. The bindings cannot
+    /// change while a runner borrows them.
+    ///
+    /// ```rust
+    /// use sm5jit::{BatchInputs, Bindings, EngineKind, Shader, Slot, View};
+    ///
+    /// // Each pixel adds 1 to u0[0] and returns the old value in o0.x.
+    /// let ps = Shader::from_asm(
+    ///     "ps_5_0
+    ///      dcl_uav_raw u1
+    ///      dcl_output o0.xyzw
+    ///      imm_atomic_iadd o0.x, u1, l(0), l(1)
+    ///      mov o0.yzw, l(0, 0, 0, 0)
+    ///      ret",
+    ///     EngineKind::Jit,
+    /// )?;
+    /// let mut count = [0u8; 4];
+    /// let mut b = Bindings::new();
+    /// b.uav(Slot::new(1), &mut count, View::raw(0, 1));
+    /// let runner = ps.batch_runner(&b)?;
+    /// // Four threads, 25 batches of 4 quads each, all into one counter.
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..4 {
+    ///         s.spawn(|| {
+    ///             let mut out = sm5jit::BatchResult::new(Vec::new(), 0);
+    ///             for _ in 0..25 {
+    ///                 runner.run_into(&BatchInputs::new(16, 0, &[]), &mut out).unwrap();
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// drop(runner);
+    /// drop(b);
+    /// assert_eq!(u32::from_le_bytes(count), 4 * 25 * 16);
+    /// # Ok::<(), sm5jit::Error>(())
+    /// ```
+    pub fn batch_runner<'r>(&'r self, b: &'r Bindings) -> Result<BatchRunner<'r>, Error> {
+        self.batch_runner_with(b, &DispatchConfig::default())
+    }
+
+    /// [`Shader::batch_runner`] with `config.budget` (its `threads` does
+    /// not apply: each batch runs on the thread that calls it).
+    pub fn batch_runner_with<'r>(
+        &'r self,
+        b: &'r Bindings,
+        config: &DispatchConfig,
+    ) -> Result<BatchRunner<'r>, Error> {
+        if !matches!(self.version.kind, ProgramKind::Vertex | ProgramKind::Pixel) {
+            return Err(Error::Runtime(RuntimeError::Batch(
+                crate::runtime::BatchError::NotVertexOrPixel(self.version.to_string()),
+            )));
+        }
+        b.check_fits()?;
         let o = DispatchOptions {
             budget: config.budget,
         };
-        let mut result = match &self.compiled {
-            Compiled::Jit(s) => s.run_batch(b, inputs, &o)?,
-            Compiled::Interp(i) => i.run_batch(b, inputs, &o)?,
+        let engine = match &self.compiled {
+            Compiled::Jit(s) => RunnerEngine::Jit(s.batch_runner(b, &o)?),
+            Compiled::Interp(i) => {
+                i.check_bindings(b)?;
+                RunnerEngine::Interp(i, b, o)
+            }
         };
-        result.semantics = self
-            .reflection
-            .outputs
-            .iter()
-            .filter_map(|e| Some((e.semantic.clone(), e.semantic_index, e.register?)))
-            .collect();
+        Ok(BatchRunner {
+            engine,
+            semantics: &self.semantics,
+        })
+    }
+
+    fn program(&self) -> &Program {
+        match &self.compiled {
+            Compiled::Jit(s) => &s.prepared().program,
+            Compiled::Interp(i) => &i.prepared().program,
+        }
+    }
+}
+
+/// Batches of one vertex or pixel shader against bindings checked once
+/// ([`Shader::batch_runner`]). `Send + Sync`: share it (`&BatchRunner`)
+/// with every thread of a rasterizer; each [`BatchRunner::run_into`] runs
+/// one batch on the calling thread, in working memory the runner keeps for
+/// the next batch: on the JIT, the batch path of a thread that reuses its
+/// [`BatchResult`] allocates nothing once warm (texture instructions
+/// still call into `runtime::sampling`, which may).
+pub struct BatchRunner<'r> {
+    engine: RunnerEngine<'r>,
+    semantics: &'r [(String, u32, u32)],
+}
+
+enum RunnerEngine<'r> {
+    Jit(JitBatchRunner<'r>),
+    Interp(&'r Interpreter, &'r Bindings<'r>, DispatchOptions),
+}
+
+impl BatchRunner<'_> {
+    /// Runs one batch (see [`Shader::run_batch_with`] for what a batch is
+    /// and what it reports).
+    pub fn run(&self, inputs: &BatchInputs) -> Result<BatchResult, Error> {
+        let mut result = BatchResult::new(Vec::new(), 0);
+        self.run_into(inputs, &mut result)?;
         Ok(result)
+    }
+
+    /// Runs one batch into `result`, reusing its memory.
+    pub fn run_into(&self, inputs: &BatchInputs, result: &mut BatchResult) -> Result<(), Error> {
+        match &self.engine {
+            RunnerEngine::Jit(r) => r.run_into(inputs, result)?,
+            RunnerEngine::Interp(i, b, o) => *result = i.run_batch_checked(b, inputs, o)?,
+        }
+        if result.semantics[..] != *self.semantics {
+            result.semantics = self.semantics.to_vec();
+        }
+        Ok(())
     }
 }
 
@@ -626,12 +764,12 @@ ret
             assert!(e.to_string().contains("compute"), "{e}");
             assert_eq!(ps.output_registers(), [0]);
             let r = ps
-                .run_batch(&mut Bindings::new(), &BatchInputs::new(4, 0, &[]))
+                .run_batch(&Bindings::new(), &BatchInputs::new(4, 0, &[]))
                 .unwrap();
             // `l(1, ...)` without a point is the integer 1.
             assert_eq!(r.output(3, 0), Some([1; 4]));
             // A compute shader is not a batch program.
-            let e = s.run_batch(&mut Bindings::new(), &BatchInputs::new(4, 0, &[]));
+            let e = s.run_batch(&Bindings::new(), &BatchInputs::new(4, 0, &[]));
             assert!(e.unwrap_err().to_string().contains("vertex or pixel"));
         }
     }

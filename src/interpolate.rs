@@ -263,7 +263,7 @@ ret
             .map(f32::to_bits)
             .collect();
         let out = vs
-            .run_batch(&mut Bindings::new(), &BatchInputs::new(3, 2, &data))
+            .run_batch(&Bindings::new(), &BatchInputs::new(3, 2, &data))
             .unwrap();
         let it = Interpolator::new(vs.reflect(), ps.reflect()).unwrap();
         assert_eq!(it.registers(), 4);

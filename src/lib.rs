@@ -58,7 +58,7 @@ pub mod runtime;
 pub mod sem;
 pub mod validate;
 
-pub use api::{DispatchConfig, EngineKind, Shader};
+pub use api::{BatchRunner, DispatchConfig, EngineKind, Shader};
 pub use error::Error;
 pub use ir::Program;
 pub use jit::{CompileOptions, Tier};

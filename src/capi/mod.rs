@@ -25,7 +25,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::api::{DispatchConfig, EngineKind, Shader};
 use crate::error::Error;
@@ -117,7 +118,8 @@ fn guard(f: impl FnOnce() -> Result<(), Failure>) -> c_int {
 // ---------------------------------------------------------------------------
 
 static SHADERS: Mutex<Table<Shader>> = Mutex::new(Table::new(HandleKind::Shader));
-static BINDINGS: Mutex<Table<Arc<Mutex<CBindings>>>> = Mutex::new(Table::new(HandleKind::Bindings));
+static BINDINGS: Mutex<Table<Arc<RwLock<CBindings>>>> =
+    Mutex::new(Table::new(HandleKind::Bindings));
 
 fn handle_error(what: &str, handle: u64, e: HandleError) -> Failure {
     let why = match e {
@@ -137,28 +139,43 @@ fn shader(handle: u64) -> Result<Shader, Failure> {
         .map_err(|e| handle_error("shader", handle, e))
 }
 
-fn bindings(handle: u64) -> Result<Arc<Mutex<CBindings>>, Failure> {
+fn bindings(handle: u64) -> Result<Arc<RwLock<CBindings>>, Failure> {
     lock(&BINDINGS)
         .get(handle)
         .cloned()
         .map_err(|e| handle_error("bindings", handle, e))
 }
 
+/// Runs `f` with the bindings object locked for writing: binding calls
+/// and dispatches, one at a time.
 fn with_bindings<T>(
     handle: u64,
     f: impl FnOnce(&mut CBindings) -> Result<T, Failure>,
 ) -> Result<T, Failure> {
     let b = bindings(handle)?;
-    let mut guard = lock(&b);
+    let mut guard = b.write().unwrap_or_else(|e| e.into_inner());
     f(&mut guard)
+}
+
+/// Runs `f` with the bindings object locked for reading: the batch entry
+/// points, any number at once (the runtime's rules for batches sharing
+/// bindings apply).
+fn with_bindings_shared<T>(
+    handle: u64,
+    f: impl FnOnce(&CBindings) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let b = bindings(handle)?;
+    let guard = b.read().unwrap_or_else(|e| e.into_inner());
+    f(&guard)
 }
 
 // ---------------------------------------------------------------------------
 // Bindings over C memory
 // ---------------------------------------------------------------------------
 
-/// A span of caller memory. The pointer is only turned into a slice during
-/// a dispatch, under the bindings' lock.
+/// A span of caller memory. The pointer is only turned into a slice (a
+/// shared one, or `UavMemory` for UAVs) during a dispatch or batch, under
+/// the bindings' lock.
 #[derive(Clone, Copy, Debug)]
 struct Span {
     ptr: *mut u8,
@@ -167,8 +184,11 @@ struct Span {
 
 // SAFETY: a `Span` is an address and a length; the C caller guarantees the
 // memory stays valid while bound (documented in the header), and it is only
-// dereferenced during a dispatch while the owning bindings are locked.
+// dereferenced during a dispatch or batch while the owning bindings are
+// locked (UAV memory only through `UavMemory`, whose accesses are atomic).
 unsafe impl Send for Span {}
+// SAFETY: as above.
+unsafe impl Sync for Span {}
 
 impl Span {
     fn new(ptr: *const c_void, len: usize, what: &str) -> Result<Span, Failure> {
@@ -199,20 +219,12 @@ impl Span {
             std::slice::from_raw_parts(self.ptr, self.len)
         }
     }
-
-    /// SAFETY: the span must be valid for writes and not aliased.
-    unsafe fn bytes_mut<'a>(self) -> &'a mut [u8] {
-        if self.len == 0 {
-            &mut []
-        } else {
-            std::slice::from_raw_parts_mut(self.ptr, self.len)
-        }
-    }
 }
 
 #[derive(Debug, Default)]
 struct CBindings {
-    uavs: BTreeMap<u32, (Span, View, Option<u32>)>,
+    /// Memory, view and hidden counter (shared by every batch running).
+    uavs: BTreeMap<u32, (Span, View, Option<AtomicU32>)>,
     srvs: BTreeMap<u32, (Span, View)>,
     cbs: BTreeMap<u32, Span>,
     samplers: BTreeMap<u32, SamplerDesc>,
@@ -220,7 +232,7 @@ struct CBindings {
 
 impl CBindings {
     /// Every UAV must be disjoint from every other bound memory, so the
-    /// mutable slices built for a dispatch never alias.
+    /// UAV memory a dispatch writes is never read as a shared slice.
     fn check_disjoint(&self) -> Result<(), Failure> {
         let mut all: Vec<(String, Span)> = Vec::new();
         all.extend(self.uavs.iter().map(|(s, u)| (format!("u{s}"), u.0)));
@@ -250,21 +262,19 @@ impl CBindings {
         })
     }
 
-    /// Runs `f` over runtime bindings made from the spans, then copies the
-    /// UAV counters back.
-    fn run<T>(&mut self, f: impl FnOnce(&mut Bindings) -> Result<T, Error>) -> Result<T, Failure> {
+    /// Runs `f` over runtime bindings made from the spans; the UAV
+    /// counters are this object's cells, moved in place.
+    fn run<T>(&self, f: impl FnOnce(&mut Bindings) -> Result<T, Error>) -> Result<T, Failure> {
         self.check_disjoint()?;
         let mut b = Bindings::new();
         // SAFETY: the caller keeps bound memory valid while it is bound
         // (header contract); UAV spans are disjoint from every other span
-        // (checked above), and this bindings object is locked, so no other
-        // dispatch builds slices from the same spans concurrently.
+        // (checked above), so no shared slice ever covers UAV memory, and
+        // UAV memory is reached only through `UavMemory`, which several
+        // batches holding this object's read lock may share.
         unsafe {
-            for (&s, &(span, view, counter)) in &self.uavs {
-                match counter {
-                    Some(c) => b.uav_with_counter(Slot::new(s), span.bytes_mut(), view, c),
-                    None => b.uav(Slot::new(s), span.bytes_mut(), view),
-                };
+            for (&s, (span, view, counter)) in &self.uavs {
+                b.uav_raw(Slot::new(s), span.ptr, span.len, *view, counter.as_ref());
             }
             for (&s, &(span, view)) in &self.srvs {
                 b.srv(Slot::new(s), span.bytes(), view);
@@ -276,13 +286,7 @@ impl CBindings {
         for (&s, &desc) in &self.samplers {
             b.sampler(Slot::new(s), desc);
         }
-        let result = f(&mut b);
-        for (&s, u) in self.uavs.iter_mut() {
-            if let Some(c) = b.counter(Slot::new(s)) {
-                u.2 = Some(c);
-            }
-        }
-        Ok(result?)
+        Ok(f(&mut b)?)
     }
 }
 
@@ -554,7 +558,7 @@ pub unsafe extern "C" fn sm5jit_bindings_create(out_bindings: *mut u64) -> c_int
     guard(|| {
         let o = out(out_bindings, "out_bindings")?;
         let h = lock(&BINDINGS)
-            .insert(Arc::new(Mutex::new(CBindings::default())))
+            .insert(Arc::new(RwLock::new(CBindings::default())))
             .ok_or_else(|| invalid("too many live bindings".into()))?;
         // SAFETY: non-null.
         unsafe { o.write(h) };
@@ -720,7 +724,7 @@ pub extern "C" fn sm5jit_set_uav_counter(bindings: u64, slot: u32, value: u32) -
     guard(|| {
         with_bindings(bindings, |cb| match cb.uavs.get_mut(&slot) {
             Some(u) => {
-                u.2 = Some(value);
+                u.2 = Some(AtomicU32::new(value));
                 Ok(())
             }
             None => fail(
@@ -743,8 +747,8 @@ pub unsafe extern "C" fn sm5jit_get_uav_counter(
 ) -> c_int {
     guard(|| {
         let o = out(out_value, "out_value")?;
-        let v = with_bindings(bindings, |cb| match cb.uavs.get(&slot) {
-            Some((_, _, Some(c))) => Ok(*c),
+        let v = with_bindings_shared(bindings, |cb| match cb.uavs.get(&slot) {
+            Some((_, _, Some(c))) => Ok(c.load(Ordering::Acquire)),
             Some(_) => fail(status::INVALID_ARGUMENT, format!("u{slot} has no counter")),
             None => fail(
                 status::INVALID_ARGUMENT,
@@ -979,7 +983,7 @@ fn run_c_batch(entry: &str, kind: ProgramKind, c: &CBatch) -> Result<(), Failure
     if let Some(f) = &flags {
         batch = batch.with_helpers(f);
     }
-    let result = with_bindings(c.bindings, |cb| {
+    let result = with_bindings_shared(c.bindings, |cb| {
         for (name, span) in [("inputs", inputs), ("helpers", helpers)] {
             if cb.overlaps_uav(span) {
                 return fail(

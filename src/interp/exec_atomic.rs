@@ -6,10 +6,13 @@
 //! (written to every masked component), the counter moved. Invariant
 //! (`sm5-semantics.md` §11.4, §13): an out-of-bounds or unbound target
 //! leaves memory untouched and an `imm_` form returns 0. Threads of a group
-//! never run concurrently, so read-combine-write is atomic here.
+//! never run concurrently, but batches of several threads may share one
+//! UAV, so u# atomics and counters are real atomic read-modify-writes
+//! ([`crate::runtime::UavMemory::update_u32`], `AtomicU32`).
 
 use crate::ir::{AtomicInst, Instruction, Operand, OperandType, Role};
-use crate::runtime::memory::{read_u32, write_u32};
+use std::sync::atomic::Ordering;
+
 use crate::runtime::{RuntimeError, View};
 use crate::sem::atomic::{combine, counter_alloc, counter_consume, AtomicOp};
 use crate::sem::memory::{raw_dword, structured_dword, OOB_READ};
@@ -71,10 +74,12 @@ fn counter(
     let target = cx.target(t, operand(inst, 1)?);
     let mut ret = OOB_READ;
     if let Target::Uav(slot) = target {
-        if let Some(c) = cx.b.get_uav_mut(slot).and_then(|u| u.counter.as_mut()) {
-            let (new, r) = f(*c);
-            *c = new;
-            ret = r;
+        if let Some(c) = cx.b.get_uav(slot).and_then(|u| u.counter.as_ref()) {
+            let old = c
+                .cell()
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |x| Some(f(x).0))
+                .unwrap_or_else(|x| x);
+            ret = f(old).1;
         }
     }
     write(cx, t, inst, 0, [ret; 4], false)
@@ -112,21 +117,23 @@ fn locate(cx: &Ctx, t: &Thread, mem: &Operand, addr: [u32; 4]) -> AtomicLoc {
     AtomicLoc::Dword(cx.locate(target, dword))
 }
 
-fn load(cx: &Ctx, loc: &AtomicLoc) -> Option<u32> {
+/// Replaces the DWORD at `loc` by `f(old)` (nothing stored on `None`),
+/// atomically for u# memory; returns `old`, `None` when out of bounds.
+fn update(cx: &mut Ctx, loc: &AtomicLoc, mut f: impl FnMut(u32) -> Option<u32>) -> Option<u32> {
     match *loc {
         AtomicLoc::Dword(Loc::Out) => None,
-        AtomicLoc::Dword(l) => Some(cx.load(l)),
-        AtomicLoc::Typed { slot, byte } => cx.b.get_uav(slot).and_then(|u| read_u32(u.data, byte)),
-    }
-}
-
-fn store(cx: &mut Ctx, loc: &AtomicLoc, v: u32) {
-    match *loc {
-        AtomicLoc::Dword(l) => cx.store(l, v),
-        AtomicLoc::Typed { slot, byte } => {
-            if let Some(u) = cx.b.get_uav_mut(slot) {
-                write_u32(u.data, byte, v);
+        AtomicLoc::Typed { slot, byte } => cx.b.get_uav(slot)?.data.update_u32(byte, f),
+        // A located u# DWORD is inside its window, hence inside the memory.
+        AtomicLoc::Dword(Loc::Uav { slot, byte }) => {
+            cx.b.get_uav(slot)
+                .map_or(Some(OOB_READ), |u| u.data.update_u32(byte, f))
+        }
+        AtomicLoc::Dword(l) => {
+            let old = cx.load(l);
+            if let Some(new) = f(old) {
+                cx.store(l, new);
             }
+            Some(old)
         }
     }
 }
@@ -151,12 +158,7 @@ fn rmw(
         (0, src(cx, t, inst, m + 2, Ty::Int)?[0])
     };
     let loc = locate(cx, t, mem, addr);
-    let old = load(cx, &loc);
-    if let Some(old) = old {
-        if let Some(new) = combine(aop, old, v, cmp) {
-            store(cx, &loc, new);
-        }
-    }
+    let old = update(cx, &loc, |old| combine(aop, old, v, cmp));
     if returns_old {
         write(cx, t, inst, 0, [old.unwrap_or(OOB_READ); 4], false)?;
     }

@@ -146,15 +146,24 @@ fn read_texel(cx: &Ctx, target: Target, coords: [u32; 4], mip: u32) -> [u32; 4] 
     };
     let (pos, fmt) = typed_location(&view, coords, mip);
     let Some(fmt) = fmt else { return [0; 4] };
-    let data: &[u8] = match target {
-        Target::Uav(s) => cx.b.get_uav(s).map_or(&[], |u| &*u.data),
-        Target::Srv(s) => cx.b.get_srv(s).map_or(&[], |u| u.data),
-        _ => &[],
-    };
-    let bytes = pos
-        .and_then(|p| usize::try_from(p).ok())
-        .and_then(|p| data.get(p..));
-    fmt.load(bytes.unwrap_or(&[]))
+    let pos = pos.and_then(|p| usize::try_from(p).ok());
+    match target {
+        // UAV memory may be shared with other threads: copy the texel out.
+        Target::Uav(s) => {
+            let mut texel = [0u8; 16];
+            let n = (fmt.bytes() as usize).min(texel.len());
+            let read = match (cx.b.get_uav(s), pos) {
+                (Some(u), Some(p)) => u.data.read(p as u64, &mut texel[..n]),
+                _ => false,
+            };
+            fmt.load(if read { &texel[..n] } else { &[] })
+        }
+        Target::Srv(s) => {
+            let data = cx.b.get_srv(s).map_or(&[][..], |u| u.data);
+            fmt.load(pos.and_then(|p| data.get(p..)).unwrap_or(&[]))
+        }
+        _ => fmt.load(&[]),
+    }
 }
 
 /// ld d, coords(+mip in .w), t# and ld_uav_typed d, coords, u#: the texel,
@@ -219,13 +228,8 @@ fn store_typed(cx: &mut Ctx, t: &mut Thread, inst: &Instruction) -> Result<(), R
     };
     let bytes = fmt.store(value);
     let n = fmt.bytes() as usize;
-    if let Some(u) = cx.b.get_uav_mut(slot) {
-        let dst = usize::try_from(pos)
-            .ok()
-            .and_then(|p| u.data.get_mut(p..p.checked_add(n)?));
-        if let Some(dst) = dst {
-            dst.copy_from_slice(&bytes[..n]);
-        }
+    if let Some(u) = cx.b.get_uav(slot) {
+        u.data.write(pos, &bytes[..n]);
     }
     Ok(())
 }

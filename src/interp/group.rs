@@ -28,7 +28,7 @@ use crate::analysis::Prepared;
 /// Runs group `group_id` to completion; returns the instructions executed.
 pub fn run_group(
     p: &Prepared,
-    b: &mut Bindings,
+    b: &Bindings,
     group_id: [u32; 3],
     budget: u64,
 ) -> Result<u64, RuntimeError> {
@@ -193,7 +193,7 @@ fn step_lane(cx: &mut Ctx, loops: &[Option<usize>], lane: &mut Lane) -> Result<(
 /// Runs one pixel/vertex invocation with `inputs` in v#.
 pub fn run_single(
     p: &Prepared,
-    b: &mut Bindings,
+    b: &Bindings,
     inputs: &[(u32, [u32; 4])],
     budget: u64,
 ) -> Result<Invocation, RuntimeError> {
@@ -221,7 +221,7 @@ pub fn run_single(
 
 pub(super) fn new_ctx<'p, 'b, 'a>(
     p: &'p Prepared,
-    b: &'b mut Bindings<'a>,
+    b: &'b Bindings<'a>,
     group_id: [u32; 3],
     budget: u64,
 ) -> Ctx<'p, 'b, 'a> {

@@ -122,15 +122,28 @@ impl Interpreter {
 
     /// Runs a batch of vertex or pixel invocations (pixel quads in lock
     /// step, see `runtime::batch` and `interp::quad`). The budget applies
-    /// to each quad (each vertex) separately.
+    /// to each quad (each vertex) separately. Any number of threads may
+    /// run batches against the same bindings at once (UAV memory and
+    /// counters are changed atomically, `runtime::uav`).
     pub fn run_batch(
         &self,
-        b: &mut Bindings,
+        b: &Bindings,
         inputs: &BatchInputs,
         o: &DispatchOptions,
     ) -> Result<BatchResult, RuntimeError> {
         crate::runtime::batch::check(&self.prepared.program, inputs)?;
         analysis::check_bindings(&self.prepared, b)?;
+        quad::run_batch(&self.prepared, b, inputs, o.budget)
+    }
+
+    /// [`Interpreter::run_batch`] for bindings already checked with
+    /// [`Interpreter::check_bindings`] (a batch runner checks them once).
+    pub fn run_batch_checked(
+        &self,
+        b: &Bindings,
+        inputs: &BatchInputs,
+        o: &DispatchOptions,
+    ) -> Result<BatchResult, RuntimeError> {
         quad::run_batch(&self.prepared, b, inputs, o.budget)
     }
 

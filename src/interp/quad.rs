@@ -102,7 +102,7 @@ impl Frames {
 /// Runs a batch (inputs already checked by [`check`] here).
 pub fn run_batch(
     p: &Prepared,
-    b: &mut Bindings,
+    b: &Bindings,
     inputs: &BatchInputs,
     budget: u64,
 ) -> Result<BatchResult, RuntimeError> {

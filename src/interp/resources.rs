@@ -9,7 +9,7 @@
 //! and reads/writes through it still go through checked slice access.
 
 use crate::ir::{Operand, OperandType};
-use crate::runtime::memory::{read_u32, write_u32};
+use crate::runtime::memory::read_u32;
 use crate::runtime::{BufferKind, Slot, View};
 use crate::sem::memory::dword_in_bounds;
 
@@ -123,7 +123,7 @@ impl Ctx<'_, '_, '_> {
             Loc::Uav { slot, byte } => self
                 .b
                 .get_uav(slot)
-                .and_then(|u| read_u32(u.data, byte))
+                .and_then(|u| u.data.read_u32(byte))
                 .unwrap_or(0),
             Loc::Srv { slot, byte } => self
                 .b
@@ -139,8 +139,8 @@ impl Ctx<'_, '_, '_> {
     pub fn store(&mut self, loc: Loc, v: u32) {
         match loc {
             Loc::Uav { slot, byte } => {
-                if let Some(u) = self.b.get_uav_mut(slot) {
-                    write_u32(u.data, byte, v);
+                if let Some(u) = self.b.get_uav(slot) {
+                    u.data.write_u32(byte, v);
                 }
             }
             Loc::Tgsm { k, dword } => {

@@ -85,7 +85,7 @@ pub enum Ty {
 /// The group-wide context an instruction runs in.
 pub struct Ctx<'p, 'b, 'a> {
     pub p: &'p Prepared,
-    pub b: &'b mut Bindings<'a>,
+    pub b: &'b Bindings<'a>,
     /// g# memory, by register number (zero-initialised per group).
     pub tgsm: Vec<(u32, Vec<u32>)>,
     pub group_id: [u32; 3],

@@ -1,17 +1,26 @@
-//! Running a compiled vertex or pixel shader over a batch of invocations.
+//! Running a compiled vertex or pixel shader over batches of invocations,
+//! from any number of threads at once.
 //!
 //! In: a [`JitShader`] of a vertex or pixel program, the caller's
-//! [`Bindings`] and [`BatchInputs`]. Out: a [`BatchResult`] and the UAV
-//! writes of the lanes that are neither helpers nor discarded. Invariants:
-//! the inputs and bindings are checked exactly as the interpreter checks
-//! them (`runtime::batch::check`, `Interpreter::check_bindings`) before
-//! any code runs; invocations go through the compiled function [`W`] at a
-//! time (two pixel quads, or eight vertices), lanes past the end are dead
-//! and helper lanes are live but have `uav_lanes` cleared; the input and
-//! output areas handed to the code hold exactly `io_regs * 4 * W` DWORDs,
-//! the layout `stage.rs` was compiled for.
+//! [`Bindings`] (shared) and, per batch, [`BatchInputs`]. Out: a
+//! [`BatchResult`] per batch and the UAV writes of the lanes that are
+//! neither helpers nor discarded. Invariants: the bindings are checked
+//! exactly as the interpreter checks them (`Interpreter::check_bindings`)
+//! once, when a [`JitBatchRunner`] is made, and the inputs
+//! (`runtime::batch::check`) before each batch runs; the resource table
+//! and views are built once per runner and only read afterwards, so any
+//! number of threads may run batches through one runner; each running
+//! batch has its own [`Areas`] (taken from the runner's pool, so a thread
+//! that runs many batches allocates none after its first); invocations go
+//! through the compiled function [`W`] at a time (two pixel quads, or
+//! eight vertices), lanes past the end are dead and helper lanes are live
+//! but have `uav_lanes` cleared; the input and output areas handed to the
+//! code hold exactly `io_regs * 4 * W` DWORDs, the layout `stage.rs` was
+//! compiled for. The code is chosen afresh for every call of the function
+//! (`tiers.rs`): a tier-up installed while batches run is picked up by
+//! their next call, and a call never changes code halfway.
 
-use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 
 use super::context::{BatchContext, STATUS_BUDGET, STATUS_DONE, W};
 use super::runner::{build_table, build_typed, Table};
@@ -20,15 +29,38 @@ use super::JitShader;
 use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult, Stage};
 use crate::runtime::{Bindings, DispatchOptions, RuntimeError};
 
-/// The memory one batch call uses, reused for every call of a run.
+/// The memory one running batch uses, reused by later batches.
 struct Areas {
     ctx: Box<BatchContext>,
+    /// This batch's copy of the views (its `raster_samples` is per batch).
+    typed: Box<TypedEnv>,
     inputs: Vec<u32>,
     outputs: Vec<u32>,
     xregs: Vec<u32>,
     save: Vec<u128>,
     tgsm: Vec<u32>,
 }
+
+// SAFETY: the context's pointers point into this value's own vectors
+// (which move with it) or into the runner's table and bindings, which
+// outlive every batch; nothing in it is tied to a thread.
+unsafe impl Send for Areas {}
+
+/// Bindings checked and turned into a resource table once, for batches of
+/// one shader run from any number of threads (`Sync`).
+pub struct JitBatchRunner<'r> {
+    shader: &'r JitShader,
+    table: Table,
+    typed: TypedEnv,
+    budget: u64,
+    /// Areas of batches that finished, for the next ones.
+    pool: Mutex<Vec<Areas>>,
+}
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<JitBatchRunner>();
+};
 
 impl JitShader {
     /// Runs a batch of vertex or pixel invocations (see
@@ -37,33 +69,64 @@ impl JitShader {
     /// [`crate::interp::Interpreter::run_batch`].
     pub fn run_batch(
         &self,
-        b: &mut Bindings,
+        b: &Bindings,
         inputs: &BatchInputs,
         o: &DispatchOptions,
     ) -> Result<BatchResult, RuntimeError> {
+        // Inputs first, then bindings: the interpreter's order of errors.
+        check(&self.inner.prepared.program, inputs)?;
+        let runner = self.batch_runner(b, o)?;
+        let mut result = BatchResult::new(Vec::new(), 0);
+        runner.run_into(inputs, &mut result)?;
+        Ok(result)
+    }
+
+    /// Checks `b` against the program and builds the resource table once;
+    /// the runner then runs any number of batches, from any thread.
+    pub fn batch_runner<'r>(
+        &'r self,
+        b: &'r Bindings,
+        o: &DispatchOptions,
+    ) -> Result<JitBatchRunner<'r>, RuntimeError> {
         let inner = &self.inner;
-        let stage = check(&inner.prepared.program, inputs)?;
         crate::analysis::check_bindings(&inner.prepared, b)?;
         let entries = super::ranges::entries(&inner.plan, b)?;
-        let mut counters = Vec::new();
-        let table = build_table(&entries, b, &mut counters);
+        let table = build_table(&entries, b);
         let mut typed = build_typed(self, &entries, b);
-        typed.quads = stage == Stage::Pixel;
-        typed.raster_samples = inputs.samples();
-        let result = self.run_lanes(&table, &typed, inputs, o.budget);
-        for (_, slot, c) in &counters {
-            if let Some(u) = b.get_uav_mut(*slot) {
-                u.counter = Some(c.load(Ordering::Relaxed));
-            }
-        }
-        result
+        typed.quads = inner.prepared.version().kind == crate::ir::ProgramKind::Pixel;
+        Ok(JitBatchRunner {
+            shader: self,
+            table,
+            typed,
+            budget: o.budget,
+            pool: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+impl JitBatchRunner<'_> {
+    /// Runs one batch into `result` (its vectors are reused).
+    pub fn run_into(
+        &self,
+        inputs: &BatchInputs,
+        result: &mut BatchResult,
+    ) -> Result<(), RuntimeError> {
+        let stage = check(&self.shader.inner.prepared.program, inputs)?;
+        let taken = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut a = taken.unwrap_or_else(|| self.areas());
+        a.typed.quads = stage == Stage::Pixel;
+        a.typed.raster_samples = inputs.samples();
+        let r = self.run_lanes(&mut a, inputs, result);
+        self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(a);
+        r
     }
 
     fn areas(&self) -> Areas {
-        let inner = &self.inner;
+        let inner = &self.shader.inner;
         let io = inner.prepared.io_regs as usize * 4 * W;
         Areas {
             ctx: Box::new(BatchContext::empty()),
+            typed: Box::new(self.typed.clone()),
             inputs: vec![0; io],
             outputs: vec![0; io],
             xregs: vec![0; inner.plan.x_elems as usize * 4 * W],
@@ -72,78 +135,110 @@ impl JitShader {
         }
     }
 
+    /// Copies the inputs of the `W` lanes from `first` into `a`.
+    fn load_lanes(&self, a: &mut Areas, inputs: &BatchInputs, first: usize) {
+        let p = &self.shader.inner.prepared;
+        let regs = p.io_regs as usize;
+        for area in [&mut a.inputs, &mut a.outputs, &mut a.xregs, &mut a.tgsm] {
+            if !area.is_empty() {
+                area.fill(0);
+            }
+        }
+        for l in 0..W {
+            let inv = first + l;
+            let live = inv < inputs.count;
+            let c = &mut a.ctx;
+            c.live[l] = if live { u32::MAX } else { 0 };
+            c.uav_lanes[l] = if live && !inputs.is_helper(inv) {
+                u32::MAX
+            } else {
+                0
+            };
+            c.discarded[l] = 0;
+            if !live {
+                continue;
+            }
+            for r in 0..regs.min(inputs.registers as usize) {
+                let v = inputs.register(inv, r as u32);
+                for (comp, x) in v.iter().enumerate() {
+                    a.inputs[(r * 4 + comp) * W + l] = *x;
+                }
+            }
+            if let Some(r) = p.special_reg {
+                let v = inputs.special_input(inv);
+                for (comp, x) in v.iter().enumerate() {
+                    if let Some(d) = a.inputs.get_mut((r as usize * 4 + comp) * W + l) {
+                        *d = *x;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies the outputs of the `W` lanes from `first` out of `a`.
+    fn store_lanes(&self, a: &Areas, inputs: &BatchInputs, first: usize, result: &mut BatchResult) {
+        let p = &self.shader.inner.prepared;
+        let n = p.outputs.len();
+        for l in 0..W.min(inputs.count - first) {
+            let inv = first + l;
+            result.lanes[inv] = if inputs.is_helper(inv) {
+                LaneResult::Helper
+            } else if a.ctx.discarded[l] != 0 {
+                LaneResult::Discarded
+            } else {
+                let lane = |r: u32| -> [u32; 4] {
+                    std::array::from_fn(|comp| {
+                        let at = (r as usize * 4 + comp) * W + l;
+                        a.outputs.get(at).copied().unwrap_or(0)
+                    })
+                };
+                for (k, &r) in p.outputs.iter().enumerate() {
+                    result.values[inv * n + k] = lane(r);
+                }
+                if let Some(r) = p.special_reg {
+                    result.set_specials(inv, lane(r));
+                }
+                LaneResult::Written
+            };
+        }
+    }
+
     fn run_lanes(
         &self,
-        table: &Table,
-        typed: &TypedEnv,
+        a: &mut Areas,
         inputs: &BatchInputs,
-        budget: u64,
-    ) -> Result<BatchResult, RuntimeError> {
-        let p = &self.inner.prepared;
-        let regs = p.io_regs as usize;
-        let mut result =
-            BatchResult::new(p.outputs.clone(), inputs.count).with_specials(p.specials.clone());
-        let mut a = self.areas();
+        result: &mut BatchResult,
+    ) -> Result<(), RuntimeError> {
+        let inner = &self.shader.inner;
+        let p = &inner.prepared;
+        result.reset(&p.outputs, &p.specials, inputs.count);
         // Generated code runs with FTZ+DAZ (`fpmode`), restored on return.
         let _mode = super::fpmode::FlushMode::enter();
         for first in (0..inputs.count).step_by(W) {
-            for area in [&mut a.inputs, &mut a.outputs, &mut a.xregs, &mut a.tgsm] {
-                if !area.is_empty() {
-                    area.fill(0);
-                }
-            }
-            for l in 0..W {
-                let inv = first + l;
-                let live = inv < inputs.count;
-                let c = &mut a.ctx;
-                c.live[l] = if live { u32::MAX } else { 0 };
-                c.uav_lanes[l] = if live && !inputs.is_helper(inv) {
-                    u32::MAX
-                } else {
-                    0
-                };
-                c.discarded[l] = 0;
-                if !live {
-                    continue;
-                }
-                for r in 0..regs.min(inputs.registers as usize) {
-                    let v = inputs.register(inv, r as u32);
-                    for (comp, x) in v.iter().enumerate() {
-                        a.inputs[(r * 4 + comp) * W + l] = *x;
-                    }
-                }
-                if let Some(r) = p.special_reg {
-                    let v = inputs.special_input(inv);
-                    for (comp, x) in v.iter().enumerate() {
-                        if let Some(d) = a.inputs.get_mut((r as usize * 4 + comp) * W + l) {
-                            *d = *x;
-                        }
-                    }
-                }
-            }
-            let c = &mut a.ctx;
-            c.group_id = [(first / W) as u32, 0, 0, 0];
-            c.resume = 0;
-            c.budget = budget;
-            c.res = table.0.as_ptr();
-            c.typed = (typed as *const TypedEnv).cast();
-            c.tgsm = a.tgsm.as_mut_ptr();
-            c.xregs = a.xregs.as_mut_ptr();
+            self.load_lanes(a, inputs, first);
             // The code is chosen afresh for every call (`tiers.rs`).
-            let code = self.inner.code();
+            let code = inner.code();
             if a.save.len() < code.save_slots {
                 a.save.resize(code.save_slots, 0);
             }
             let c = &mut a.ctx;
+            c.group_id = [(first / W) as u32, 0, 0, 0];
+            c.resume = 0;
+            c.budget = self.budget;
+            c.res = self.table.0.as_ptr();
+            c.typed = (&*a.typed as *const TypedEnv).cast();
+            c.tgsm = a.tgsm.as_mut_ptr();
+            c.xregs = a.xregs.as_mut_ptr();
             c.save = a.save.as_mut_ptr().cast();
             c.inputs = a.inputs.as_ptr();
             c.outputs = a.outputs.as_mut_ptr();
             // SAFETY: every pointer in the context was set just above to
             // memory that lives across the call and has the sizes the
             // plan and the compiled code expect (`areas`); the resource
-            // table was built from bindings checked to fit.
-            let status = unsafe { (code.func)(&mut **c) };
-            self.note_calls(1);
+            // table was built from bindings checked to fit, which the
+            // runner borrows for its whole life.
+            let status = unsafe { (code.func)(&mut **c, 1) };
+            self.shader.note_calls(1);
             match status {
                 STATUS_DONE => {}
                 STATUS_BUDGET => {
@@ -154,32 +249,8 @@ impl JitShader {
                 }
                 other => return Err(super::context::status_error(other)),
             }
-            let n = p.outputs.len();
-            for l in 0..W.min(inputs.count - first) {
-                let inv = first + l;
-                result.lanes[inv] = if inputs.is_helper(inv) {
-                    LaneResult::Helper
-                } else if a.ctx.discarded[l] != 0 {
-                    LaneResult::Discarded
-                } else {
-                    for (k, &r) in p.outputs.iter().enumerate() {
-                        let r = r as usize;
-                        let v = std::array::from_fn(|comp| {
-                            a.outputs.get((r * 4 + comp) * W + l).copied().unwrap_or(0)
-                        });
-                        result.values[inv * n + k] = v;
-                    }
-                    if let Some(r) = p.special_reg {
-                        let r = r as usize;
-                        let v = std::array::from_fn(|comp| {
-                            a.outputs.get((r * 4 + comp) * W + l).copied().unwrap_or(0)
-                        });
-                        result.set_specials(inv, v);
-                    }
-                    LaneResult::Written
-                };
-            }
+            self.store_lanes(a, inputs, first, result);
         }
-        Ok(result)
+        Ok(())
     }
 }

@@ -1,8 +1,10 @@
 //! The memory layout shared by generated code and the Rust group runner.
 //!
-//! In: nothing (types and constants only). Out: [`BatchContext`], the one
-//! argument of every generated batch function, and [`ResDesc`], one entry
-//! of its resource table. Invariant: both are `#[repr(C)]` and generated
+//! In: nothing (types and constants only). Out: [`BatchContext`], one per
+//! batch of a group (the group function takes the first and their count,
+//! and reaches batch `k` at `CTX_SIZE * k` bytes further; the group-wide
+//! fields live in the first), and [`ResDesc`], one entry of the resource
+//! table. Invariant: both are `#[repr(C)]` and generated
 //! code reaches their fields only through the `OFF_*` offsets computed here
 //! with `offset_of!`, so a field change cannot desynchronise the two sides.
 //! Every pointer in a context points into memory that outlives the call:
@@ -19,13 +21,14 @@ pub const N: usize = W / 4;
 /// Rows in [`BatchContext::lanes`].
 pub const LANE_ROWS: usize = 8;
 
-/// Status a batch function returns: the batch ran to its end.
+/// Status a group function returns: every batch ran to its end.
 pub const STATUS_DONE: u32 = 0;
-/// Status: the batch stopped at a `sync_*_t` barrier; `resume` says where
-/// to continue.
-pub const STATUS_BARRIER: u32 = 1;
-/// Status: the loop budget ran out (a runaway loop).
+/// Status: the loop budget ran out (a runaway loop); the first context's
+/// `stopped_at` names the `endloop`.
 pub const STATUS_BUDGET: u32 = 2;
+/// `resume` of a batch that has run to its end in this group (its later
+/// passes through the group's barriers skip it).
+pub const RESUME_DONE: u32 = u32::MAX;
 /// Status `STATUS_ABORT + i`: an active lane executed the `abort` at
 /// instruction `i`.
 pub const STATUS_ABORT: u32 = 0x100;
@@ -81,8 +84,9 @@ pub const RES_COUNTER: i32 = offset_of!(ResDesc, counter) as i32;
 pub const RES_BUFINFO: i32 = offset_of!(ResDesc, bufinfo) as i32;
 pub const RES_SIZE: i64 = std::mem::size_of::<ResDesc>() as i64;
 
-/// Everything one call of a batch function reads and writes besides
-/// resource memory.
+/// Everything one batch reads and writes besides resource memory. The
+/// group-wide fields (`group_id`, `group_base`, `budget`, `stopped_at`,
+/// `waiting`) are read and written in the group's first context only.
 #[repr(C, align(16))]
 #[derive(Debug)]
 pub struct BatchContext {
@@ -110,8 +114,14 @@ pub struct BatchContext {
     /// wrapping): generated code adds it to `tid` for vThreadID, so a new
     /// group changes two small arrays instead of every lane.
     pub group_base: [u32; 4],
-    /// Resume point: 0 = start, k = after the k-th barrier.
+    /// Resume point: 0 = start, k = after the k-th barrier,
+    /// [`RESUME_DONE`] = ended. Per batch; the runner sets it to 0 for
+    /// every batch of a group with barriers.
     pub resume: u32,
+    /// First context only: set by generated code when a batch stopped at
+    /// a barrier in the current pass over the group's batches (another
+    /// pass follows); the runner sets it to 0 before the call.
+    pub waiting: u32,
     /// Out: the index of the `endloop` whose budget charge ran out, when
     /// the status is [`STATUS_BUDGET`].
     pub stopped_at: u32,
@@ -150,6 +160,10 @@ pub const OFF_SINK: i32 = offset_of!(BatchContext, sink) as i32;
 pub const OFF_GROUP_BASE: i32 = offset_of!(BatchContext, group_base) as i32;
 pub const OFF_GROUP_ID: i32 = offset_of!(BatchContext, group_id) as i32;
 pub const OFF_RESUME: i32 = offset_of!(BatchContext, resume) as i32;
+pub const OFF_WAITING: i32 = offset_of!(BatchContext, waiting) as i32;
+/// The distance between two consecutive contexts of a group: the group
+/// function reaches batch `k` at `ctx + k * CTX_SIZE`.
+pub const CTX_SIZE: i64 = std::mem::size_of::<BatchContext>() as i64;
 pub const OFF_STOPPED_AT: i32 = offset_of!(BatchContext, stopped_at) as i32;
 pub const OFF_BUDGET: i32 = offset_of!(BatchContext, budget) as i32;
 pub const OFF_RES: i32 = offset_of!(BatchContext, res) as i32;
@@ -175,6 +189,7 @@ impl BatchContext {
             group_id: [0; 4],
             group_base: [0; 4],
             resume: 0,
+            waiting: 0,
             stopped_at: 0,
             budget: 0,
             res: std::ptr::null(),

@@ -13,15 +13,17 @@
 //!   while any lane is active, charging the context's budget on each
 //!   back-edge so a runaway loop returns `STATUS_BUDGET`.
 //!
-//! A `sync_*_t` saves every vector variable to the context, stores the
-//! resume id and returns `STATUS_BARRIER`; the function's entry jumps to
-//! the matching resume block, which reloads the variables.
+//! A `sync_*_t` saves the vector variables still needed to the batch's
+//! save area, stores the resume id in the batch's context, marks the group
+//! as waiting and goes on with the next batch of the group (`Lower::next`,
+//! the batch loop built in `mod.rs`); the next pass over the group's
+//! batches enters the matching resume block, which reloads the variables.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder};
 use cranelift_frontend::Variable;
 
-use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, STATUS_BARRIER};
+use super::context::{N, OFF_BUDGET, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, OFF_WAITING};
 use super::lower::{trusted, Lower, V};
 use super::JitError;
 use crate::analysis::Jump;
@@ -376,7 +378,7 @@ impl Lower<'_, '_> {
         let left = self
             .b
             .ins()
-            .load(types::I64, trusted(), self.ctx, OFF_BUDGET);
+            .load(types::I64, trusted(), self.group, OFF_BUDGET);
         let ok = self
             .b
             .ins()
@@ -384,7 +386,7 @@ impl Lower<'_, '_> {
         let rest = self.b.ins().isub(left, charge);
         let zero = self.b.ins().iconst(types::I64, 0);
         let new = self.b.ins().select(ok, rest, zero);
-        self.b.ins().store(trusted(), new, self.ctx, OFF_BUDGET);
+        self.b.ins().store(trusted(), new, self.group, OFF_BUDGET);
         let again = self.b.create_block();
         let stop = self.b.create_block();
         self.b.ins().brif(ok, again, &[], stop, &[]);
@@ -392,7 +394,9 @@ impl Lower<'_, '_> {
         self.b.seal_block(stop);
         self.b.switch_to_block(stop);
         let at = self.b.ins().iconst(types::I32, self.at as i64);
-        self.b.ins().store(trusted(), at, self.ctx, OFF_STOPPED_AT);
+        self.b
+            .ins()
+            .store(trusted(), at, self.group, OFF_STOPPED_AT);
         self.b.ins().jump(self.budget_exit, &[]);
         self.b.seal_block(again);
         self.b.switch_to_block(again);
@@ -671,23 +675,69 @@ impl Lower<'_, '_> {
         dead
     }
 
-    /// `sync_*_t`: save every variable still needed, return, and continue
-    /// here on resume (r# components dead after the barrier are neither
-    /// saved nor restored; they restart as zero). On tier 0 the variables
-    /// already live in the save area: nothing is saved or reloaded.
+    /// The variables a batch may still read after the barrier at
+    /// `self.at`: `exec`, the masks of the constructs open here, the stage
+    /// variables and the r# components not in `dead`. The masks of
+    /// constructs closed before the barrier are written again before any
+    /// read (a construct's lowering defines its masks where it opens).
+    fn needed_after_barrier(
+        &self,
+        dead: &std::collections::HashSet<u32>,
+    ) -> std::collections::HashSet<u32> {
+        let mut keep: Vec<[Variable; N]> = vec![self.exec];
+        for f in &self.stack {
+            match f {
+                Frame::If { saved, els, .. } => keep.extend([*saved, *els]),
+                Frame::Loop {
+                    saved,
+                    cont,
+                    has_continue,
+                    ..
+                } => {
+                    keep.push(*saved);
+                    // Without a `continue`, `cont` is never read.
+                    if *has_continue {
+                        keep.push(*cont);
+                    }
+                }
+                Frame::Call { saved } => keep.push(*saved),
+                Frame::Switch {
+                    saved,
+                    sel,
+                    taken,
+                    nomatch,
+                } => keep.extend([*saved, *sel, *taken, *nomatch]),
+            }
+        }
+        let st = &self.stage;
+        keep.extend(st.inputs.iter().chain(&st.outputs).flatten());
+        keep.extend(st.killed);
+        keep.extend(self.regs.iter().flatten());
+        keep.iter()
+            .flatten()
+            .map(|v| v.as_u32())
+            .filter(|v| !dead.contains(v))
+            .collect()
+    }
+
+    /// `sync_*_t`: save every variable still needed, go on with the next
+    /// batch, and continue here on resume (variables not needed after the
+    /// barrier, `needed_after_barrier`, are neither saved nor restored;
+    /// they restart as zero). On tier 0 the variables already live in the
+    /// save area: nothing is saved or reloaded.
     fn barrier(&mut self) {
         let tier1 = self.slots.is_none();
-        let dead = if tier1 {
-            self.dead_after_barrier()
+        let kept: Vec<Variable> = if tier1 {
+            let dead = self.dead_after_barrier();
+            let needed = self.needed_after_barrier(&dead);
+            self.all_vars
+                .iter()
+                .copied()
+                .filter(|v| needed.contains(&v.as_u32()))
+                .collect()
         } else {
-            Default::default()
+            self.all_vars.clone()
         };
-        let kept: Vec<Variable> = self
-            .all_vars
-            .iter()
-            .copied()
-            .filter(|v| !dead.contains(&v.as_u32()))
-            .collect();
         if tier1 {
             let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
             for (k, var) in kept.iter().enumerate() {
@@ -699,8 +749,10 @@ impl Lower<'_, '_> {
         let id = self.resumes.len() as i64 + 1;
         let idv = self.b.ins().iconst(types::I32, id);
         self.b.ins().store(trusted(), idv, self.ctx, OFF_RESUME);
-        let st = self.b.ins().iconst(types::I32, i64::from(STATUS_BARRIER));
-        self.b.ins().return_(&[st]);
+        // Another pass over the group's batches follows this one.
+        let one = self.b.ins().iconst(types::I32, 1);
+        self.b.ins().store(trusted(), one, self.group, OFF_WAITING);
+        self.b.ins().jump(self.next, &[]);
         // The resume block reloads the variables and continues here.
         let resume = self.b.create_block();
         let cont = self.b.create_block();
@@ -714,10 +766,12 @@ impl Lower<'_, '_> {
                     .load(types::I32X4, trusted(), save, (16 * k) as i32);
                 self.b.def_var(*var, v);
             }
-            if !dead.is_empty() {
+            if kept.len() < self.all_vars.len() {
                 let zero = self.vsplat(0);
+                let kept: std::collections::HashSet<u32> =
+                    kept.iter().map(|v| v.as_u32()).collect();
                 for var in self.all_vars.clone() {
-                    if dead.contains(&var.as_u32()) {
+                    if !kept.contains(&var.as_u32()) {
                         self.b.def_var(var, zero);
                     }
                 }

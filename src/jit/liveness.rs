@@ -7,8 +7,9 @@
 //! whether some path from `k` reads `r#.c` before writing it. Invariant:
 //! an over-approximation — every read an execution can make is counted:
 //! the successors are the interpreter's jumps (`Prepared::jumps`), a
-//! `call` reads every register, only ALU instructions (which write every
-//! component of their mask in every active lane) end a component's life.
+//! `call` reads every register, only ALU instructions and the raw and
+//! structured loads (which write every component of their mask in every
+//! active lane) end a component's life.
 //!
 //! Why it is enough: each lane runs one path of this graph. A lane outside
 //! `exec` at a write inside a construct continues at one of the
@@ -184,12 +185,14 @@ pub(super) fn successors(p: &Prepared, k: usize, len: usize) -> Vec<usize> {
 }
 
 /// Whether `inst` writes every component of its temp destinations' masks
-/// in every active lane (ALU instructions).
+/// in every active lane: ALU instructions, and `ld_raw`/`ld_structured`
+/// (an out-of-bounds or unbound DWORD reads as 0, `sem`'s rule, so every
+/// masked component of every active lane is written).
 pub(super) fn kills(inst: &Instruction) -> bool {
     matches!(
         inst.opcode.class(),
         OpClass::Float | OpClass::Int | OpClass::Compare | OpClass::Convert | OpClass::Move
-    )
+    ) || matches!(inst.opcode, Opcode::LdRaw | Opcode::LdStructured)
 }
 
 /// Calls `f(register, component)` for every temp component `inst` reads:

@@ -2,8 +2,10 @@
 //! registers, operands and the ALU.
 //!
 //! In: a [`Prepared`] program and its [`Plan`] (where each resource, g# and
-//! x# lives). Out: the body of `extern "C" fn(*mut BatchContext) -> u32`
-//! that runs [`W`] threads of one group in SoA form. Invariants:
+//! x# lives). Out: the body of the batch loop of the group function
+//! `extern "C" fn(*mut BatchContext, u32) -> u32` (`mod.rs`, `build`):
+//! each iteration runs [`W`] threads of one group in SoA form, from the
+//! context `Lower::ctx`. Invariants:
 //! - every register component is `N` `Variable`s of type `i32x4`, one lane
 //!   per thread; floats are bitcast to `f32x4` only around float ops;
 //! - the current execution mask (`exec`, all-ones lanes = active) guards
@@ -74,8 +76,16 @@ pub struct Lower<'a, 'f> {
     pub shim_sig: Option<cranelift_codegen::ir::SigRef>,
     pub p: &'a Prepared,
     pub plan: &'a Plan,
-    /// The `*mut BatchContext` argument.
+    /// The context of the batch being run (`*mut BatchContext`): its
+    /// lanes, resume id, x# and save areas.
     pub ctx: Value,
+    /// The group's first context (the function's argument): the
+    /// group-wide fields (group id and base, loop budget, `stopped_at`,
+    /// `waiting`), and the tables every context points to.
+    pub group: Value,
+    /// Where a batch goes when it ends or stops at a barrier: the next
+    /// batch of the group (`mod.rs`, `build`).
+    pub next: Block,
     /// r# registers: `[register][component][vector]`.
     pub regs: Vec<[[Variable; N]; 4]>,
     /// The execution mask.
@@ -620,7 +630,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                     let s = self.b.ins().load(
                         types::I32,
                         fixed(),
-                        self.ctx,
+                        self.group,
                         OFF_GROUP_BASE + 4 * comp as i32,
                     );
                     let base = self.b.ins().splat(types::I32X4, s);
@@ -645,7 +655,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 let s = self.b.ins().load(
                     types::I32,
                     fixed(),
-                    self.ctx,
+                    self.group,
                     OFF_GROUP_ID + 4 * comp as i32,
                 );
                 let v = self.b.ins().splat(types::I32X4, s);

@@ -5,8 +5,11 @@
 //!
 //! In: a [`Program`] (checked with [`crate::validate::validate`] and
 //! analysed by [`crate::analysis`], as the interpreter's is). Out: a [`JitShader`] holding one
-//! `JITModule` with one function `extern "C" fn(*mut BatchContext) -> u32`
-//! that runs a batch of [`context::W`] threads of one group in SoA form.
+//! `JITModule` with one group function `extern "C" fn(*mut BatchContext,
+//! u32) -> u32` that runs every batch of [`context::W`] threads of one
+//! group, in SoA form, through all its barriers (the contexts of the
+//! group's batches lie one after another; a vertex/pixel batch is a group
+//! of one).
 //! Invariants: a shader compiles completely or fails with
 //! [`JitError::Unsupported`] naming the first instruction it cannot lower
 //! — there is never a silent fallback to the interpreter; the generated
@@ -56,6 +59,7 @@ mod tier0;
 pub mod tiers;
 pub mod typed;
 
+pub use batch::JitBatchRunner;
 pub use tiers::{CompileOptions, Tier};
 
 use std::collections::BTreeMap;
@@ -63,6 +67,7 @@ use std::mem::ManuallyDrop;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Switch};
@@ -73,7 +78,9 @@ use crate::analysis::{self, Jump, Prepared};
 use crate::ir::{Opcode, Program, ProgramKind};
 use crate::runtime::RuntimeError;
 
-use context::{BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, STATUS_BUDGET, STATUS_DONE};
+use context::{
+    BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, OFF_WAITING, STATUS_BUDGET, STATUS_DONE,
+};
 use lower::{trusted, Lower};
 use plan::Plan;
 
@@ -112,8 +119,10 @@ pub enum JitError {
     Codegen(String),
 }
 
-/// The batch function's type.
-type BatchFn = unsafe extern "C" fn(*mut BatchContext) -> u32;
+/// The group function's type: runs the batches whose contexts lie at
+/// `ctx`, `ctx + 1`, ... (`count` of them, at least 1, consecutive in
+/// memory) to their ends, through every barrier, and returns a status.
+type BatchFn = unsafe extern "C" fn(*mut BatchContext, u32) -> u32;
 
 /// The module owning the machine code. Only `Drop` touches it after
 /// compilation, so sharing it between threads is sound.
@@ -150,15 +159,17 @@ struct Compiled {
 struct Inner {
     prepared: Prepared,
     plan: Plan,
+    /// The program has a group barrier ([`has_group_barrier`]).
+    barriers: bool,
     /// The code compiled with the shader (tier 0, or tier 1 on
     /// [`Tier::One`]).
     first: Compiled,
     /// Tier-1 code installed by the background compile (`tiers.rs`).
     upgraded: OnceLock<Compiled>,
-    /// [`Tier::Auto`]: tier up after `tier_up_after` batch calls.
+    /// [`Tier::Auto`]: tier up after `tier_up_after` batches run.
     auto: bool,
     tier_up_after: u64,
-    /// Batch calls run so far (counted until the tier-up is queued).
+    /// Batches run so far (counted until the tier-up is queued).
     calls: AtomicU64,
 }
 
@@ -306,6 +317,14 @@ fn loop_lengths(p: &Prepared) -> BTreeMap<usize, u64> {
     out
 }
 
+/// Whether the program has a `sync_*_t` (a group barrier): its batches
+/// keep a resume id and may take several passes per group.
+fn has_group_barrier(p: &Prepared) -> bool {
+    p.program.insts.iter().any(|i| {
+        i.opcode == Opcode::Sync && i.sync_flags() & crate::ir::sync_flags::THREADS_IN_GROUP != 0
+    })
+}
+
 /// The generated code of a compiled shader, for reading: what
 /// `--dump-clif` and `--dump-asm` print.
 #[derive(Clone, Debug, Default)]
@@ -361,6 +380,7 @@ impl JitShader {
         let auto = options.tier == Tier::Auto;
         let shader = JitShader {
             inner: Arc::new(Inner {
+                barriers: has_group_barrier(&prepared),
                 prepared,
                 plan,
                 first,
@@ -470,6 +490,7 @@ fn build(
 
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I32));
     sig.returns.push(AbiParam::new(types::I32));
     let id = module.declare_anonymous_function(&sig).map_err(cg)?;
     let mut ctx = module.make_context();
@@ -485,13 +506,53 @@ fn build(
     let flushed_regs = flushed::flushed_temps(p, &observed);
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        // The group function (see `docs/architecture.md`, "Groups"):
+        //   entry(ctx0, count): count == 0 -> return STATUS_DONE;
+        //     count == u32::MAX (never passed) -> budget exit
+        //   head(ctx): one batch; tier 0 loads its slot base here
+        //     [barriers: resume = ctx.resume; resume != 0 -> dispatch]
+        //     init (exec from `live`, stage inputs) -> start -> body
+        //   body end [barriers: ctx.resume = RESUME_DONE] -> next
+        //   barrier k: save, ctx.resume = k, ctx0.waiting = 1 -> next
+        //   next: more batches -> head(ctx + CTX_SIZE);
+        //     [barriers: ctx0.waiting -> waiting = 0, head(ctx0)]
+        //     else return STATUS_DONE
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
-        let cptr = b.block_params(entry)[0];
-        // Tier 0 keeps its variables in the save area (`tier0.rs`).
-        let slots = (tier == 0).then(|| b.ins().load(types::I64, trusted(), cptr, OFF_SAVE));
+        let group = b.block_params(entry)[0];
+        let count = b.block_params(entry)[1];
         let budget_exit = b.create_block();
+        let setup = b.create_block();
+        let check = b.create_block();
+        let fin = b.create_block();
+        // The exits are reached from outside every loop too (a count of
+        // 0 returns at once; a count of u32::MAX, never passed, reaches
+        // the budget exit), so their immediate dominators are never loop
+        // headers. Cranelift's egraph elaboration forgets the loop it is
+        // in after visiting a dominator-tree sibling outside the loop, and
+        // then sinks loop-invariant code into the loop body: with the
+        // budget exit as a child of every loop header, no loop-invariant
+        // value was hoisted out of any loop.
+        b.ins().brif(count, check, &[], fin, &[]);
+        b.seal_block(check);
+        b.switch_to_block(check);
+        let never = b.ins().icmp_imm_s(IntCC::Equal, count, -1);
+        b.ins().brif(never, budget_exit, &[], setup, &[]);
+        b.seal_block(setup);
+        b.switch_to_block(setup);
+        // head(ctx, left): the batch at `ctx`, `left` batches from it to
+        // the end of the group.
+        let head = b.create_block();
+        let cptr = b.append_block_param(head, types::I64);
+        let left = b.append_block_param(head, types::I32);
+        let arg = cranelift_codegen::ir::BlockArg::Value;
+        b.ins().jump(head, &[arg(group), arg(count)]);
+        b.switch_to_block(head);
+        // Tier 0 keeps its variables in the batch's save area (`tier0.rs`).
+        let slots = (tier == 0).then(|| b.ins().load(types::I64, trusted(), cptr, OFF_SAVE));
+        let next = b.create_block();
+        let barriers = has_group_barrier(p);
         let mut lw = Lower {
             b,
             module,
@@ -503,6 +564,8 @@ fn build(
             p,
             plan,
             ctx: cptr,
+            group,
+            next,
             regs: Vec::new(),
             exec: [cranelift_frontend::Variable::from_u32(0); N],
             stack: Vec::new(),
@@ -535,13 +598,14 @@ fn build(
             consecutive: Default::default(),
             splats: Default::default(),
         };
-        // Resume id 0 starts at the top; others go through the dispatch.
-        // Tier 0 branches before initialising its variables, which live
-        // in the save area and hold the state a barrier left there.
+        // Resume id 0 starts at the top; others go through the dispatch,
+        // before the variables are initialised: on tier 0 they live in the
+        // save area and hold the state a barrier left there; on tier 1 the
+        // resume block defines every variable (reloaded or zero).
         let dispatch = lw.b.create_block();
         let start = lw.b.create_block();
-        let resume = lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME);
-        if tier == 0 {
+        let resume = barriers.then(|| lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME));
+        if let Some(resume) = resume {
             let init = lw.b.create_block();
             lw.b.ins().brif(resume, dispatch, &[], init, &[]);
             lw.b.seal_block(init);
@@ -559,13 +623,8 @@ fn build(
         });
         lw.def_vars(lw.exec, live);
         lw.stage_init();
-        if tier == 0 {
-            lw.b.ins().jump(start, &[]);
-        } else {
-            lw.b.ins().brif(resume, dispatch, &[], start, &[]);
-        }
+        lw.b.ins().jump(start, &[]);
         lw.b.seal_block(start);
-        lw.b.seal_block(dispatch);
         lw.b.switch_to_block(start);
         // The main program ends at the first label; subroutines are
         // lowered where they are called.
@@ -576,30 +635,60 @@ fn build(
             .unwrap_or(insts.len());
         lw.body(0, main_end)?;
         lw.stage_finish();
-        let done = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
-        lw.b.ins().return_(&[done]);
+        if barriers {
+            let done =
+                lw.b.ins()
+                    .iconst(types::I32, i64::from(context::RESUME_DONE));
+            lw.b.ins().store(trusted(), done, cptr, OFF_RESUME);
+        }
+        lw.b.ins().jump(next, &[]);
         // The budget exit.
         lw.b.switch_to_block(budget_exit);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_BUDGET));
         lw.b.ins().return_(&[st]);
-        // The entry dispatch: resume id 0 starts, k resumes after barrier k.
+        // The entry dispatch: resume id k resumes after barrier k, a batch
+        // that has ended goes to the next one.
         lw.b.switch_to_block(dispatch);
-        let mut sw = Switch::new();
-        for (k, (blk, _)) in lw.resumes.iter().enumerate() {
-            sw.set_entry(k as u128 + 1, *blk);
+        if let Some(resume) = resume {
+            let mut sw = Switch::new();
+            for (k, (blk, _)) in lw.resumes.iter().enumerate() {
+                sw.set_entry(k as u128 + 1, *blk);
+            }
+            // An unknown resume id (never produced) ends the batch too.
+            sw.emit(&mut lw.b, resume, next);
+        } else {
+            lw.b.ins().jump(next, &[]);
         }
-        // Resume id u32::MAX (never produced) reaches the budget exit, so
-        // the exit's immediate dominator is the entry block and never a
-        // loop header. Cranelift's egraph elaboration forgets the loop it
-        // is in after visiting a dominator-tree sibling outside the loop,
-        // and then sinks loop-invariant code into the loop body: with the
-        // budget exit as a child of every loop header, no loop-invariant
-        // value was hoisted out of any loop.
-        sw.set_entry(u128::from(u32::MAX), budget_exit);
-        // An unknown resume id (never produced) ends the batch.
-        let bad = lw.b.create_block();
-        sw.emit(&mut lw.b, resume, bad);
-        lw.b.switch_to_block(bad);
+        // The next batch, or the next pass over the group's batches.
+        lw.b.switch_to_block(next);
+        if tier == 1 {
+            // No value flows into the next batch: every variable restarts
+            // as zero there (as in the first batch), so the loop carries
+            // nothing through the SSA variables.
+            let zero = lw.vsplat(0);
+            for v in lw.all_vars.clone() {
+                lw.b.def_var(v, zero);
+            }
+        }
+        let following = lw.b.ins().iadd_imm_s(cptr, context::CTX_SIZE);
+        let rest = lw.b.ins().iadd_imm_s(left, -1);
+        if barriers {
+            let last = lw.b.create_block();
+            lw.b.ins()
+                .brif(rest, head, &[arg(following), arg(rest)], last, &[]);
+            lw.b.switch_to_block(last);
+            let again = lw.b.create_block();
+            let w = lw.b.ins().load(types::I32, trusted(), group, OFF_WAITING);
+            lw.b.ins().brif(w, again, &[], fin, &[]);
+            lw.b.switch_to_block(again);
+            let zero = lw.b.ins().iconst(types::I32, 0);
+            lw.b.ins().store(trusted(), zero, group, OFF_WAITING);
+            lw.b.ins().jump(head, &[arg(group), arg(count)]);
+        } else {
+            lw.b.ins()
+                .brif(rest, head, &[arg(following), arg(rest)], fin, &[]);
+        }
+        lw.b.switch_to_block(fin);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
         lw.b.ins().return_(&[st]);
         save_slots = match tier {

@@ -1,5 +1,5 @@
-//! Running a compiled shader: bindings to resource tables, groups to
-//! worker threads, batches through barriers.
+//! Running a compiled shader: bindings to resource tables, chunks of
+//! groups to worker threads, one call of the group function per group.
 //!
 //! In: a [`JitShader`], the caller's [`Bindings`], the group counts and
 //! the dispatch options; worker threads come from `pool`. Out: UAV memory and counters changed as the
@@ -8,16 +8,17 @@
 //! exactly as the interpreter checks them before any code runs; every
 //! resource window handed to generated code lies inside its slice
 //! (`Bindings::check_fits`); each worker owns its TGSM, x# and context
-//! memory; the batches of one group run on one worker, one after another,
-//! and a barrier resumes them only when every batch has reached it or ended.
+//! memory; a group runs in one call of the group function on one worker
+//! (its batches one after another, a barrier resuming them only when every
+//! batch has reached it or ended: `mod.rs`, `build`).
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::context::{BatchContext, ResDesc, STATUS_BARRIER, STATUS_BUDGET, STATUS_DONE, W};
+use super::context::{BatchContext, ResDesc, STATUS_BUDGET, STATUS_DONE, W};
 use super::ranges::Entry;
 use super::typed::{TypedEnv, TypedView};
-use super::{BatchFn, JitShader};
+use super::JitShader;
 use crate::analysis::{self, ResDecl, ResKind};
 use crate::runtime::{
     BindingKind, Bindings, BufferKind, DispatchOptions, DispatchStats, RuntimeError, Slot, View,
@@ -26,12 +27,14 @@ use crate::runtime::{
 /// The resource table with raw pointers into the caller's memory.
 pub(super) struct Table(pub(super) Vec<ResDesc>);
 
-// SAFETY: the pointers point into slices borrowed (mutably for UAVs) for
-// the whole dispatch; generated code accesses them only inside their
-// checked windows, and concurrent access by different groups is the
-// shader's own (D3D-undefined) race, done with atomics where the shader
-// asks for them.
+// SAFETY: the pointers point into memory the bindings borrow (UAVs
+// exclusively, as `UavMemory`) for the whole dispatch or batch runner;
+// generated code accesses them only inside their checked windows, and
+// concurrent access by different groups or batches is the shader's own
+// (D3D-undefined) race, done with atomics where the shader asks for them.
 unsafe impl Sync for Table {}
+// SAFETY: as above; the table is plain addresses, tied to no thread.
+unsafe impl Send for Table {}
 
 fn bufinfo(view: &View) -> u32 {
     let n = match view {
@@ -54,15 +57,12 @@ fn window(view: &View) -> Option<(u64, u64)> {
     }
 }
 
-/// Builds the resource table over `entries`; `counters` receives one
-/// cell (with its slot) per entry whose UAV has a hidden counter.
-pub(super) fn build_table(
-    entries: &[Entry],
-    b: &mut Bindings,
-    counters: &mut Vec<(usize, Slot, AtomicU32)>,
-) -> Table {
+/// Builds the resource table over `entries`. A UAV's hidden counter is
+/// the bindings' own atomic cell, so every thread and batch running
+/// against the bindings moves the same counter.
+pub(super) fn build_table(entries: &[Entry], b: &Bindings) -> Table {
     let mut table = Vec::with_capacity(entries.len());
-    for (k, e) in entries.iter().enumerate() {
+    for e in entries {
         let mut d = ResDesc::EMPTY;
         match *e {
             Entry::Empty => {}
@@ -92,29 +92,26 @@ pub(super) fn build_table(
                 }
             }
             Entry::Slot(BindingKind::Uav, slot) => {
-                if let Some(u) = b.get_uav_mut(slot) {
+                if let Some(u) = b.get_uav(slot) {
                     d.bufinfo = bufinfo(&u.view);
                     if let Some((start, dwords)) = window(&u.view) {
                         d.base = u.data.as_mut_ptr().wrapping_add(start as usize);
                         d.dwords = dwords;
                     }
-                    if let Some(c) = u.counter {
-                        counters.push((k, slot, AtomicU32::new(c)));
+                    if let Some(c) = &u.counter {
+                        d.counter = c.cell().as_ptr();
                     }
                 }
             }
         }
         table.push(d);
     }
-    for (k, _, c) in counters.iter() {
-        table[*k].counter = c.as_ptr();
-    }
     Table(table)
 }
 
 /// The views of the table's t#/u# entries (typed and raw: the typed and
 /// texture shims read them), the samplers and the shader.
-pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Bindings) -> TypedEnv {
+pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &Bindings) -> TypedEnv {
     let prepared = &shader.inner.prepared;
     // The declared texture dimension of a slot, for resinfo.
     let declared = |decls: &[ResDecl], slot: Slot| {
@@ -137,8 +134,10 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Binding
                 is_uav: false,
                 declared: declared(&prepared.srvs, slot),
             }),
-            Entry::Slot(BindingKind::Uav, slot) => b.get_uav_mut(slot).map(|u| TypedView {
+            Entry::Slot(BindingKind::Uav, slot) => b.get_uav(slot).map(|u| TypedView {
                 view: u.view,
+                // Writable views are reached through `UavMemory` again
+                // (`typed::uav_memory`), never as a slice.
                 data: u.data.as_mut_ptr(),
                 len: u.data.len(),
                 writable: true,
@@ -160,32 +159,48 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &mut Binding
     env
 }
 
-/// One batch's memory, reused across groups by a worker.
-struct Batch {
-    ctx: Box<BatchContext>,
-    xregs: Vec<u32>,
-    save: Vec<u128>,
-    done: bool,
-}
-
-/// What one worker owns.
+/// What one worker owns: the memory of one group, reused for every group
+/// the worker runs.
 struct Worker {
     tgsm: Vec<u32>,
-    batches: Vec<Batch>,
+    /// One context per batch, consecutive (the group function steps
+    /// through them by `CTX_SIZE`); never resized, so the pointers the
+    /// contexts hold stay valid.
+    ctxs: Vec<BatchContext>,
+    /// Per batch: x# storage and the barrier (tier 0: variable) save area.
+    xregs: Vec<Vec<u32>>,
+    saves: Vec<Vec<u128>>,
 }
 
 impl Worker {
     /// Points every batch context at the dispatch's tables and at this
     /// worker's TGSM, x# and save areas: once per dispatch, since none of
-    /// them moves between groups (the vectors are never resized).
+    /// them moves between groups (the vectors are resized only by
+    /// [`Worker::fit_save`], which points the contexts again).
     fn bind(&mut self, table: &Table, typed: &TypedEnv) {
         let tgsm = self.tgsm.as_mut_ptr();
-        for bt in &mut self.batches {
-            bt.ctx.res = table.0.as_ptr();
-            bt.ctx.typed = (typed as *const TypedEnv).cast();
-            bt.ctx.tgsm = tgsm;
-            bt.ctx.xregs = bt.xregs.as_mut_ptr();
-            bt.ctx.save = bt.save.as_mut_ptr().cast();
+        for ((c, x), s) in self
+            .ctxs
+            .iter_mut()
+            .zip(&mut self.xregs)
+            .zip(&mut self.saves)
+        {
+            c.res = table.0.as_ptr();
+            c.typed = (typed as *const TypedEnv).cast();
+            c.tgsm = tgsm;
+            c.xregs = x.as_mut_ptr();
+            c.save = s.as_mut_ptr().cast();
+        }
+    }
+
+    /// Grows every save area to `slots` 16-byte slots (the tier-1 code
+    /// installed during the dispatch may need more than tier 0 did).
+    fn fit_save(&mut self, slots: usize) {
+        for (c, s) in self.ctxs.iter_mut().zip(&mut self.saves) {
+            if s.len() < slots {
+                s.resize(slots, 0);
+                c.save = s.as_mut_ptr().cast();
+            }
         }
     }
 }
@@ -218,17 +233,15 @@ impl JitShader {
         if total == 0 {
             return Ok(stats);
         }
+        // The helpers wake while the tables are built (`pool`).
+        let workers = threads
+            .max(1)
+            .min(usize::try_from(total).unwrap_or(usize::MAX));
+        super::pool::wake(workers - 1);
         let entries = super::ranges::entries(&self.inner.plan, b)?;
-        let mut counters = Vec::new();
-        let table = build_table(&entries, b, &mut counters);
+        let table = build_table(&entries, b);
         let typed = build_typed(self, &entries, b);
-        let result = self.run_groups(&table, &typed, groups, total, o.budget, threads.max(1));
-        for (_, slot, c) in &counters {
-            if let Some(u) = b.get_uav_mut(*slot) {
-                u.counter = Some(c.load(Ordering::Relaxed));
-            }
-        }
-        result?;
+        self.run_groups(&table, &typed, groups, total, o.budget, threads.max(1))?;
         stats.groups = total;
         Ok(stats)
     }
@@ -238,21 +251,18 @@ impl JitShader {
         let size = inner.prepared.group_size;
         let threads = (size[0] * size[1] * size[2]) as usize;
         let count = threads.div_ceil(W);
-        let batches = (0..count)
-            .map(|k| Batch {
-                ctx: {
-                    let mut ctx = Box::new(BatchContext::empty());
-                    ctx.set_lanes(size, (k * W) as u32);
-                    ctx
-                },
-                xregs: vec![0; inner.plan.x_elems as usize * 4 * W],
-                save: vec![0; inner.save_slots()],
-                done: false,
+        let ctxs = (0..count)
+            .map(|k| {
+                let mut ctx = BatchContext::empty();
+                ctx.set_lanes(size, (k * W) as u32);
+                ctx
             })
             .collect();
         Worker {
             tgsm: vec![0; inner.plan.tgsm_dwords as usize],
-            batches,
+            ctxs,
+            xregs: vec![vec![0; inner.plan.x_elems as usize * 4 * W]; count],
+            saves: vec![vec![0; inner.save_slots()]; count],
         }
     }
 
@@ -279,30 +289,18 @@ impl JitShader {
             let _mode = super::fpmode::FlushMode::enter();
             let mut w = self.new_worker();
             w.bind(table, typed);
-            let mut mine = 0..0;
             loop {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let g = match mine.next() {
-                    Some(g) => g,
-                    None => {
-                        let first = next.fetch_add(chunk, Ordering::Relaxed);
-                        if first >= total {
-                            return;
-                        }
-                        mine = first + 1..(first + chunk).min(total);
-                        first
-                    }
-                };
-                let gx = u64::from(groups[0]);
-                let gy = u64::from(groups[1]);
-                let id = [
-                    (g % gx) as u32,
-                    ((g / gx) % gy) as u32,
-                    (g / (gx * gy)) as u32,
-                ];
-                if let Err(e) = self.run_group(&mut w, table, typed, id, budget) {
+                let first = next.fetch_add(chunk, Ordering::Relaxed);
+                if first >= total {
+                    return;
+                }
+                let end = (first + chunk).min(total);
+                if let Err((g, e)) =
+                    self.run_chunk(&mut w, table, typed, groups, first..end, budget)
+                {
                     stop.store(true, Ordering::Relaxed);
                     let mut fe = first_error.lock().unwrap_or_else(|e| e.into_inner());
                     if fe.as_ref().is_none_or(|(k, _)| g < *k) {
@@ -321,66 +319,87 @@ impl JitShader {
         }
     }
 
-    /// Runs group `id` on worker `w`: every batch to its end, meeting at
-    /// each barrier.
-    fn run_group(
+    /// Runs the groups `range` (flattened ids, x fastest) on worker `w`,
+    /// one call of the group function per group (it runs every batch to
+    /// its end, meeting at each barrier); returns the first failing
+    /// group's flattened id with its error. What does not change between
+    /// the groups of a chunk is decided once: the code (tier-1 code
+    /// installed meanwhile is taken up by the next chunk, `tiers.rs`), the
+    /// save area's size and which areas need clearing; the group id is
+    /// stepped instead of divided out.
+    fn run_chunk(
         &self,
         w: &mut Worker,
         table: &Table,
         typed: &TypedEnv,
-        id: [u32; 3],
-        mut budget: u64,
-    ) -> Result<(), RuntimeError> {
+        groups: [u32; 3],
+        range: std::ops::Range<u64>,
+        budget: u64,
+    ) -> Result<(), (u64, RuntimeError)> {
         let inner = &self.inner;
         let size = inner.prepared.group_size;
-        // The code is chosen once per group (`tiers.rs`).
         let code = inner.code();
-        let func: BatchFn = code.func;
+        if w.saves.first().is_some_and(|s| s.len() < code.save_slots) {
+            w.fit_save(code.save_slots);
+        }
+        let count = w.ctxs.len() as u32;
+        self.note_calls(u64::from(count) * (range.end - range.start));
         // Calls of `fill` on empty vectors are not free (a libc memset
         // call each): only TGSM and x# storage that exist are cleared.
-        if !w.tgsm.is_empty() {
-            w.tgsm.fill(0);
-        }
-        debug_assert!(w.batches.iter().all(|bt| bt.ctx.res == table.0.as_ptr()
-            && bt.ctx.typed == (typed as *const TypedEnv).cast()));
-        for bt in w.batches.iter_mut() {
-            bt.ctx.set_group(id, size);
-            bt.ctx.resume = 0;
-            if !bt.xregs.is_empty() {
-                bt.xregs.fill(0);
+        let clear_tgsm = !w.tgsm.is_empty();
+        let clear_x = w.xregs.first().is_some_and(|x| !x.is_empty());
+        debug_assert!(w
+            .ctxs
+            .iter()
+            .all(|c| c.res == table.0.as_ptr() && c.typed == (typed as *const TypedEnv).cast()));
+        let gx = u64::from(groups[0]);
+        let gy = u64::from(groups[1]);
+        let g0 = range.start;
+        let mut id = [
+            (g0 % gx) as u32,
+            ((g0 / gx) % gy) as u32,
+            (g0 / (gx * gy)) as u32,
+        ];
+        for g in range {
+            if clear_tgsm {
+                w.tgsm.fill(0);
             }
-            bt.done = false;
-            if bt.save.len() < code.save_slots {
-                bt.save.resize(code.save_slots, 0);
-                bt.ctx.save = bt.save.as_mut_ptr().cast();
+            if clear_x {
+                w.xregs.iter_mut().for_each(|x| x.fill(0));
             }
-        }
-        self.note_calls(w.batches.len() as u64);
-        loop {
-            let mut waiting = false;
-            for bt in w.batches.iter_mut().filter(|b| !b.done) {
-                bt.ctx.budget = budget;
-                // SAFETY: the context's pointers were set above to memory
-                // that lives for this call: the table, this worker's TGSM
-                // and this batch's x# and save areas, all of the sizes the
-                // plan and the compiled code expect.
-                let status = unsafe { func(&mut *bt.ctx) };
-                budget = bt.ctx.budget;
-                match status {
-                    STATUS_DONE => bt.done = true,
-                    STATUS_BARRIER => waiting = true,
-                    STATUS_BUDGET => {
-                        return Err(RuntimeError::BudgetExhausted {
-                            group: id,
-                            inst_index: bt.ctx.stopped_at as usize,
-                        })
-                    }
-                    other => return Err(super::context::status_error(other)),
+            if inner.barriers {
+                w.ctxs.iter_mut().for_each(|c| c.resume = 0);
+            }
+            let first = &mut w.ctxs[0];
+            first.set_group(id, size);
+            first.budget = budget;
+            first.waiting = 0;
+            // SAFETY: the contexts are consecutive in one vector of
+            // `count` elements; their pointers were set by `bind` and
+            // `fit_save` to memory that lives for this call: the table,
+            // this worker's TGSM and each batch's x# and save areas, all
+            // of the sizes the plan and this code expect.
+            let status = unsafe { (code.func)(w.ctxs.as_mut_ptr(), count) };
+            if status != STATUS_DONE {
+                let e = match status {
+                    STATUS_BUDGET => RuntimeError::BudgetExhausted {
+                        group: id,
+                        inst_index: w.ctxs[0].stopped_at as usize,
+                    },
+                    other => super::context::status_error(other),
+                };
+                return Err((g, e));
+            }
+            id[0] += 1;
+            if id[0] == groups[0] {
+                id[0] = 0;
+                id[1] += 1;
+                if id[1] == groups[1] {
+                    id[1] = 0;
+                    id[2] += 1;
                 }
             }
-            if !waiting {
-                return Ok(());
-            }
         }
+        Ok(())
     }
 }

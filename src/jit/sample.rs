@@ -524,7 +524,7 @@ fn sample_lanes(
 /// resolved once when the bindings are known, and the entry
 /// monomorphised for its format, filter and address mode
 /// ([`shared::with_spec`]).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct TexPlan {
     /// The instruction's index.
     at: u32,

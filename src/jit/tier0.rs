@@ -7,7 +7,8 @@
 //! the batch's save area, which tier 0 sizes to hold every variable; a
 //! variable is stored where it is defined (declaration included) before
 //! any load can reach it, so the code never reads a slot it did not write
-//! in the same batch call (or, after a barrier, in an earlier call).
+//! in the same run of the batch (or, after a barrier, in an earlier pass
+//! over the group's batches; each batch has its own save area).
 //!
 //! Within one block, a variable loaded or stored before is not loaded
 //! again: the value is reused (`slot_cache`, keyed by the block so that it

@@ -9,7 +9,8 @@
 //! - nothing ever waits for tier 1: the compile runs on one background
 //!   thread ([`spawn_tier_up`]); dispatches keep running whatever code is
 //!   installed, and pick the installed code afresh at the start of every
-//!   thread group and every batch call, so a group that started on tier 0
+//!   chunk of thread groups (`runner.rs`, at most 64 groups) and every
+//!   vertex/pixel batch call, so a group that started on tier 0
 //!   finishes on tier 0 (its barrier save area and resume ids belong to
 //!   the code that started it);
 //! - a queued job holds only a `Weak` reference (a shader dropped before
@@ -321,7 +322,7 @@ impl JitShader {
         std::sync::Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// Counts `calls` batch calls and queues the tier-1 compile when an
+    /// Counts `calls` batches run and queues the tier-1 compile when an
     /// [`Tier::Auto`] shader passes its threshold.
     pub(super) fn note_calls(&self, calls: u64) {
         let inner = &self.inner;

@@ -30,7 +30,7 @@ pub struct TypedView {
 
 /// Typed slots by resource-table index (`None`: unbound or a constant
 /// buffer), plus what the texture shim needs.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct TypedEnv {
     pub slots: Vec<Option<TypedView>>,
     /// The shader being run (the texture shim reads its instructions).
@@ -49,7 +49,9 @@ pub struct TypedEnv {
 }
 
 // SAFETY: the pointers point into bindings borrowed for the whole
-// dispatch; shims access them only through bounds-checked slices.
+// dispatch or batch runner; shims access read-only views through
+// bounds-checked slices and writable ones through `UavMemory` (atomic
+// accesses), so threads sharing the environment never race in Rust code.
 unsafe impl Sync for TypedEnv {}
 unsafe impl Send for TypedEnv {}
 
@@ -65,6 +67,13 @@ fn location(view: &View, coords: [u32; 4], mip: u32) -> (Option<u64>, Option<For
             Some(tv.format),
         ),
     }
+}
+
+/// The memory of a writable (UAV) slot, shared with other threads.
+fn uav_memory(s: &TypedView) -> crate::runtime::UavMemory<'_> {
+    // SAFETY: `data`/`len` describe UAV memory the bindings borrow for
+    // the whole run; `UavMemory` reaches it only through atomics.
+    unsafe { crate::runtime::UavMemory::from_raw_parts(s.data, s.len) }
 }
 
 fn slot(env: *const TypedEnv, entry: u32) -> Option<TypedView> {
@@ -91,12 +100,20 @@ pub unsafe extern "C" fn typed_load(env: *const TypedEnv, entry: u32, mip_in_w: 
         };
         let (pos, fmt) = location(&s.view, coords, mip);
         if let Some(fmt) = fmt {
-            // SAFETY: `data`/`len` describe the slot's bound slice.
-            let data = unsafe { std::slice::from_raw_parts(s.data, s.len) };
-            let bytes = pos
-                .and_then(|p| usize::try_from(p).ok())
-                .and_then(|p| data.get(p..));
-            out = fmt.load(bytes.unwrap_or(&[]));
+            out = if s.writable {
+                // Shared with other threads: copy the texel out.
+                let mut texel = [0u8; 16];
+                let n = (fmt.bytes() as usize).min(texel.len());
+                let read = pos.is_some_and(|p| uav_memory(&s).read(p, &mut texel[..n]));
+                fmt.load(if read { &texel[..n] } else { &[] })
+            } else {
+                // SAFETY: `data`/`len` describe the slot's bound, read-only slice.
+                let data = unsafe { std::slice::from_raw_parts(s.data, s.len) };
+                let bytes = pos
+                    .and_then(|p| usize::try_from(p).ok())
+                    .and_then(|p| data.get(p..));
+                fmt.load(bytes.unwrap_or(&[]))
+            };
         }
     }
     io[4..8].copy_from_slice(&out);
@@ -119,15 +136,8 @@ pub unsafe extern "C" fn typed_store(env: *const TypedEnv, entry: u32, active: u
         return;
     };
     let bytes = fmt.store([io[4], io[5], io[6], io[7]]);
-    let n = fmt.bytes() as usize;
-    // SAFETY: `data`/`len` describe the slot's bound (mutable) slice.
-    let data = unsafe { std::slice::from_raw_parts_mut(s.data, s.len) };
-    let dst = usize::try_from(pos)
-        .ok()
-        .and_then(|p| data.get_mut(p..p.checked_add(n)?));
-    if let Some(dst) = dst {
-        dst.copy_from_slice(&bytes[..n]);
-    }
+    let n = (fmt.bytes() as usize).min(bytes.len());
+    uav_memory(&s).write(pos, &bytes[..n]);
 }
 
 /// `resinfo`: io[0] = mip in, io[4..8] = the four raw results out.

@@ -236,6 +236,23 @@ impl BatchResult {
         }
     }
 
+    /// Makes this result the all-zero result of [`BatchResult::new`] +
+    /// [`BatchResult::with_specials`] for `count` lanes, reusing its
+    /// vectors (a batch runner's per-batch result allocates nothing once
+    /// they are large enough). `semantics` is left as it is.
+    pub fn reset(&mut self, registers: &[u32], specials: &[SpecialOutput], count: usize) {
+        self.registers.clear();
+        self.registers.extend_from_slice(registers);
+        self.values.clear();
+        self.values.resize(registers.len() * count, [0; 4]);
+        self.lanes.clear();
+        self.lanes.resize(count, LaneResult::Written);
+        self.specials.clear();
+        self.specials.extend_from_slice(specials);
+        self.special_values.clear();
+        self.special_values.resize(specials.len() * count, 0);
+    }
+
     /// The same result with room for the special outputs `specials`.
     pub fn with_specials(self, specials: Vec<SpecialOutput>) -> BatchResult {
         BatchResult {

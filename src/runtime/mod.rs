@@ -22,13 +22,16 @@ pub mod memory;
 pub use crate::sem::sampler;
 pub mod sampling;
 pub mod texture;
+pub mod uav;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 pub use batch::{BatchError, BatchInputs, BatchResult, LaneResult, SpecialOutput};
 pub use format::Format;
 pub use sampler::{AddressMode, ComparisonFunc, Filter, FilterMode, SamplerDesc};
 pub use texture::TextureData;
+pub use uav::UavMemory;
 
 /// A register slot: `space` (0 before SM5.1) and the register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -304,13 +307,38 @@ impl View {
     }
 }
 
-/// One bound UAV.
+/// One bound UAV. Its memory and counter are shared by every thread
+/// that runs against the bindings (see [`UavMemory`]).
 #[derive(Debug)]
 pub struct UavBinding<'a> {
-    pub data: &'a mut [u8],
+    pub data: UavMemory<'a>,
     pub view: View,
     /// The hidden counter, when the view has one.
-    pub counter: Option<u32>,
+    pub counter: Option<Counter<'a>>,
+}
+
+/// A UAV's hidden counter: owned by the bindings, or a cell the embedder
+/// keeps (the C ABI's bindings objects), changed atomically by the
+/// shaders that run.
+#[derive(Debug)]
+pub enum Counter<'a> {
+    Owned(AtomicU32),
+    Shared(&'a AtomicU32),
+}
+
+impl Counter<'_> {
+    /// The atomic cell.
+    pub fn cell(&self) -> &AtomicU32 {
+        match self {
+            Counter::Owned(c) => c,
+            Counter::Shared(c) => c,
+        }
+    }
+
+    /// The current value.
+    pub fn get(&self) -> u32 {
+        self.cell().load(Ordering::Acquire)
+    }
 }
 
 /// One bound SRV.
@@ -338,7 +366,11 @@ impl std::fmt::Display for BindingKind {
     }
 }
 
-/// All resources of one dispatch, over memory the caller owns.
+/// All resources of one dispatch, over memory the caller owns. A shared
+/// reference is enough to run vertex and pixel batches, from any number
+/// of threads at once (`Shader::run_batch`, `Shader::batch_runner`): SRVs,
+/// constant buffers and samplers are only read, and UAV memory and
+/// counters are written through [`UavMemory`] and atomics.
 #[derive(Debug, Default)]
 pub struct Bindings<'a> {
     pub(crate) uavs: BTreeMap<Slot, UavBinding<'a>>,
@@ -357,7 +389,7 @@ impl<'a> Bindings<'a> {
         self.uavs.insert(
             slot,
             UavBinding {
-                data,
+                data: UavMemory::new(data),
                 view,
                 counter: None,
             },
@@ -376,9 +408,36 @@ impl<'a> Bindings<'a> {
         self.uavs.insert(
             slot,
             UavBinding {
-                data,
+                data: UavMemory::new(data),
                 view,
-                counter: Some(counter),
+                counter: Some(Counter::Owned(AtomicU32::new(counter))),
+            },
+        );
+        self
+    }
+
+    /// Binds UAV memory the embedder describes with a pointer and length
+    /// and, optionally, a counter cell it keeps (the C ABI).
+    ///
+    /// # Safety
+    /// As [`UavMemory::from_raw_parts`]: `ptr` valid for reads and writes
+    /// of `len` bytes for `'a`, touched by nothing but engines running
+    /// against these bindings meanwhile.
+    pub unsafe fn uav_raw(
+        &mut self,
+        slot: Slot,
+        ptr: *mut u8,
+        len: usize,
+        view: View,
+        counter: Option<&'a AtomicU32>,
+    ) -> &mut Self {
+        self.uavs.insert(
+            slot,
+            UavBinding {
+                // SAFETY: the caller's contract.
+                data: unsafe { UavMemory::from_raw_parts(ptr, len) },
+                view,
+                counter: counter.map(Counter::Shared),
             },
         );
         self
@@ -421,17 +480,14 @@ impl<'a> Bindings<'a> {
 
     /// The hidden counter of the UAV at `slot` (after a dispatch: its final value).
     pub fn counter(&self, slot: Slot) -> Option<u32> {
-        self.uavs.get(&slot).and_then(|u| u.counter)
+        self.uavs
+            .get(&slot)
+            .and_then(|u| u.counter.as_ref().map(Counter::get))
     }
 
     /// The UAV at `slot`.
     pub fn get_uav(&self, slot: Slot) -> Option<&UavBinding<'a>> {
         self.uavs.get(&slot)
-    }
-
-    /// The UAV at `slot`, mutably.
-    pub fn get_uav_mut(&mut self, slot: Slot) -> Option<&mut UavBinding<'a>> {
-        self.uavs.get_mut(&slot)
     }
 
     /// The SRV at `slot`.

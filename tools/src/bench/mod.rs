@@ -18,7 +18,7 @@ use thiserror::Error;
 
 pub use kernels::{kernel, Kernel, Problem, Tolerance, KERNELS};
 
-use crate::case::{Engine, EngineError};
+use crate::case::{Engine, EngineError, Resource};
 use sm5jit::ir::Program;
 
 /// Instruction budget per thread group for benchmark runs: large enough for
@@ -85,6 +85,11 @@ pub struct EngineTiming {
     pub dispatch_ms: f64,
     /// Invocations per second at the median dispatch time.
     pub threads_per_s: f64,
+    /// The process's CPU time during the timed dispatches over their wall
+    /// time, in percent: about 100 per worker that had a CPU to itself
+    /// (a two-worker run that shows 110 got little of the second CPU, and
+    /// its speed-up says nothing about scaling).
+    pub cpu_pct: f64,
 }
 
 /// What the native baseline took.
@@ -189,7 +194,36 @@ pub fn dispatch_once(
     k: &Kernel,
     p: &Problem,
 ) -> Result<(Duration, Vec<Vec<u32>>), BenchError> {
+    let (took, _, resources) = dispatch_timed(engine, program, k, p)?;
+    Ok((took, p.outputs_of(&resources)))
+}
+
+/// The CPU time (user and system) the process has used so far, all
+/// threads together.
+pub fn process_cpu() -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Like [`dispatch_once`] without reading the outputs back (the timed
+/// runs: a profile of the benchmark then shows the dispatch, not the
+/// conversion of the outputs); returns the wall time, the process's CPU
+/// time in the same interval and the resources it ran on.
+pub fn dispatch_timed(
+    engine: &mut dyn Engine,
+    program: &Program,
+    k: &Kernel,
+    p: &Problem,
+) -> Result<(Duration, Duration, Vec<Resource>), BenchError> {
     let mut resources = p.resources.clone();
+    let cpu = process_cpu();
     let start = Instant::now();
     engine
         .dispatch(program, &mut resources, p.groups)
@@ -199,7 +233,7 @@ pub fn dispatch_once(
             source,
         })?;
     let took = start.elapsed();
-    Ok((took, p.outputs_of(&resources)))
+    Ok((took, process_cpu().saturating_sub(cpu), resources))
 }
 
 /// Times `runs` compiles (each on a fresh engine from `make`) and `runs`
@@ -243,12 +277,21 @@ pub fn time_engine(
     // (compiled in the background while these warm-up dispatches run).
     let warm = Instant::now();
     while !engine.settled() && warm.elapsed() < std::time::Duration::from_secs(20) {
-        dispatch_once(engine.as_mut(), &program, k, p)?;
+        dispatch_timed(engine.as_mut(), &program, k, p)?;
     }
     let mut dispatches = Vec::new();
+    let mut cpu = Duration::ZERO;
     for _ in 0..runs {
-        dispatches.push(dispatch_once(engine.as_mut(), &program, k, p)?.0);
+        let (wall, c, _) = dispatch_timed(engine.as_mut(), &program, k, p)?;
+        dispatches.push(wall);
+        cpu += c;
     }
+    let wall: Duration = dispatches.iter().sum();
+    let cpu_pct = if wall.is_zero() {
+        0.0
+    } else {
+        100.0 * cpu.as_secs_f64() / wall.as_secs_f64()
+    };
     let dispatch_ms = median_ms(&mut dispatches);
     Ok(EngineTiming {
         compile_ms: median_ms(&mut compiles),
@@ -258,6 +301,7 @@ pub fn time_engine(
         } else {
             0.0
         },
+        cpu_pct,
     })
 }
 
@@ -278,6 +322,8 @@ pub struct Row {
     /// The plain-loop "limit" baseline where the kernel has one
     /// ([`Kernel::plain`]).
     pub limit_ms: Option<f64>,
+    /// The JIT's [`EngineTiming::cpu_pct`].
+    pub jit_cpu_pct: Option<f64>,
 }
 
 impl Row {
@@ -303,13 +349,14 @@ fn cell(v: Option<f64>, digits: usize) -> String {
 /// The table header of [`format_row`].
 pub fn table_header() -> String {
     format!(
-        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
+        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
         "kernel",
         "thr",
         "size",
         "compile_ms",
         "interp_ms",
         "jit_ms",
+        "jit_cpu",
         "native_ms",
         "limit_ms",
         "threads/s",
@@ -323,13 +370,15 @@ pub fn table_header() -> String {
 /// JIT/interpreter (`-` where not measured).
 pub fn format_row(r: &Row) -> String {
     format!(
-        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
+        "{:<11} {:>3} {:>8} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
         r.kernel,
         r.threads,
         r.size,
         cell(r.compile_ms, 3),
         cell(r.interp_ms, 3),
         cell(r.jit_ms, 3),
+        r.jit_cpu_pct
+            .map_or_else(|| "-".to_string(), |c| format!("{c:.0}%")),
         cell(r.native_ms, 3),
         cell(r.limit_ms, 3),
         r.threads_per_s()
@@ -369,6 +418,7 @@ mod tests {
         let native = time_native(k, &p, 1);
         let t = time_engine(k, &p, &native.outputs, &mut interp, 2).unwrap();
         assert!(t.dispatch_ms > 0.0 && t.threads_per_s > 0.0, "{t:?}");
+        assert!(t.cpu_pct >= 0.0, "{t:?}");
         let mut wrong = native.outputs.clone();
         wrong[0][0] += 1;
         let e = time_engine(k, &p, &wrong, &mut interp, 1).unwrap_err();
@@ -405,11 +455,12 @@ mod tests {
             interp_ms: Some(2.0),
             native_ms: Some(0.5),
             limit_ms: None,
+            jit_cpu_pct: None,
         };
         let line = format_row(&r);
         assert!(line.starts_with("saxpy"), "{line}");
         assert!(line.contains("4.0"), "{line}");
-        assert_eq!(line.split_whitespace().filter(|c| *c == "-").count(), 4);
+        assert_eq!(line.split_whitespace().filter(|c| *c == "-").count(), 5);
         assert_eq!(r.threads_per_s(), Some(500_000.0));
         assert_eq!(
             table_header().split_whitespace().count(),

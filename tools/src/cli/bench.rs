@@ -179,6 +179,7 @@ fn measure(
         match choice {
             EngineChoice::Jit => {
                 row.jit_ms = Some(t.dispatch_ms);
+                row.jit_cpu_pct = Some(t.cpu_pct);
                 row.compile_ms = Some(t.compile_ms);
             }
             _ => {

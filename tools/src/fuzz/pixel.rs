@@ -188,9 +188,9 @@ pub fn compare_pixel(p: &PixelProgram) -> Result<usize, String> {
             let mut b = Bindings::new();
             b.uav(Slot::new(0), &mut mem, view);
             if jit_engine {
-                jit.run_batch(&mut b, &inputs, &o)
+                jit.run_batch(&b, &inputs, &o)
             } else {
-                interp.run_batch(&mut b, &inputs, &o)
+                interp.run_batch(&b, &inputs, &o)
             }
         };
         r.map(|r| (r, mem)).map_err(|e| e.to_string())

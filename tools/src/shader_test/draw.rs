@@ -216,7 +216,7 @@ fn run_vertices(st: &mut State, count: u32, instances: u32) -> Result<Vec<Vertex
         b.cb(sm5jit::Slot::new(0), &cb);
     }
     let result = shader
-        .run_batch(&mut b, &BatchInputs::new(total, regs, &data))
+        .run_batch(&b, &BatchInputs::new(total, regs, &data))
         .map_err(|e| format!("vertex shader: {e}"))?;
     Ok((0..total)
         .map(|i| VertexOut {
@@ -478,7 +478,7 @@ fn shade(
                 .with_coverage(&coverage)
                 .with_sample_count(samples);
             shader
-                .run_batch(&mut b, &inputs)
+                .run_batch(&b, &inputs)
                 .map_err(|e| format!("pixel shader: {e}"))?
         };
         let targets: Vec<(u32, u32)> = ps
