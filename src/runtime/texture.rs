@@ -336,8 +336,9 @@ impl<'a> Texture<'a> {
         let mut placed = [[Some(0u32); 2]; 3];
         for k in 0..axes.min(3) {
             per_axis[k] = sample::axis_taps(mode, coord[k], size[k], offset[k]);
-            for t in 0..per_axis[k].1 {
-                placed[k][t] = sample::address(modes[k], per_axis[k].0[t].index, size[k]);
+            let (taps, n) = per_axis[k];
+            for (p, tap) in placed[k].iter_mut().zip(&taps[..n]) {
+                *p = sample::address(modes[k], tap.index, size[k]);
             }
         }
         let mut acc = [0.0f32; 4];

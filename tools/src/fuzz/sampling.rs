@@ -388,11 +388,9 @@ pub fn compare_sampling(p: &SamplingProgram) -> Result<(), String> {
     b.sampler(Slot::new(0), p.samplers[0]);
     b.sampler(Slot::new(1), p.samplers[1]);
     let ri = interp
-        .run_batch(&mut b, &inputs, &o)
+        .run_batch(&b, &inputs, &o)
         .map_err(|e| e.to_string())?;
-    let rj = jit
-        .run_batch(&mut b, &inputs, &o)
-        .map_err(|e| e.to_string())?;
+    let rj = jit.run_batch(&b, &inputs, &o).map_err(|e| e.to_string())?;
     if ri.lanes != rj.lanes {
         return Err(format!(
             "lanes: interpreter {:?}, JIT {:?}",
