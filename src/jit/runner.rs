@@ -147,13 +147,16 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &Bindings) -
             _ => None,
         })
         .collect();
-    TypedEnv {
+    let mut env = TypedEnv {
         slots,
         shader: Some(shader.clone()),
         samplers: b.samplers.clone(),
         quads: false,
         raster_samples: 1,
-    }
+        plans: Vec::new(),
+    };
+    env.plans = super::sample::plans(shader, &env);
+    env
 }
 
 /// What one worker owns: the memory of one group, reused for every group

@@ -7,9 +7,15 @@
 //! (rows of [`W`] lanes: the execution mask, sampler indices, coordinates,
 //! offsets, reference, LOD or gradients, LOD clamp), makes one call of
 //! [`texture_shim`] for the batch, and reads the results back as vectors.
-//! The shim runs, for each active lane, the function the interpreter runs
-//! ([`crate::runtime::sampling`]), with the texture of the resource-table
-//! entry and the sampler bound in the dispatch's [`TypedEnv`].
+//! The shim runs the instruction's [`TexPlan`] when it has one (built by
+//! [`plans`] when the dispatch or batch starts: texture, sampler,
+//! dimension resolved once, and the entry monomorphised for the
+//! binding's format, filter and address mode, which loops over the
+//! active lanes and takes a pixel quad's gradient LOD once), else the
+//! general path per active lane; both are the function the interpreter
+//! runs ([`crate::runtime::sampling`]), with the texture of the
+//! resource-table entry and the sampler bound in the dispatch's
+//! [`TypedEnv`].
 //! Invariants: the shim reads texels only through the runtime's checked
 //! fetch over the slot's bound slice; in pixel batches the implicit-LOD
 //! ops take the gradients of their quad's four coordinate rows (every
@@ -24,11 +30,15 @@ use super::context::{N, OFF_TYPED, W};
 use super::lower::{trusted, Lower, Ty, V};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
-use crate::ir::{Instruction, LodSource, Opcode, OperandType, ProgramKind, ResourceDim};
+use crate::ir::{
+    Instruction, LodSource, Opcode, OperandType, ProgramKind, ResourceDim, SampleForm,
+};
 use crate::runtime::batch::QUAD;
 use crate::runtime::sampling::sample_count;
 use crate::runtime::sampling::{self as shared, quad_gradients, SampleArgs, FULLY_MAPPED};
-use crate::runtime::{TextureData, View};
+use crate::runtime::sampling::{SpecName, SpecUser};
+use crate::runtime::texture::{BlockCache, SampleDim, Spec, Texture};
+use crate::runtime::{SamplerDesc, TextureData, View};
 use crate::sem::sample::gather_offset;
 
 /// The shim's symbol.
@@ -371,6 +381,7 @@ pub unsafe extern "C" fn texture_shim(env: *const TypedEnv, entry: u32, inst: u3
         return;
     };
     let p = shader.prepared();
+    let at = inst;
     let Some(inst) = p.program.insts.get(inst as usize) else {
         return;
     };
@@ -401,6 +412,7 @@ pub unsafe extern "C" fn texture_shim(env: *const TypedEnv, entry: u32, inst: u3
             };
             io[ROW_OUT * W..(ROW_OUT + 1) * W].fill(w);
         }
+        _ if env.run_plan(at, entry, io) => {}
         Opcode::Ld | Opcode::LdS | Opcode::LdMs | Opcode::LdMsS => load_lanes(slot, inst, io),
         _ => sample_lanes(env, p, slot, inst, io),
     }
@@ -496,36 +508,245 @@ fn sample_lanes(
         let s = shared::sampler_slot(&p.program.decls, sm51, at(0, ROW_S0), at(1, ROW_S1))
             .and_then(|s| env.samplers.get(&s).copied())
             .unwrap_or_default();
-        let offset = match f.offset {
-            Some(_) => {
-                let o = rows4(io, ROW_OFFSET, l);
-                [o[0], o[1], o[2]].map(gather_offset)
-            }
-            None => inst.texel_offsets().map(i32::from),
-        };
-        // Only the rows the generated code wrote for this op are read.
-        let (lod, ddy) = match f.lod {
-            LodSource::Explicit(_) | LodSource::Implicit { bias: Some(_) } => {
-                ([row(io, ROW_LOD, l), 0, 0, 0], [0; 4])
-            }
-            LodSource::Gradients(..) => (rows4(io, ROW_LOD, l), rows4(io, ROW_DDY, l)),
-            _ => ([0; 4], [0; 4]),
-        };
-        let args = SampleArgs {
-            coord: rows4(io, ROW_COORD, l),
-            offset,
-            reference: f.reference.map_or(0, |_| row(io, ROW_REF, l)),
-            lod,
-            ddy,
-            min_lod: clamped.then(|| f32::from_bits(row(io, ROW_MIN_LOD, l))),
-            component: samp.swizzle()[0] as usize & 3,
-            quad: (env.quads && matches!(f.lod, LodSource::Implicit { .. })).then(|| {
-                // Every lane of the quad, running or not: its register as it stands.
-                let q = l - l % QUAD;
-                quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, q + k)))
-            }),
-        };
+        let quad = (env.quads && matches!(f.lod, LodSource::Implicit { .. })).then(|| {
+            // Every lane of the quad, running or not: its register as it stands.
+            let q = l - l % QUAD;
+            quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, q + k)))
+        });
+        let component = samp.swizzle()[0] as usize & 3;
+        let args = lane_args(&f, clamped, component, inst.texel_offsets(), quad, io, l);
         put_out(io, l, shared::sample(&f, &tex, dim, &s, &args));
+    }
+}
+
+/// One texture instruction's batch entry for one dispatch or batch: what
+/// is the same for every lane (texture, sampler, dimension, form),
+/// resolved once when the bindings are known, and the entry
+/// monomorphised for its format, filter and address mode
+/// ([`shared::with_spec`]).
+#[derive(Clone, Debug)]
+pub struct TexPlan {
+    /// The instruction's index.
+    at: u32,
+    /// The resource-table entry the plan was made for (the shim falls
+    /// back to the general path on any other).
+    entry: u32,
+    tex: Texture<'static>,
+    dim: SampleDim,
+    sampler: SamplerDesc,
+    form: Option<SampleForm>,
+    /// The `_s` forms' LOD clamp is the last operand.
+    clamped: bool,
+    offsets: [i8; 3],
+    /// The gather channel (the sampler operand's first swizzle).
+    component: usize,
+    multisample: bool,
+    run: RowsFn,
+    /// The entry chosen, for coverage reports.
+    pub spec: SpecName,
+}
+
+/// A plan's entry: the plan, whether lanes are pixel quads, the io rows.
+type RowsFn = fn(&TexPlan, bool, &mut [u32]);
+
+impl TypedEnv {
+    /// Runs instruction `at`'s plan on table entry `entry`; false when
+    /// it has none (the caller takes the general path).
+    fn run_plan(&self, at: u32, entry: u32, io: &mut [u32]) -> bool {
+        let Ok(k) = self.plans.binary_search_by_key(&at, |p| p.at) else {
+            return false;
+        };
+        let plan = &self.plans[k];
+        if plan.entry != entry {
+            return false;
+        }
+        (plan.run)(plan, self.quads, io);
+        true
+    }
+}
+
+/// The plans of `shader`'s texture instructions over `env`'s bindings
+/// (`env.slots` and `env.samplers` set): one per sampling,
+/// gather, `lod` and texture `ld` instruction whose t# and s# are fixed
+/// registers bound to a texture; the others run the general path.
+pub fn plans(shader: &super::JitShader, env: &TypedEnv) -> Vec<TexPlan> {
+    let p = shader.prepared();
+    let jp = &shader.inner.plan;
+    let sm51 = p.version().is_sm51();
+    let mut out = Vec::new();
+    for (at, inst) in p.program.insts.iter().enumerate() {
+        let op = inst.opcode;
+        let (base, clamped) = op.feedback_base().unwrap_or((op, false));
+        let fb = usize::from(base != op);
+        let form = base.sample_form();
+        let load = matches!(base, Opcode::Ld | Opcode::LdMs) || op == Opcode::LdMsS;
+        if form.is_none() && !load {
+            continue;
+        }
+        let res_at = form.map_or(2 + fb, |f| f.res + fb);
+        let Some(res) = inst.operands.get(res_at) else {
+            continue;
+        };
+        let Some(reg) = res.imm_index(0).filter(|_| res.ty == OperandType::Resource) else {
+            continue;
+        };
+        let Some(&(entry, _)) = jp.srvs.get(&reg) else {
+            continue;
+        };
+        if jp.ranges.contains_key(&entry) {
+            continue;
+        }
+        let slot = env.slots.get(entry).copied().flatten();
+        let Some((data, declared)) = texture_of(&slot) else {
+            continue;
+        };
+        // SAFETY: the bytes are the bound slice, alive for the dispatch;
+        // the plan lives in the dispatch's `TypedEnv` only.
+        let data: TextureData<'static> = unsafe { std::mem::transmute(data) };
+        let dim = shared::sample_dim(declared, &data.view);
+        let (sampler, component) = match form {
+            Some(f) => {
+                let Some(samp) = inst.operands.get(f.samp + fb) else {
+                    continue;
+                };
+                let imm = |k: usize| samp.imm_index(k).map(u64::from);
+                if (0..samp.indices.len()).any(|k| imm(k).is_none()) {
+                    continue;
+                }
+                let s = shared::sampler_slot(&p.program.decls, sm51, imm(0), imm(1))
+                    .and_then(|s| env.samplers.get(&s).copied())
+                    .unwrap_or_default();
+                (s, samp.swizzle()[0] as usize & 3)
+            }
+            None => (SamplerDesc::default(), 0),
+        };
+        let pick = PickRows { load };
+        let (run, spec) = shared::with_spec(data.view.format, &sampler, dim, pick);
+        out.push(TexPlan {
+            at: at as u32,
+            entry: entry as u32,
+            tex: Texture::new(&data),
+            dim,
+            sampler,
+            form,
+            clamped,
+            offsets: inst.texel_offsets(),
+            component,
+            multisample: matches!(op, Opcode::LdMs | Opcode::LdMsS),
+            run,
+            spec,
+        });
+    }
+    out
+}
+
+/// Picks the rows entry of a spec: texture loads or the sample class.
+struct PickRows {
+    load: bool,
+}
+
+impl SpecUser for PickRows {
+    type Out = RowsFn;
+    fn run<S: Spec>(self) -> RowsFn {
+        if self.load {
+            load_rows::<S>
+        } else {
+            sample_rows::<S>
+        }
+    }
+}
+
+/// `ld`/`ld2dms` of every active lane through the code of `S`.
+fn load_rows<S: Spec>(p: &TexPlan, _quads: bool, io: &mut [u32]) {
+    let mut cache = BlockCache::default();
+    for l in 0..W {
+        if row(io, ROW_EXEC, l) == 0 {
+            continue;
+        }
+        let sample = p.multisample.then(|| row(io, ROW_LOD, l));
+        let v = shared::load_with::<S>(
+            &p.tex,
+            p.dim,
+            rows4(io, ROW_COORD, l),
+            p.offsets,
+            sample,
+            &mut cache,
+        );
+        put_out(io, l, v);
+    }
+}
+
+/// Every active lane of a sample-class op through the code of `S`: the
+/// operands read as the general path reads them, the quad's gradient
+/// LOD computed once per quad (cubes: per lane, it depends on the face).
+fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
+    let Some(f) = p.form else {
+        return;
+    };
+    let implicit = matches!(f.lod, LodSource::Implicit { .. });
+    let quad_grads = quads && implicit;
+    let cube = matches!(p.dim, SampleDim::Cube | SampleDim::CubeArray);
+    let mut cache = BlockCache::default();
+    for q in (0..W).step_by(QUAD) {
+        if (q..q + QUAD).all(|l| row(io, ROW_EXEC, l) == 0) {
+            continue;
+        }
+        let quad = quad_grads.then(|| {
+            // Every lane of the quad, running or not: its register as it stands.
+            quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, q + k)))
+        });
+        let quad_lod = match quad {
+            Some((dx, dy)) if !cube => Some(shared::gradient_lod(&p.tex, p.dim, [0.0; 4], dx, dy)),
+            _ => None,
+        };
+        for l in q..q + QUAD {
+            if row(io, ROW_EXEC, l) == 0 {
+                continue;
+            }
+            let args = lane_args(&f, p.clamped, p.component, p.offsets, quad, io, l);
+            let v = shared::sample_with::<S>(
+                &f, &p.tex, p.dim, &p.sampler, &args, quad_lod, &mut cache,
+            );
+            put_out(io, l, v);
+        }
+    }
+}
+
+/// Lane `l`'s operands of base op `f` from the io rows (only the rows
+/// the generated code wrote for the op are read).
+#[inline(always)]
+fn lane_args(
+    f: &SampleForm,
+    clamped: bool,
+    component: usize,
+    offsets: [i8; 3],
+    quad: Option<([u32; 4], [u32; 4])>,
+    io: &[u32],
+    l: usize,
+) -> SampleArgs {
+    let offset = match f.offset {
+        Some(_) => {
+            let o = rows4(io, ROW_OFFSET, l);
+            [o[0], o[1], o[2]].map(gather_offset)
+        }
+        None => offsets.map(i32::from),
+    };
+    let (lod, ddy) = match f.lod {
+        LodSource::Explicit(_) | LodSource::Implicit { bias: Some(_) } => {
+            ([row(io, ROW_LOD, l), 0, 0, 0], [0; 4])
+        }
+        LodSource::Gradients(..) => (rows4(io, ROW_LOD, l), rows4(io, ROW_DDY, l)),
+        _ => ([0; 4], [0; 4]),
+    };
+    SampleArgs {
+        coord: rows4(io, ROW_COORD, l),
+        offset,
+        reference: f.reference.map_or(0, |_| row(io, ROW_REF, l)),
+        lod,
+        ddy,
+        min_lod: clamped.then(|| f32::from_bits(row(io, ROW_MIN_LOD, l))),
+        component,
+        quad,
     }
 }
 

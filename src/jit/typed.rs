@@ -43,6 +43,9 @@ pub struct TypedEnv {
     /// Samples per pixel of the render target (`sampleinfo`/`samplepos`
     /// on `rasterizer`); 1 outside pixel batches.
     pub raster_samples: u32,
+    /// The texture instructions' batch entries, by instruction index
+    /// (`sample::plans`, built with the rest of the environment).
+    pub plans: Vec<super::sample::TexPlan>,
 }
 
 // SAFETY: the pointers point into bindings borrowed for the whole

@@ -187,6 +187,7 @@ impl Format {
     }
 
     /// Bytes per texel (per 4x4 block for block-compressed formats).
+    #[inline(always)]
     pub fn bytes(self) -> u32 {
         if let Some(b) = self.block_bytes() {
             return b;
@@ -196,6 +197,7 @@ impl Format {
     }
 
     /// Bytes of one 4x4 block of a block-compressed (BC1–BC7) format.
+    #[inline(always)]
     pub fn block_bytes(self) -> Option<u32> {
         use Format::*;
         match self {
@@ -207,11 +209,13 @@ impl Format {
     }
 
     /// True for the BC1–BC7 formats.
+    #[inline(always)]
     pub fn is_block_compressed(self) -> bool {
         self.block_bytes().is_some()
     }
 
     /// Texels per block edge: 4 for BC formats, 1 otherwise.
+    #[inline(always)]
     pub fn block_edge(self) -> u32 {
         if self.is_block_compressed() {
             4
@@ -232,6 +236,7 @@ impl Format {
 
     /// True if the red, green and blue channels are stored in sRGB space
     /// and decoded to linear on read.
+    #[inline(always)]
     pub fn is_srgb(self) -> bool {
         use Format::*;
         matches!(
@@ -246,12 +251,14 @@ impl Format {
     }
 
     /// The channel kind shared by all channels.
+    #[inline(always)]
     pub fn kind(self) -> ChannelKind {
         self.layout().1
     }
 
     /// Channel bit widths in memory order (r, g, b, a; b, g, r, a for BGRA)
     /// and the channel kind.
+    #[inline(always)]
     fn layout(self) -> (&'static [u32], ChannelKind) {
         use ChannelKind::*;
         use Format::*;
@@ -310,6 +317,7 @@ impl Format {
     }
 
     /// The channels with their shader component and bit position.
+    #[inline(always)]
     fn channels(self) -> impl Iterator<Item = Channel> {
         let (widths, _) = self.layout();
         let bgra = matches!(self, Format::B8G8R8A8Unorm | Format::B8G8R8A8UnormSrgb);
@@ -327,12 +335,14 @@ impl Format {
     }
 
     /// True if the format's shader components are integers.
+    #[inline(always)]
     pub fn is_integer(self) -> bool {
         matches!(self.kind(), ChannelKind::Uint | ChannelKind::Sint)
     }
 
     /// The value a component the format lacks reads as: 0, 0, 0 and 1
     /// (1.0f for float-like formats, integer 1 for integer formats).
+    #[inline(always)]
     pub fn default_components(self) -> [u32; 4] {
         let one = if self.is_integer() {
             1
@@ -344,6 +354,7 @@ impl Format {
 
     /// What an out-of-range texture fetch reads: 0 in every component the
     /// format has, the defaults of [`Format::default_components`] in the rest.
+    #[inline(always)]
     pub fn zero_texel(self) -> [u32; 4] {
         use Format::*;
         match self {
@@ -360,6 +371,14 @@ impl Format {
     /// sRGB formats are decoded to linear (`srgb_to_linear`); BC formats
     /// are decoded per block by `runtime::bc` and read as defaults here.
     pub fn load(self, bytes: &[u8]) -> [u32; 4] {
+        self.load_inline(bytes)
+    }
+
+    /// [`Format::load`], inlined where it is called: with a constant
+    /// format (the specialised sampling entries) only that format's
+    /// decode remains.
+    #[inline(always)]
+    pub fn load_inline(self, bytes: &[u8]) -> [u32; 4] {
         let mut out = self.default_components();
         if self.is_block_compressed() {
             return out;
@@ -380,8 +399,10 @@ impl Format {
             };
         }
         if self.is_srgb() {
-            for c in out.iter_mut().take(3) {
-                *c = srgb_to_linear(f32::from_bits(*c)).to_bits();
+            // Every sRGB format with channels stores 8-bit UNORM r, g, b.
+            let table = srgb8_table();
+            for ch in self.channels().take(3) {
+                out[ch.component] = table[extract(texel, ch.shift, ch.bits) as usize & 0xFF];
             }
         }
         out
@@ -403,6 +424,18 @@ impl Format {
         }
         texel.to_le_bytes()
     }
+}
+
+/// The linear value of every 8-bit sRGB code: `srgb_to_linear` of its
+/// UNORM decode, computed once.
+fn srgb8_table() -> &'static [u32; 256] {
+    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        std::array::from_fn(|raw| {
+            let c = f32::from_bits(decode_channel(ChannelKind::Unorm, raw as u32, 8));
+            srgb_to_linear(c).to_bits()
+        })
+    })
 }
 
 /// sRGB → linear (IEC 61966-2-1, as FS §3.2.3 gives it): `c / 12.92` up
@@ -429,6 +462,7 @@ fn rgb9e5_to_f32(word: u32) -> [u32; 4] {
     ]
 }
 
+#[inline(always)]
 fn read_texel(bytes: &[u8], n: u32) -> Option<u128> {
     let src = bytes.get(..n as usize)?;
     let mut buf = [0u8; 16];
@@ -436,10 +470,12 @@ fn read_texel(bytes: &[u8], n: u32) -> Option<u128> {
     Some(u128::from_le_bytes(buf))
 }
 
+#[inline(always)]
 fn extract(texel: u128, shift: u32, bits: u32) -> u32 {
     ((texel >> shift) & ((1u128 << bits) - 1)) as u32
 }
 
+#[inline(always)]
 fn max_unsigned(bits: u32) -> u32 {
     if bits >= 32 {
         u32::MAX
@@ -448,6 +484,7 @@ fn max_unsigned(bits: u32) -> u32 {
     }
 }
 
+#[inline(always)]
 fn decode_channel(kind: ChannelKind, raw: u32, bits: u32) -> u32 {
     match kind {
         ChannelKind::Float if bits == 32 => raw,
@@ -462,6 +499,7 @@ fn decode_channel(kind: ChannelKind, raw: u32, bits: u32) -> u32 {
     }
 }
 
+#[inline(always)]
 fn sign_extend(raw: u32, bits: u32) -> i32 {
     if bits >= 32 {
         raw as i32
@@ -500,12 +538,14 @@ fn f32_bits_to_half(v: u32) -> u32 {
 }
 
 /// f16 bits (low 16) → f32 bits, exact.
+#[inline(always)]
 fn half_to_f32_bits(raw: u32) -> u32 {
     crate::sem::convert::f16tof32(raw & 0xFFFF).to_bits()
 }
 
 /// Unsigned 11- or 10-bit float (5-bit exponent, bias 15, 6 or 5 mantissa
 /// bits) → f32 bits. Format-only rule, not an instruction: lives here.
+#[inline(always)]
 fn small_float_to_f32(raw: u32, bits: u32) -> u32 {
     let mant_bits = bits - 5;
     let exp = raw >> mant_bits;

@@ -219,15 +219,17 @@ impl TextureView {
 
     /// Layout of mip `level`, or `None` past the last mip.
     pub fn mip(&self, level: u32) -> Option<MipLayout> {
-        if level >= self.mip_levels.max(1) {
-            return None;
-        }
+        self.mip_chain().nth(level as usize)
+    }
+
+    /// The layouts of mips 0, 1, ... up to the last.
+    pub fn mip_chain(&self) -> impl Iterator<Item = MipLayout> + '_ {
         let height0 = if self.has_height() {
             self.height.max(1)
         } else {
             1
         };
-        let mut m = MipLayout {
+        let first = MipLayout {
             offset: 0,
             width: self.width.max(1),
             height: height0,
@@ -235,7 +237,8 @@ impl TextureView {
             row_pitch: self.row_pitch,
             slice_pitch: self.slice_pitch,
         };
-        for _ in 0..level {
+        let next = move |m: &MipLayout| {
+            let mut m = *m;
             let size = m.size_bytes();
             m.offset = m.offset.saturating_add(size);
             m.width = (m.width >> 1).max(1);
@@ -247,8 +250,9 @@ impl TextureView {
             }
             m.row_pitch = self.format.row_bytes(m.width);
             m.slice_pitch = m.row_pitch * u64::from(self.format.memory_rows(m.height));
-        }
-        Some(m)
+            Some(m)
+        };
+        std::iter::successors(Some(first), next).take(self.mip_levels.max(1) as usize)
     }
 
     /// Total bytes the texture needs (all mips).

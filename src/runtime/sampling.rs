@@ -9,11 +9,17 @@
 //! result DWORDs before the resource swizzle. Invariant: both engines route
 //! operands here and nowhere else, so their texels, weights and LODs are
 //! the same function; every texel read goes through
-//! [`TextureData`](super::TextureData)'s checked fetch.
+//! [`Texture::texel`]'s checked fetch. The functions are generic over a
+//! [`Spec`] (what a specialised entry fixes): the interpreter runs the
+//! general instance [`Dyn`], the JIT the instance [`with_spec`] picks for
+//! a binding; a spec's constants only fold branches of the one code.
 
 use crate::ir::{Decl, LodSource, Opcode, ResourceDim, SampleForm as Form};
-use crate::runtime::texture::{Lookup, SampleDim};
-use crate::runtime::{MipLayout, RuntimeError, SamplerDesc, Slot, TextureData, TextureView, View};
+use crate::runtime::texture::{BlockCache, Dyn, Lookup, SampleDim, Spec, Texture};
+use crate::runtime::{
+    AddressMode, FilterMode, Format, MipLayout, RuntimeError, SamplerDesc, Slot, TextureData,
+    TextureView, View,
+};
 use crate::sem::sample as rules;
 
 /// The value `*_s` ops write to their status destination. No view here
@@ -108,15 +114,35 @@ fn floats(v: [u32; 4]) -> [f32; 4] {
 }
 
 /// The result of base op `f` on a bound texture, before the resource
-/// swizzle. Implicit LODs use the quad's gradients (`a.quad`), or none
-/// (LOD 0 + biases) in a single invocation; the caller rejects them in
-/// compute programs.
+/// swizzle: the general path ([`Dyn`]), the interpreter's. Implicit LODs
+/// use the quad's gradients (`a.quad`), or none (LOD 0 + biases) in a
+/// single invocation; the caller rejects them in compute programs.
 pub fn sample(
     f: &Form,
     tex: &TextureData,
     dim: SampleDim,
     s: &SamplerDesc,
     a: &SampleArgs,
+) -> [u32; 4] {
+    let tex = Texture::new(tex);
+    sample_with::<Dyn>(f, &tex, dim, s, a, None, &mut BlockCache::default())
+}
+
+/// [`sample`] for the code of `S` on a prepared texture: the one
+/// implementation of every sampling op, which the interpreter runs as
+/// [`Dyn`] per thread and the JIT's batch entries run per lane.
+/// `quad_lod`, when given, is [`gradient_lod`] of `a.quad` (the same for
+/// every lane of a quad unless the texture is a cube), computed once per
+/// quad by the caller.
+#[inline(always)]
+pub fn sample_with<S: Spec>(
+    f: &Form,
+    tex: &Texture,
+    dim: SampleDim,
+    s: &SamplerDesc,
+    a: &SampleArgs,
+    quad_lod: Option<f32>,
+    cache: &mut BlockCache,
 ) -> [u32; 4] {
     let l = Lookup {
         dim,
@@ -125,20 +151,29 @@ pub fn sample(
     };
     let reference = f.reference.map(|_| f32::from_bits(a.reference));
     if f.gather {
-        return tex.gather(s, &l, a.component, reference);
+        return tex.gather::<S>(cache, s, &l, a.component, reference);
     }
-    let lod = lod_of(f, s, tex, &l, a);
+    let lod = lod_of(f, s, tex, &l, a, quad_lod);
     if f.query {
         let mips = tex.mips() as f32;
         let clamped = lod.clamp(0.0, mips - 1.0);
         return [clamped.to_bits(), lod.to_bits(), 0, 0];
     }
     let lod = a.min_lod.map_or(lod, |m| if m > lod { m } else { lod });
-    tex.sample(s, &l, lod, reference).map(f32::to_bits)
+    tex.sample::<S>(cache, s, &l, lod, reference)
+        .map(f32::to_bits)
 }
 
 /// The biased, clamped LOD of a non-gather op.
-fn lod_of(f: &Form, s: &SamplerDesc, tex: &TextureData, l: &Lookup, a: &SampleArgs) -> f32 {
+#[inline(always)]
+fn lod_of(
+    f: &Form,
+    s: &SamplerDesc,
+    tex: &Texture,
+    l: &Lookup,
+    a: &SampleArgs,
+    quad_lod: Option<f32>,
+) -> f32 {
     let scalar = f32::from_bits(a.lod[0]);
     match f.lod {
         LodSource::Zero => rules::clamp_lod(0.0, s),
@@ -148,32 +183,42 @@ fn lod_of(f: &Form, s: &SamplerDesc, tex: &TextureData, l: &Lookup, a: &SampleAr
                 Some(_) => rules::instruction_bias(scalar),
                 None => 0.0,
             };
-            let lod = a
-                .quad
-                .map_or(0.0, |(dx, dy)| gradient_lod(tex, l, floats(dx), floats(dy)));
+            let lod = match (a.quad, quad_lod) {
+                (None, _) => 0.0,
+                (Some(_), Some(lod)) => lod,
+                (Some((dx, dy)), None) => gradient_lod(tex, l.dim, l.coord, dx, dy),
+            };
             rules::biased_lod(lod, b, s)
         }
         LodSource::Gradients(..) => {
-            let lod = gradient_lod(tex, l, floats(a.lod), floats(a.ddy));
+            let lod = gradient_lod(tex, l.dim, l.coord, a.lod, a.ddy);
             rules::biased_lod(lod, 0.0, s)
         }
     }
 }
 
-/// The unbiased LOD of coordinate gradients `dx`, `dy` (`sample_d`'s and
-/// the quad's): each scaled by the mip-0 size of the used axes, cube
-/// directions first projected onto the face.
-fn gradient_lod(tex: &TextureData, l: &Lookup, dx: [f32; 4], dy: [f32; 4]) -> f32 {
+/// The unbiased LOD of coordinate gradients `dx`, `dy` (f32 bits;
+/// `sample_d`'s and the quad's): each scaled by the mip-0 size of the
+/// used axes, cube directions (`coord`) first projected onto the face.
+/// Only cubes read `coord`.
+pub fn gradient_lod(
+    tex: &Texture,
+    dim: SampleDim,
+    coord: [f32; 4],
+    dx: [u32; 4],
+    dy: [u32; 4],
+) -> f32 {
+    let (dx, dy) = (floats(dx), floats(dy));
     let size = tex.base_size();
-    if matches!(l.dim, SampleDim::Cube | SampleDim::CubeArray) {
+    if matches!(dim, SampleDim::Cube | SampleDim::CubeArray) {
         // A face coordinate moves by d/(2|major|) per unit of direction.
-        let (_, _, _, ma) = rules::cube_face([l.coord[0], l.coord[1], l.coord[2]]);
+        let (_, _, _, ma) = rules::cube_face([coord[0], coord[1], coord[2]]);
         let scale = if ma > 0.0 { 0.5 / ma } else { 0.0 };
         let g = |v: [f32; 4]| [v[0] * scale, v[1] * scale, v[2] * scale];
         rules::lod_from_gradients(g(dx), g(dy), [size[0]; 3], 3)
     } else {
         let d3 = |v: [f32; 4]| [v[0], v[1], v[2]];
-        rules::lod_from_gradients(d3(dx), d3(dy), size, l.dim.axes())
+        rules::lod_from_gradients(d3(dx), d3(dy), size, dim.axes())
     }
 }
 
@@ -186,6 +231,27 @@ pub fn load(
     offsets: [i8; 3],
     multisample: Option<u32>,
 ) -> [u32; 4] {
+    let tex = Texture::new(tex);
+    load_with::<Dyn>(
+        &tex,
+        dim,
+        coords,
+        offsets,
+        multisample,
+        &mut BlockCache::default(),
+    )
+}
+
+/// [`load`] for the code of `S` on a prepared texture.
+#[inline(always)]
+pub fn load_with<S: Spec>(
+    tex: &Texture,
+    dim: SampleDim,
+    coords: [u32; 4],
+    offsets: [i8; 3],
+    multisample: Option<u32>,
+    cache: &mut BlockCache,
+) -> [u32; 4] {
     let coords = coords.map(|x| x as i32);
     let mut c = coords;
     for k in 0..dim.axes() {
@@ -195,7 +261,148 @@ pub fn load(
         Some(s) => (0, s),
         None => (coords[3] as u32, 0),
     };
-    tex.load(dim, c, mip, sample)
+    tex.load::<S>(cache, dim, c, mip, sample)
+}
+
+/// Formats with their own decode in the specialised entries; other
+/// formats (BC1–BC7 among them: their block decode is one call either
+/// way, shared through [`BlockCache`]) use the view's format at run time.
+pub const SPECIALISED_FORMATS: [Format; 10] = [
+    Format::R8G8B8A8Unorm,
+    Format::R8G8B8A8UnormSrgb,
+    Format::B8G8R8A8Unorm,
+    Format::B8G8R8A8UnormSrgb,
+    Format::R8Unorm,
+    Format::R8G8Unorm,
+    Format::R16G16B16A16Float,
+    Format::R32Float,
+    Format::R32G32B32A32Float,
+    Format::R11G11B10Float,
+];
+
+/// The format index of a [`Fixed`] spec: a position in
+/// [`SPECIALISED_FORMATS`], or [`ANY`].
+const ANY: u8 = u8::MAX;
+
+const fn filter_of(i: u8) -> FilterMode {
+    match i {
+        0 => FilterMode::Point,
+        _ => FilterMode::Linear,
+    }
+}
+
+const fn address_of(i: u8) -> AddressMode {
+    match i {
+        0 => AddressMode::Wrap,
+        1 => AddressMode::Mirror,
+        2 => AddressMode::Clamp,
+        3 => AddressMode::Border,
+        _ => AddressMode::MirrorOnce,
+    }
+}
+
+/// A specialised entry's spec: format `F` (an index of
+/// [`SPECIALISED_FORMATS`] or [`ANY`]), filter `M` (0 point, 1 linear,
+/// for min, mag and mip) and address mode `A` (wrap, mirror, clamp,
+/// border, mirror-once) on every axis.
+#[derive(Clone, Copy, Debug)]
+pub struct Fixed<const F: u8, const M: u8, const A: u8>;
+
+impl<const F: u8, const M: u8, const A: u8> Spec for Fixed<F, M, A> {
+    const FORMAT: Option<Format> = if F == ANY {
+        None
+    } else {
+        Some(SPECIALISED_FORMATS[F as usize])
+    };
+    const FILTER: Option<FilterMode> = Some(filter_of(M));
+    const ADDRESS: Option<AddressMode> = Some(address_of(A));
+}
+
+/// Something generic over a [`Spec`]: [`with_spec`] runs it with the
+/// spec that fits a binding.
+pub trait SpecUser {
+    type Out;
+    fn run<S: Spec>(self) -> Self::Out;
+}
+
+/// Runs `u` with the [`Fixed`] spec of (format, sampler), or with [`Dyn`]
+/// when the sampler mixes filters (min ≠ mag ≠ mip) or address modes on
+/// the axes `dim` uses (at least u and v; cubes always clamp). Which spec ran is
+/// returned beside `u`'s output (its name, for coverage reports).
+pub fn with_spec<U: SpecUser>(
+    format: Format,
+    s: &SamplerDesc,
+    dim: SampleDim,
+    u: U,
+) -> (U::Out, SpecName) {
+    let fi = SPECIALISED_FORMATS
+        .iter()
+        .position(|f| *f == format)
+        .map_or(ANY, |i| i as u8);
+    let (min, mag, mip) = s.filter.modes();
+    let filter = (min == mag && mag == mip).then_some(min);
+    let cube = matches!(dim, SampleDim::Cube | SampleDim::CubeArray);
+    // Gathers address two axes whatever the dimension.
+    let used = &s.address()[..dim.axes().max(2)];
+    let address = if cube {
+        Some(AddressMode::Clamp)
+    } else {
+        used.iter().all(|a| *a == used[0]).then_some(used[0])
+    };
+    let (Some(filter), Some(address)) = (filter, address) else {
+        return (u.run::<Dyn>(), SpecName::General);
+    };
+    let name = SpecName::Fixed {
+        format: (fi != ANY).then_some(format),
+        filter,
+        address,
+    };
+    macro_rules! by_address {
+        ($f:expr, $m:expr) => {
+            match address {
+                AddressMode::Wrap => u.run::<Fixed<$f, $m, 0>>(),
+                AddressMode::Mirror => u.run::<Fixed<$f, $m, 1>>(),
+                AddressMode::Clamp => u.run::<Fixed<$f, $m, 2>>(),
+                AddressMode::Border => u.run::<Fixed<$f, $m, 3>>(),
+                AddressMode::MirrorOnce => u.run::<Fixed<$f, $m, 4>>(),
+            }
+        };
+    }
+    macro_rules! by_filter {
+        ($f:expr) => {
+            match filter {
+                FilterMode::Point => by_address!($f, 0),
+                FilterMode::Linear => by_address!($f, 1),
+            }
+        };
+    }
+    let out = match fi {
+        0 => by_filter!(0),
+        1 => by_filter!(1),
+        2 => by_filter!(2),
+        3 => by_filter!(3),
+        4 => by_filter!(4),
+        5 => by_filter!(5),
+        6 => by_filter!(6),
+        7 => by_filter!(7),
+        8 => by_filter!(8),
+        9 => by_filter!(9),
+        _ => by_filter!(ANY),
+    };
+    (out, name)
+}
+
+/// Which entry [`with_spec`] chose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecName {
+    /// The general path.
+    General,
+    /// A specialised entry; `format: None` decodes the view's format.
+    Fixed {
+        format: Option<Format>,
+        filter: FilterMode,
+        address: AddressMode,
+    },
 }
 
 /// The four words `resinfo[_uint|_rcpFloat]` returns before the resource
@@ -284,6 +491,124 @@ pub fn sample_count(view: Option<View>) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Opcode;
+    use crate::runtime::{Filter, TextureDim};
+
+    /// Runs base op `op` through the spec `with_spec` picks.
+    struct Pick<'a> {
+        f: Form,
+        tex: &'a Texture<'a>,
+        dim: SampleDim,
+        s: &'a SamplerDesc,
+        a: &'a SampleArgs,
+    }
+
+    impl SpecUser for Pick<'_> {
+        type Out = [u32; 4];
+        fn run<S: Spec>(self) -> [u32; 4] {
+            let mut cache = BlockCache::default();
+            sample_with::<S>(
+                &self.f, self.tex, self.dim, self.s, self.a, None, &mut cache,
+            )
+        }
+    }
+
+    #[test]
+    fn every_specialised_entry_gives_the_general_paths_bits() {
+        let mut x = 0x9E37_79B9u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let coords = [
+            -1.3f32,
+            -0.01,
+            0.0,
+            0.2,
+            0.49,
+            0.5,
+            0.77,
+            1.0,
+            1.6,
+            7.25,
+            1e30,
+            f32::NAN,
+        ];
+        let ops = [
+            Opcode::Sample,
+            Opcode::SampleL,
+            Opcode::SampleD,
+            Opcode::SampleC,
+            Opcode::Gather4,
+            Opcode::Gather4C,
+            Opcode::Lod,
+        ];
+        let formats = SPECIALISED_FORMATS.iter().chain(&[
+            Format::Bc1Unorm,
+            Format::Bc7UnormSrgb,
+            Format::R16G16Unorm,
+        ]);
+        let mut fixed = 0;
+        for &format in formats {
+            let view = TextureView::packed(TextureDim::Tex2D, format, [5, 7, 1], 3);
+            let bytes: Vec<u8> = (0..view.size_bytes()).map(|_| next() as u8).collect();
+            let tex = Texture::new(&TextureData { view, data: &bytes });
+            for filter in [Filter::POINT, Filter::LINEAR] {
+                for address in [
+                    AddressMode::Wrap,
+                    AddressMode::Mirror,
+                    AddressMode::Clamp,
+                    AddressMode::Border,
+                    AddressMode::MirrorOnce,
+                ] {
+                    let s = SamplerDesc {
+                        border_color: [0.25, f32::NAN, 2.0, -1.0],
+                        comparison: crate::runtime::ComparisonFunc::LessEqual,
+                        ..SamplerDesc::new(filter, address)
+                    };
+                    for op in ops {
+                        let f = op.sample_form().expect("a sample-class op");
+                        for k in 0..24 {
+                            let c = |k: usize| coords[k % coords.len()].to_bits();
+                            let a = SampleArgs {
+                                coord: [c(k), c(k * 7 + 3), 0, 0],
+                                offset: [(k % 5) as i32 - 2, (k % 3) as i32 - 1, 0],
+                                reference: 0.5f32.to_bits(),
+                                lod: [(k as f32 * 0.37 - 1.0).to_bits(), 0.1f32.to_bits(), 0, 0],
+                                ddy: [0, (0.3f32).to_bits(), 0, 0],
+                                component: k % 4,
+                                quad: Some(([0.2f32.to_bits(); 4], [0; 4])),
+                                ..SampleArgs::default()
+                            };
+                            let pick = Pick {
+                                f,
+                                tex: &tex,
+                                dim: SampleDim::D2,
+                                s: &s,
+                                a: &a,
+                            };
+                            let (got, name) = with_spec(format, &s, SampleDim::D2, pick);
+                            fixed += usize::from(name != SpecName::General);
+                            let mut cache = BlockCache::default();
+                            let want = sample_with::<Dyn>(
+                                &f,
+                                &tex,
+                                SampleDim::D2,
+                                &s,
+                                &a,
+                                None,
+                                &mut cache,
+                            );
+                            assert_eq!(got, want, "{format:?} {s:?} {op:?} {a:?} ({name:?})");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(fixed > 0);
+    }
 
     #[test]
     fn quad_gradients_are_coarse_and_ignore_the_bottom_right_lane() {

@@ -7,10 +7,13 @@
 //! through [`TextureData::texel`], which checks the mip, the texel and the
 //! byte range, so no coordinate can reach outside the view or the slice;
 //! out-of-range fetches read zeros with the format's defaults. The rules
-//! (addressing, weights, LOD) come from [`crate::sem::sample`].
+//! (addressing, weights, LOD) come from [`crate::sem::sample`]. The code
+//! is written once on [`Texture`] (a texture with its mip layouts
+//! prepared), generic over a [`Spec`]; [`TextureData`]'s methods run its
+//! general instance [`Dyn`].
 
-use super::{bc, AddressMode, FilterMode, MipLayout, SamplerDesc, TextureDim, TextureView};
-use crate::sem::sample::{self, Tap};
+use super::{bc, AddressMode, FilterMode, Format, MipLayout, SamplerDesc, TextureDim, TextureView};
+use crate::sem::sample;
 
 /// A bound texture: its view and memory.
 #[derive(Clone, Copy, Debug)]
@@ -66,32 +69,142 @@ pub struct Lookup {
     pub offset: [i32; 3],
 }
 
-impl<'a> TextureData<'a> {
-    /// Mip `level`'s layout.
-    pub fn mip(&self, level: u32) -> Option<MipLayout> {
-        self.view.mip(level)
+/// What a specialised sampling entry fixes at compile time (the rest is
+/// read from the view and the sampler at run time). [`Dyn`] fixes
+/// nothing: it is the general path, and the interpreter's. Every field
+/// only folds branches of the one generic code below: with `FORMAT:
+/// Some(f)` the decode is `f`'s (the caller guarantees the view has that
+/// format), with `FILTER: Some(m)` min, mag and mip filter are `m`, with
+/// `ADDRESS: Some(a)` every non-cube axis is addressed with `a`.
+pub trait Spec {
+    const FORMAT: Option<Format>;
+    const FILTER: Option<FilterMode>;
+    const ADDRESS: Option<AddressMode>;
+}
+
+/// The general path: everything read at run time.
+#[derive(Clone, Copy, Debug)]
+pub struct Dyn;
+
+impl Spec for Dyn {
+    const FORMAT: Option<Format> = None;
+    const FILTER: Option<FilterMode> = None;
+    const ADDRESS: Option<AddressMode> = None;
+}
+
+/// Mip levels whose layout [`Texture`] keeps (16384 texels need 15).
+const KEPT_LEVELS: usize = 16;
+
+/// One mip level's placement, with the slice pitch resolved (`None`
+/// when it overflows: every texel of the level reads as out of range).
+#[derive(Clone, Copy, Debug, Default)]
+struct Level {
+    offset: u64,
+    width: u32,
+    height: u32,
+    layers: u32,
+    row_pitch: u64,
+    slice_pitch: Option<u64>,
+}
+
+impl Level {
+    fn of(m: &MipLayout, f: Format) -> Level {
+        let slice_pitch = if m.slice_pitch == 0 {
+            m.row_pitch.checked_mul(u64::from(f.memory_rows(m.height)))
+        } else {
+            Some(m.slice_pitch)
+        };
+        Level {
+            offset: m.offset,
+            width: m.width,
+            height: m.height,
+            layers: m.layers,
+            row_pitch: m.row_pitch,
+            slice_pitch,
+        }
+    }
+}
+
+/// The last decoded BC block of a run of fetches (texels of one
+/// footprint usually share a block); purely a cache of
+/// [`bc::decode_block`]'s result for the block at byte `at`.
+#[derive(Clone, Debug)]
+pub struct BlockCache {
+    at: usize,
+    block: bc::Block,
+}
+
+impl Default for BlockCache {
+    fn default() -> Self {
+        BlockCache {
+            at: usize::MAX,
+            block: [[0; 4]; 16],
+        }
+    }
+}
+
+/// A bound texture prepared for sampling: its view, memory and the
+/// layout of its first [`KEPT_LEVELS`] mips, computed once per texture
+/// and batch instead of per texel.
+#[derive(Clone, Copy, Debug)]
+pub struct Texture<'a> {
+    pub view: TextureView,
+    pub data: &'a [u8],
+    levels: [Level; KEPT_LEVELS],
+    kept: u32,
+}
+
+impl<'a> Texture<'a> {
+    /// Prepares `t`'s mip layouts.
+    pub fn new(t: &TextureData<'a>) -> Texture<'a> {
+        let mut levels = [Level::default(); KEPT_LEVELS];
+        let mut kept = 0;
+        for (l, m) in levels.iter_mut().zip(t.view.mip_chain()) {
+            *l = Level::of(&m, t.view.format);
+            kept += 1;
+        }
+        Texture {
+            view: t.view,
+            data: t.data,
+            levels,
+            kept,
+        }
     }
 
-    /// The texel (x, y, slice) of mip `level` as four shader DWORDs; `None`
-    /// when any coordinate is out of range or the bytes are missing.
-    /// `slice` is the depth (3D), the array slice, the face slice (cubes)
-    /// or the sample slot (multisampled).
-    pub fn texel(&self, level: u32, x: u32, y: u32, slice: u32) -> Option<[u32; 4]> {
+    /// The format the code of `S` decodes.
+    #[inline(always)]
+    fn format<S: Spec>(&self) -> Format {
+        S::FORMAT.unwrap_or(self.view.format)
+    }
+
+    #[inline(always)]
+    fn level(&self, level: u32) -> Option<Level> {
+        if level < self.kept {
+            return Some(self.levels[level as usize]);
+        }
         let m = self.view.mip(level)?;
+        Some(Level::of(&m, self.view.format))
+    }
+
+    /// [`TextureData::texel`] with the format of `S` and a block cache.
+    #[inline(always)]
+    pub fn texel<S: Spec>(
+        &self,
+        cache: &mut BlockCache,
+        level: u32,
+        x: u32,
+        y: u32,
+        slice: u32,
+    ) -> Option<[u32; 4]> {
+        let m = self.level(level)?;
         if x >= m.width || y >= m.height || slice >= m.layers {
             return None;
         }
-        let f = self.view.format;
-        let slice_pitch = if m.slice_pitch == 0 {
-            m.row_pitch
-                .checked_mul(u64::from(f.memory_rows(m.height)))?
-        } else {
-            m.slice_pitch
-        };
+        let f = self.format::<S>();
         let edge = f.block_edge();
         let base = m
             .offset
-            .checked_add(u64::from(slice).checked_mul(slice_pitch)?)?
+            .checked_add(u64::from(slice).checked_mul(m.slice_pitch?)?)?
             .checked_add(u64::from(y / edge).checked_mul(m.row_pitch)?)?
             .checked_add(u64::from(x / edge).checked_mul(u64::from(f.bytes()))?)?;
         let start = usize::try_from(base).ok()?;
@@ -99,20 +212,42 @@ impl<'a> TextureData<'a> {
             .data
             .get(start..start.checked_add(f.bytes() as usize)?)?;
         if f.is_block_compressed() {
-            let block = bc::decode_block(f, bytes)?;
-            return Some(block[((y % 4) * 4 + x % 4) as usize]);
+            if cache.at != start {
+                cache.block = bc::decode_block(f, bytes)?;
+                cache.at = start;
+            }
+            return Some(cache.block[((y % 4) * 4 + x % 4) as usize]);
         }
-        Some(f.load(bytes))
+        Some(f.load_inline(bytes))
     }
 
     /// The value an out-of-range fetch reads: zeros plus format defaults.
-    pub fn out_of_range(&self) -> [u32; 4] {
-        self.view.format.zero_texel()
+    #[inline(always)]
+    pub fn out_of_range<S: Spec>(&self) -> [u32; 4] {
+        self.format::<S>().zero_texel()
     }
 
-    /// `ld`: integer texel coordinates (array slice in the next component
-    /// after the used axes), mip `level`, multisample index `sample`.
-    pub fn load(&self, dim: SampleDim, c: [i32; 4], level: u32, sample: u32) -> [u32; 4] {
+    /// The mip count of the view (at least 1).
+    pub fn mips(&self) -> u32 {
+        self.view.mip_levels.max(1)
+    }
+
+    /// The texel-space size of mip 0 along the filtered axes (for LOD).
+    pub fn base_size(&self) -> [u32; 3] {
+        self.level(0)
+            .map_or([1; 3], |m| [m.width, m.height, m.layers])
+    }
+
+    /// [`TextureData::load`] for the code of `S`.
+    #[inline(always)]
+    pub fn load<S: Spec>(
+        &self,
+        cache: &mut BlockCache,
+        dim: SampleDim,
+        c: [i32; 4],
+        level: u32,
+        sample: u32,
+    ) -> [u32; 4] {
         let u = |v: i32| u32::try_from(v).ok();
         let samples = self.view.dim.samples();
         let (x, y, slice) = match dim {
@@ -126,36 +261,37 @@ impl<'a> TextureData<'a> {
             .filter(|_| sample < samples)
             .and_then(|s| s.checked_mul(samples)?.checked_add(sample));
         match (x, y, slice) {
-            (Some(x), Some(y), Some(s)) => self.texel(level, x, y, s),
+            (Some(x), Some(y), Some(s)) => self.texel::<S>(cache, level, x, y, s),
             _ => None,
         }
-        .unwrap_or_else(|| self.out_of_range())
-    }
-
-    /// The mip count of the view (at least 1).
-    pub fn mips(&self) -> u32 {
-        self.view.mip_levels.max(1)
+        .unwrap_or_else(|| self.out_of_range::<S>())
     }
 
     /// The face slice base and the 2D/3D coordinates of a lookup: `(coords
     /// along the axes, slice, address modes)`. Cubes select a face and
     /// clamp within it.
-    fn place(&self, s: &SamplerDesc, l: &Lookup) -> ([f32; 3], u32, [AddressMode; 3], [i32; 3]) {
+    #[inline(always)]
+    fn place<S: Spec>(
+        &self,
+        s: &SamplerDesc,
+        l: &Lookup,
+    ) -> ([f32; 3], u32, [AddressMode; 3], [i32; 3]) {
         let layers = self.view.depth_or_array.max(1);
         let c = l.coord;
+        let address = S::ADDRESS.map_or_else(|| s.address(), |a| [a; 3]);
         match l.dim {
-            SampleDim::D1 => ([c[0], 0.0, 0.0], 0, s.address(), l.offset),
+            SampleDim::D1 => ([c[0], 0.0, 0.0], 0, address, l.offset),
             SampleDim::D1Array => (
                 [c[0], 0.0, 0.0],
                 sample::array_index(c[1], layers),
-                s.address(),
+                address,
                 l.offset,
             ),
-            SampleDim::D2 | SampleDim::D3 => ([c[0], c[1], c[2]], 0, s.address(), l.offset),
+            SampleDim::D2 | SampleDim::D3 => ([c[0], c[1], c[2]], 0, address, l.offset),
             SampleDim::D2Array => (
                 [c[0], c[1], 0.0],
                 sample::array_index(c[2], layers),
-                s.address(),
+                address,
                 l.offset,
             ),
             SampleDim::Cube | SampleDim::CubeArray => {
@@ -178,49 +314,43 @@ impl<'a> TextureData<'a> {
     /// One filtered value at mip `level` with filter `mode` on every axis.
     /// With `compare`, each texel's red is replaced by the comparison
     /// result (1.0 pass, 0.0 fail) in all four components before filtering.
-    fn filter_level(
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn filter_level<S: Spec>(
         &self,
+        cache: &mut BlockCache,
         s: &SamplerDesc,
         l: &Lookup,
         level: u32,
         mode: FilterMode,
         compare: Option<f32>,
     ) -> [f32; 4] {
-        let Some(m) = self.mip(level) else {
+        let Some(m) = self.level(level) else {
             return [0.0; 4];
         };
-        let (coord, slice, modes, offset) = self.place(s, l);
+        let (coord, slice, modes, offset) = self.place::<S>(s, l);
         let axes = l.dim.axes();
         let size = [m.width, m.height, m.layers];
-        let per_axis: Vec<Vec<Tap>> = (0..3)
-            .map(|k| {
-                if k < axes {
-                    sample::taps(mode, coord[k], size[k], offset[k])
-                } else {
-                    vec![Tap {
-                        index: 0,
-                        weight: 1.0,
-                    }]
-                }
-            })
-            .collect();
+        let mut per_axis = [sample::single_tap(); 3];
+        // Each tap's addressed index (`None`: border), once per axis.
+        let mut placed = [[Some(0u32); 2]; 3];
+        for k in 0..axes.min(3) {
+            per_axis[k] = sample::axis_taps(mode, coord[k], size[k], offset[k]);
+            let (taps, n) = per_axis[k];
+            for (p, tap) in placed[k].iter_mut().zip(&taps[..n]) {
+                *p = sample::address(modes[k], tap.index, size[k]);
+            }
+        }
         let mut acc = [0.0f32; 4];
-        for tx in &per_axis[0] {
-            for ty in &per_axis[1] {
-                for tz in &per_axis[2] {
+        for (i, tx) in per_axis[0].0[..per_axis[0].1].iter().enumerate() {
+            for (j, ty) in per_axis[1].0[..per_axis[1].1].iter().enumerate() {
+                for (k, tz) in per_axis[2].0[..per_axis[2].1].iter().enumerate() {
                     let w = tx.weight * ty.weight * tz.weight;
                     if w == 0.0 {
                         continue;
                     }
-                    let v = self.tap(
-                        s,
-                        [tx.index, ty.index, tz.index],
-                        size,
-                        modes,
-                        axes,
-                        slice,
-                        level,
-                    );
+                    let at = [placed[0][i], placed[1][j], placed[2][k]];
+                    let v = self.tap::<S>(cache, s, at, axes, slice, level);
                     let v = match compare {
                         Some(r) => [f32::from(u8::from(s.comparison.test(r, v[0]))); 4],
                         None => v,
@@ -234,41 +364,52 @@ impl<'a> TextureData<'a> {
         acc
     }
 
-    /// One addressed texel as floats (border colour when addressed out).
-    #[allow(clippy::too_many_arguments)]
-    fn tap(
+    /// One texel as floats from its addressed indices (the border
+    /// colour when an axis the dimension uses addressed out).
+    #[inline(always)]
+    fn tap<S: Spec>(
         &self,
+        cache: &mut BlockCache,
         s: &SamplerDesc,
-        idx: [i64; 3],
-        size: [u32; 3],
-        modes: [AddressMode; 3],
+        at: [Option<u32>; 3],
         axes: usize,
         slice: u32,
         level: u32,
     ) -> [f32; 4] {
         let mut p = [0u32; 3];
         for k in 0..axes {
-            match sample::address(modes[k], idx[k], size[k]) {
+            match at[k] {
                 Some(v) => p[k] = v,
                 None => return s.border_color,
             }
         }
         let z = if axes == 3 { p[2] } else { slice };
-        self.texel(level, p[0], p[1], z)
-            .unwrap_or_else(|| self.out_of_range())
+        self.texel::<S>(cache, level, p[0], p[1], z)
+            .unwrap_or_else(|| self.out_of_range::<S>())
             .map(f32::from_bits)
     }
 
     /// Filtered sample at (biased, clamped) `lod`.
-    pub fn sample(&self, s: &SamplerDesc, l: &Lookup, lod: f32, compare: Option<f32>) -> [f32; 4] {
-        let (min, mag, mip) = s.filter.modes();
+    #[inline(always)]
+    pub fn sample<S: Spec>(
+        &self,
+        cache: &mut BlockCache,
+        s: &SamplerDesc,
+        l: &Lookup,
+        lod: f32,
+        compare: Option<f32>,
+    ) -> [f32; 4] {
+        let (min, mag, mip) = match S::FILTER {
+            Some(m) => (m, m, m),
+            None => s.filter.modes(),
+        };
         let choice = sample::choose_mips(lod, mip, self.mips());
         let mode = if choice.magnify { mag } else { min };
-        let a = self.filter_level(s, l, choice.level0, mode, compare);
+        let a = self.filter_level::<S>(cache, s, l, choice.level0, mode, compare);
         if choice.weight == 0.0 || choice.level1 == choice.level0 {
             return a;
         }
-        let b = self.filter_level(s, l, choice.level1, mode, compare);
+        let b = self.filter_level::<S>(cache, s, l, choice.level1, mode, compare);
         std::array::from_fn(|k| a[k] * (1.0 - choice.weight) + b[k] * choice.weight)
     }
 
@@ -276,24 +417,26 @@ impl<'a> TextureData<'a> {
     /// 0, in the order (u0,v1), (u1,v1), (u1,v0), (u0,v0). With `compare`,
     /// each value is the comparison of the reference with the texel's red
     /// (1.0 or 0.0). Values are raw DWORDs (integer formats gather bits).
-    pub fn gather(
+    #[inline(always)]
+    pub fn gather<S: Spec>(
         &self,
+        cache: &mut BlockCache,
         s: &SamplerDesc,
         l: &Lookup,
         component: usize,
         compare: Option<f32>,
     ) -> [u32; 4] {
-        let Some(m) = self.mip(0) else {
+        let Some(m) = self.level(0) else {
             return [0; 4];
         };
-        let (coord, slice, modes, offset) = self.place(s, l);
+        let (coord, slice, modes, offset) = self.place::<S>(s, l);
         let size = [m.width, m.height, 1];
         let tu = sample::linear_taps(coord[0], size[0], offset[0]);
         let tv = sample::linear_taps(coord[1], size[1], offset[1]);
         let order = [(0, 1), (1, 1), (1, 0), (0, 0)];
         order.map(|(i, j)| {
             let idx = [tu[i].index, tv[j].index, 0];
-            let raw = self.tap_raw(s, idx, size, modes, slice);
+            let raw = self.tap_raw::<S>(cache, s, idx, size, modes, slice);
             match compare {
                 Some(r) => {
                     let pass = s.comparison.test(r, f32::from_bits(raw[0]));
@@ -308,8 +451,10 @@ impl<'a> TextureData<'a> {
         })
     }
 
-    fn tap_raw(
+    #[inline(always)]
+    fn tap_raw<S: Spec>(
         &self,
+        cache: &mut BlockCache,
         s: &SamplerDesc,
         idx: [i64; 3],
         size: [u32; 3],
@@ -322,8 +467,57 @@ impl<'a> TextureData<'a> {
         ) else {
             return s.border_color.map(f32::to_bits);
         };
-        self.texel(0, x, y, slice)
-            .unwrap_or_else(|| self.out_of_range())
+        self.texel::<S>(cache, 0, x, y, slice)
+            .unwrap_or_else(|| self.out_of_range::<S>())
+    }
+}
+
+/// The general path over an unprepared texture: each call prepares the
+/// texture and runs the [`Dyn`] instance of [`Texture`]'s code.
+impl<'a> TextureData<'a> {
+    /// Mip `level`'s layout.
+    pub fn mip(&self, level: u32) -> Option<MipLayout> {
+        self.view.mip(level)
+    }
+
+    /// The texel (x, y, slice) of mip `level` as four shader DWORDs; `None`
+    /// when any coordinate is out of range or the bytes are missing.
+    /// `slice` is the depth (3D), the array slice, the face slice (cubes)
+    /// or the sample slot (multisampled).
+    pub fn texel(&self, level: u32, x: u32, y: u32, slice: u32) -> Option<[u32; 4]> {
+        Texture::new(self).texel::<Dyn>(&mut BlockCache::default(), level, x, y, slice)
+    }
+
+    /// The value an out-of-range fetch reads: zeros plus format defaults.
+    pub fn out_of_range(&self) -> [u32; 4] {
+        self.view.format.zero_texel()
+    }
+
+    /// `ld`: integer texel coordinates (array slice in the next component
+    /// after the used axes), mip `level`, multisample index `sample`.
+    pub fn load(&self, dim: SampleDim, c: [i32; 4], level: u32, sample: u32) -> [u32; 4] {
+        Texture::new(self).load::<Dyn>(&mut BlockCache::default(), dim, c, level, sample)
+    }
+
+    /// The mip count of the view (at least 1).
+    pub fn mips(&self) -> u32 {
+        self.view.mip_levels.max(1)
+    }
+
+    /// Filtered sample at (biased, clamped) `lod`.
+    pub fn sample(&self, s: &SamplerDesc, l: &Lookup, lod: f32, compare: Option<f32>) -> [f32; 4] {
+        Texture::new(self).sample::<Dyn>(&mut BlockCache::default(), s, l, lod, compare)
+    }
+
+    /// `gather4*` (see [`Texture::gather`]).
+    pub fn gather(
+        &self,
+        s: &SamplerDesc,
+        l: &Lookup,
+        component: usize,
+        compare: Option<f32>,
+    ) -> [u32; 4] {
+        Texture::new(self).gather::<Dyn>(&mut BlockCache::default(), s, l, component, compare)
     }
 
     /// The texel-space size of mip 0 along the filtered axes (for LOD).

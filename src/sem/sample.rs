@@ -18,13 +18,25 @@ const ONE: i64 = 1 << SUBTEXEL_BITS;
 
 /// Texel-space coordinate → fixed point with [`SUBTEXEL_BITS`] fractional
 /// bits, rounded to nearest even; NaN → 0, saturating at ±2^40.
+#[inline]
 pub fn to_fixed(x: f32) -> i64 {
     if x.is_nan() {
         return 0;
     }
     let limit = (1i64 << 40) as f64;
+    // Exact: an f32 times 2^8 fits an f64's mantissa.
     let v = (f64::from(x) * ONE as f64).clamp(-limit, limit);
-    v.round_ties_even() as i64
+    round_even(v) as i64
+}
+
+/// `v.round_ties_even()` for `|v| <= 2^40`, without a libm call: adding
+/// and subtracting 1.5 * 2^52 leaves no fractional bits, and the
+/// addition rounds to nearest even (the default rounding mode, which
+/// every caller runs in).
+#[inline(always)]
+fn round_even(v: f64) -> f64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    (v + MAGIC) - MAGIC
 }
 
 /// One texel index and its filter weight along one axis.
@@ -36,6 +48,7 @@ pub struct Tap {
 
 /// Point sampling along one axis: the texel containing `u * size`, plus
 /// the immediate offset.
+#[inline(always)]
 pub fn point_tap(u: f32, size: u32, offset: i32) -> Tap {
     let fixed = to_fixed(u * size as f32);
     Tap {
@@ -47,6 +60,7 @@ pub fn point_tap(u: f32, size: u32, offset: i32) -> Tap {
 /// Linear filtering along one axis: texels `i0` and `i0 + 1` around
 /// `u * size - 0.5` (texel centres at half-integers), with the weight of
 /// `i0 + 1` quantised to 1/256.
+#[inline(always)]
 pub fn linear_taps(u: f32, size: u32, offset: i32) -> [Tap; 2] {
     let fixed = to_fixed(u * size as f32 - 0.5);
     let i0 = (fixed >> SUBTEXEL_BITS) + i64::from(offset);
@@ -63,6 +77,34 @@ pub fn linear_taps(u: f32, size: u32, offset: i32) -> [Tap; 2] {
     ]
 }
 
+/// The taps of one axis for `mode`: the first `n` of the array.
+#[inline(always)]
+pub fn axis_taps(mode: FilterMode, u: f32, size: u32, offset: i32) -> ([Tap; 2], usize) {
+    match mode {
+        FilterMode::Point => (
+            [
+                point_tap(u, size, offset),
+                Tap {
+                    index: 0,
+                    weight: 0.0,
+                },
+            ],
+            1,
+        ),
+        FilterMode::Linear => (linear_taps(u, size, offset), 2),
+    }
+}
+
+/// The one tap of an axis a dimension does not filter (index 0, weight 1).
+#[inline(always)]
+pub fn single_tap() -> ([Tap; 2], usize) {
+    let t = Tap {
+        index: 0,
+        weight: 1.0,
+    };
+    ([t, t], 1)
+}
+
 /// The taps of one axis for `mode`.
 pub fn taps(mode: FilterMode, u: f32, size: u32, offset: i32) -> Vec<Tap> {
     match mode {
@@ -73,8 +115,13 @@ pub fn taps(mode: FilterMode, u: f32, size: u32, offset: i32) -> Vec<Tap> {
 
 /// Applies an address mode to texel index `i` of an axis of `size` texels;
 /// `None` means "use the border colour".
+#[inline(always)]
 pub fn address(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
     let n = i64::from(size.max(1));
+    if (0..n).contains(&i) {
+        // Every mode keeps an index inside the axis.
+        return Some(i as u32);
+    }
     let v = match mode {
         AddressMode::Wrap => i.rem_euclid(n),
         AddressMode::Mirror => {
@@ -237,6 +284,48 @@ pub fn gather_offset(v: u32) -> i32 {
 mod tests {
     use super::*;
     use crate::sem::sampler::AddressMode::*;
+
+    #[test]
+    fn fixed_point_rounds_half_to_even_like_the_library() {
+        let reference = |x: f32| {
+            let limit = (1i64 << 40) as f64;
+            (f64::from(x) * 256.0)
+                .clamp(-limit, limit)
+                .round_ties_even() as i64
+        };
+        let mut bits = 0u32;
+        // Every 4099th bit pattern (all exponents, both signs) plus edges.
+        loop {
+            let x = f32::from_bits(bits);
+            if !x.is_nan() {
+                assert_eq!(to_fixed(x), reference(x), "{x:e} ({bits:08x})");
+            }
+            match bits.checked_add(4099) {
+                Some(b) => bits = b,
+                None => break,
+            }
+        }
+        for x in [
+            0.5f32 / 256.0,
+            1.5 / 256.0,
+            2.5 / 256.0,
+            -0.5 / 256.0,
+            -1.5 / 256.0,
+        ] {
+            assert_eq!(to_fixed(x), reference(x));
+        }
+        for x in [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            -f32::MAX,
+            1e12,
+            -1e12,
+        ] {
+            assert_eq!(to_fixed(x), reference(x));
+        }
+        assert_eq!(to_fixed(f32::NAN), 0);
+    }
 
     #[test]
     fn address_modes() {

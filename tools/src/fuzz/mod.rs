@@ -16,3 +16,4 @@ pub mod pixel;
 pub mod reduce;
 pub mod rng;
 pub mod run;
+pub mod sampling;

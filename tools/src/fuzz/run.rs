@@ -241,6 +241,10 @@ pub struct FuzzReport {
     pub forms: BTreeMap<&'static str, u64>,
     pub failures: Vec<Failure>,
     pub elapsed: Duration,
+    /// Texture-sampling pixel programs run (interpreter against JIT).
+    pub sampling_programs: u64,
+    /// What they covered (`fuzz::sampling::coverage` keys).
+    pub sampling: BTreeMap<String, u64>,
 }
 
 impl FuzzReport {
@@ -255,6 +259,10 @@ impl FuzzReport {
             *self.forms.entry(k).or_default() += v;
         }
         self.failures.extend(o.failures);
+        self.sampling_programs += o.sampling_programs;
+        for (k, v) in o.sampling {
+            *self.sampling.entry(k).or_default() += v;
+        }
     }
 }
 
@@ -372,8 +380,26 @@ impl Side {
     }
 }
 
+/// Prefix of a sampling program's failure (it has no compute reproducer).
+const SAMPLING_FAILURE: &str = "sampling program: ";
+
+/// Runs the texture-sampling pixel program of `seed` on the interpreter
+/// and the JIT (`fuzz::sampling`), when the run compares the interpreter
+/// with a JIT.
+fn one_sampling(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), String> {
+    let jit = opts.engines.iter().any(|e| e != "interp");
+    if !jit || !opts.engines.iter().any(|e| e == "interp") {
+        return Ok(());
+    }
+    let p = super::sampling::generate_sampling(seed);
+    super::sampling::coverage(&p, &mut report.sampling);
+    report.sampling_programs += 1;
+    super::sampling::compare_sampling(&p).map_err(|e| format!("{SAMPLING_FAILURE}{e}"))
+}
+
 /// Runs one generated program; returns the verdict (or the generator's error).
 fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), String> {
+    one_sampling(seed, opts, report)?;
     let g = generate(seed, &opts.gen).map_err(|e| e.to_string())?;
     for inst in &g.program.insts {
         *report.opcodes.entry(inst.opcode).or_default() += 1;
@@ -426,7 +452,8 @@ pub fn engines_disagree(engines: &[String], p: &Program, inputs: &FuzzInputs) ->
 }
 
 fn record_failure(seed: u64, what: String, opts: &FuzzOptions) -> Failure {
-    let saved = opts.save.as_ref().and_then(|dir| {
+    let compute = !what.starts_with(SAMPLING_FAILURE);
+    let saved = opts.save.as_ref().filter(|_| compute).and_then(|dir| {
         let g = generate(seed, &opts.gen).ok()?;
         let start = Reproducer {
             program: g.program,
@@ -533,6 +560,7 @@ pub fn summary(r: &FuzzReport, coverage: bool) -> String {
     let list = super::gen::generated_opcodes();
     let hit = list.iter().filter(|op| r.opcodes.contains_key(op)).count();
     s.push_str(&format!("opcodes generated: {hit} of {}\n", list.len()));
+    s.push_str(&sampling_line(r));
     if coverage {
         for (op, n) in &r.opcodes {
             s.push_str(&format!("  {:<20} {n}\n", op.mnemonic()));
@@ -551,6 +579,28 @@ pub fn summary(r: &FuzzReport, coverage: bool) -> String {
     s
 }
 
+/// The sampling coverage line: programs, then each sampling
+/// instruction, format, address mode, filter and dimension with its count.
+fn sampling_line(r: &FuzzReport) -> String {
+    let group = |prefix: &str| {
+        let items: Vec<String> = r
+            .sampling
+            .iter()
+            .filter_map(|(k, v)| Some(format!("{} {v}", k.strip_prefix(prefix)?)))
+            .collect();
+        items.join(", ")
+    };
+    format!(
+        "sampling: {} programs; instructions: {}; formats: {}; address modes: {}; filters: {}; dimensions: {}\n",
+        r.sampling_programs,
+        group("inst:"),
+        group("format:"),
+        group("address:"),
+        group("filter:"),
+        group("dim:")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,6 +616,8 @@ mod tests {
         assert!(r.failures.is_empty(), "{}", summary(&r, false));
         assert!(r.instructions > 0);
         assert!(r.forms.contains_key("swizzle"));
+        assert_eq!(r.sampling_programs, 20);
+        assert!(summary(&r, false).contains("sampling: 20 programs; instructions: "));
         assert!(make_engine("nope").is_err());
     }
 }
