@@ -253,27 +253,41 @@ impl Lower<'_, '_> {
         self.def_vars(els, e);
         let taken = self.and_v(exec, cond);
         self.set_exec(taken);
+        let any = self.any(taken);
+        self.open_if(any, saved, els, None);
+        Ok(())
+    }
+
+    /// Branches on `go` into a new `if` body (or to its skip block) and
+    /// opens the `if`'s frame: `saved` and `els` hold the masks to restore
+    /// and to run the `else` with; `uniform` is the scalar condition of a
+    /// mask-free `if`, whose body keeps a full mask.
+    fn open_if(
+        &mut self,
+        go: cranelift_codegen::ir::Value,
+        saved: [Variable; N],
+        els: [Variable; N],
+        uniform: Option<cranelift_codegen::ir::Value>,
+    ) {
         let body = self.b.create_block();
         let skip = self.b.create_block();
         let end = self.b.create_block();
-        let any = self.any(taken);
-        self.b.ins().brif(any, body, &[], skip, &[]);
+        self.b.ins().brif(go, body, &[], skip, &[]);
         // Sealing each block as soon as its predecessors are known keeps
         // SSA construction linear in the program size.
         self.b.seal_block(body);
         self.b.seal_block(skip);
         self.b.switch_to_block(body);
         let resume = self.jump_target(self.at).map(|t| vec![t]);
-        self.push_full(false, resume);
+        self.push_full(uniform.is_some(), resume);
         self.stack.push(Frame::If {
             saved,
             els,
             skip,
             end,
             had_else: false,
-            uniform: None,
+            uniform,
         });
-        Ok(())
     }
 
     /// Whether the `if` branch of the `if` being lowered may reach a group
@@ -313,23 +327,7 @@ impl Lower<'_, '_> {
         self.def_vars(saved, exec);
         let els = self.new_vars();
         self.def_vars(els, exec);
-        let body = self.b.create_block();
-        let skip = self.b.create_block();
-        let end = self.b.create_block();
-        self.b.ins().brif(c, body, &[], skip, &[]);
-        self.b.seal_block(body);
-        self.b.seal_block(skip);
-        self.b.switch_to_block(body);
-        let resume = self.jump_target(self.at).map(|t| vec![t]);
-        self.push_full(true, resume);
-        self.stack.push(Frame::If {
-            saved,
-            els,
-            skip,
-            end,
-            had_else: false,
-            uniform: Some(c),
-        });
+        self.open_if(c, saved, els, Some(c));
         Ok(())
     }
 
