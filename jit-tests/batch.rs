@@ -8,7 +8,7 @@
 
 use crate::util::{parse, raw, to_bytes, to_words};
 use sm5jit::interp::Interpreter;
-use sm5jit::jit::{JitError, JitShader};
+use sm5jit::jit::{CompileOptions, JitError, JitShader, Tier};
 use sm5jit::runtime::batch::{BatchError, BatchInputs, BatchResult, LaneResult};
 use sm5jit::runtime::{Bindings, DispatchOptions, Format, RuntimeError, Slot, TextureView, View};
 
@@ -68,27 +68,39 @@ impl Mem {
     }
 }
 
-/// Runs `text` over `inputs` on both engines; asserts identical results
-/// and memory; returns the result and the memory afterwards.
+/// Runs `text` over `inputs` on the interpreter and on both JIT tiers;
+/// asserts identical results and memory; returns the result and the
+/// memory afterwards.
 fn both(text: &str, inputs: &BatchInputs, mem: &Mem) -> (BatchResult, Mem) {
     let program = parse(text);
     let o = DispatchOptions::default();
     let interp = Interpreter::new(&program).expect("prepare");
-    let jit = JitShader::compile(&program).unwrap_or_else(|e| panic!("compile: {e}\n{text}"));
     let mut mi = mem.clone();
     let ri = mi
         .run(|b| interp.run_batch(b, inputs, &o))
         .unwrap_or_else(|e| panic!("interpreter: {e}\n{text}"));
-    let mut mj = mem.clone();
-    let rj = mj
-        .run(|b| jit.run_batch(b, inputs, &o))
-        .unwrap_or_else(|e| panic!("jit: {e}\n{text}"));
-    assert_eq!(ri.lanes, rj.lanes, "lane results\n{text}");
-    for inv in 0..ri.count() {
-        assert_eq!(ri.outputs(inv), rj.outputs(inv), "invocation {inv}\n{text}");
-    }
-    for k in 0..mi.uavs.len() {
-        assert_eq!(mi.uav_words(k), mj.uav_words(k), "u{k} bytes\n{text}");
+    for tier in [Tier::Zero, Tier::One] {
+        let jit = JitShader::compile_with(&program, &CompileOptions::tier(tier))
+            .unwrap_or_else(|e| panic!("compile {tier:?}: {e}\n{text}"));
+        let mut mj = mem.clone();
+        let rj = mj
+            .run(|b| jit.run_batch(b, inputs, &o))
+            .unwrap_or_else(|e| panic!("jit {tier:?}: {e}\n{text}"));
+        assert_eq!(ri.lanes, rj.lanes, "lane results, {tier:?}\n{text}");
+        for inv in 0..ri.count() {
+            assert_eq!(
+                ri.outputs(inv),
+                rj.outputs(inv),
+                "invocation {inv}, {tier:?}\n{text}"
+            );
+        }
+        for k in 0..mi.uavs.len() {
+            assert_eq!(
+                mi.uav_words(k),
+                mj.uav_words(k),
+                "u{k} bytes, {tier:?}\n{text}"
+            );
+        }
     }
     (ri, mi)
 }
@@ -240,6 +252,84 @@ ret
     assert_eq!(r.output(1, 0), Some(fv([14.0, 4.0, 0.0, 4.0])));
     assert_eq!(r.output(2, 0), Some(fv([0.0, 0.0, 8.0, 4.0])));
     assert_eq!(r.output(3, 0), Some(fv([0.0, 0.0, 14.0, 4.0])));
+}
+
+#[test]
+fn a_write_dead_after_its_branch_still_reaches_the_neighbours_derivative() {
+    // r0.x is overwritten after the `if`, so for a compute program the
+    // write inside it could skip the blend; here lanes outside the branch
+    // are read by their neighbours' derivative as they stand, so the
+    // lanes that skip the branch must keep v0.x.
+    let text = "ps_5_0
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_temps 2
+mov r0.x, v0.x
+mov o0.xyzw, l(0, 0, 0, 0)
+lt r1.x, v0.x, l(5.0)
+if_nz r1.x
+  mov r0.x, l(100.0)
+  deriv_rtx_fine o0.x, r0.x
+endif
+mov r0.x, l(1.0)
+mov o0.y, r0.x
+ret
+";
+    let data = one_reg(8, |i| fv([[1.0, 7.0, 9.0, 3.0][i % 4], 0.0, 0.0, 0.0]));
+    let (r, _) = both(text, &BatchInputs::new(8, 1, &data), &Mem::default());
+    // Lane 0 runs the branch, lane 1 does not: 7 - 100. Lane 3 runs it,
+    // lane 2 does not: 100 - 9.
+    for q in 0..2 {
+        assert_eq!(r.output(4 * q, 0), Some(fv([-93.0, 1.0, 0.0, 0.0])));
+        assert_eq!(r.output(4 * q + 1, 0), Some(fv([0.0, 1.0, 0.0, 0.0])));
+        assert_eq!(r.output(4 * q + 3, 0), Some(fv([91.0, 1.0, 0.0, 0.0])));
+    }
+}
+
+#[test]
+fn uniform_loops_in_pixel_and_vertex_batches_with_padding_lanes() {
+    // A loop counted by a constant buffer value (uniform: tier 1 keeps the
+    // counter as a scalar and writes without blends) over batches whose
+    // last JIT call is part padding.
+    let ps = "ps_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_temps 2
+mov r0.xy, v0.xyxx
+mov r1.x, l(0)
+loop
+  uge r1.y, r1.x, cb0[0].x
+  breakc_nz r1.y
+  mad r0.x, r0.x, l(1.5), r0.y
+  iadd r1.x, r1.x, l(1)
+endloop
+mov o0.xy, r0.xyxx
+utof o0.z, r1.x
+mov o0.w, l(1.0)
+ret
+";
+    let mem = Mem::default().cb(0, &[5, 0, 0, 0]);
+    let data = one_reg(12, |i| fv([i as f32, 0.25, 0.0, 0.0]));
+    let (r, _) = both(ps, &BatchInputs::new(12, 1, &data), &mem);
+    for i in 0..12 {
+        let mut x = i as f32;
+        for _ in 0..5 {
+            x = x * 1.5 + 0.25;
+        }
+        assert_eq!(r.output(i, 0), Some(fv([x, 0.25, 5.0, 1.0])), "pixel {i}");
+    }
+    let vs = ps
+        .replace("ps_5_0", "vs_5_0")
+        .replace("dcl_input_ps linear", "dcl_input");
+    let (r, _) = both(&vs, &BatchInputs::new(11, 1, &data[..44]), &mem);
+    assert_eq!(r.output(10, 0), {
+        let mut x = 10.0f32;
+        for _ in 0..5 {
+            x = x * 1.5 + 0.25;
+        }
+        Some(fv([x, 0.25, 5.0, 1.0]))
+    });
 }
 
 #[test]

@@ -815,6 +815,22 @@ impl Opcode {
         }
     }
 
+    /// Whether the op reads other lanes of its pixel quad: a derivative, or
+    /// a sampling op (or its feedback form) whose LOD comes from the
+    /// quad's derivatives. Such an op reads a neighbour's register as it
+    /// stands even where that lane is not executing (docs/semantics.md §9a).
+    pub const fn reads_quad(self) -> bool {
+        let op = match self.feedback_base() {
+            Some((base, _)) => base,
+            None => self,
+        };
+        match op.info().form {
+            Form::Deriv(_) => true,
+            Form::Sample(f) => matches!(f.lod, LodSource::Implicit { .. }),
+            _ => false,
+        }
+    }
+
     /// For double ops: whether the destination and the sources hold doubles.
     pub const fn double_form(self) -> Option<(bool, bool)> {
         match self.info().form {

@@ -2,7 +2,7 @@
 //! main program, so a register write can skip the blend with the old
 //! value when no lane outside the execution mask can read it again.
 //!
-//! In: a prepared compute program. Out: [`Liveness`]: for instruction `k`
+//! In: a prepared compute, vertex or pixel program. Out: [`Liveness`]: for instruction `k`
 //! of the main program (up to the first label) and component `r#.c`,
 //! whether some path from `k` reads `r#.c` before writing it. Invariant:
 //! an over-approximation — every read an execution can make is counted:

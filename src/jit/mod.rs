@@ -330,6 +330,47 @@ fn loop_lengths(p: &Prepared) -> BTreeMap<usize, u64> {
 
 /// Whether the program has a `sync_*_t` (a group barrier): its batches
 /// keep a resume id and may take several passes per group.
+/// Compute, vertex and pixel programs: the kinds the JIT runs as batches.
+fn runs_in_batches(p: &Prepared) -> bool {
+    matches!(
+        p.version().kind,
+        ProgramKind::Compute | ProgramKind::Vertex | ProgramKind::Pixel
+    )
+}
+
+/// Whether a register write at the top of the program, before any
+/// construct that may drop lanes, may skip the blend with the old value:
+/// every lane outside the entry `exec` is one nothing ever observes. In a
+/// compute program whose group is a whole number of batches there is no
+/// such lane. In vertex and pixel batches those lanes are the padding past
+/// the batch's count: whole invocations (whole quads, as pixel batches
+/// are made of quads) whose registers no other lane reads and whose
+/// outputs are never reported.
+fn entry_exec_full(p: &Prepared) -> bool {
+    match p.version().kind {
+        ProgramKind::Compute => {
+            let g = p.group_size;
+            (g[0] * g[1] * g[2]) as usize % context::W == 0
+        }
+        ProgramKind::Vertex | ProgramKind::Pixel => true,
+        _ => false,
+    }
+}
+
+/// Whether a lane that is not executing keeps its registers to itself, so
+/// a write may overwrite a register where it is dead for the lanes outside
+/// `exec` (`liveness.rs`). A pixel lane's registers are read by its quad's
+/// derivatives and implicit-LOD samples even while it is not executing
+/// (docs/semantics.md §9a), so pixel programs with such ops keep every
+/// blend.
+fn idle_lanes_private(p: &Prepared) -> bool {
+    match p.version().kind {
+        ProgramKind::Compute | ProgramKind::Vertex => true,
+        ProgramKind::Pixel => !p.program.insts.iter().any(|i| i.opcode.reads_quad()),
+        _ => false,
+    }
+}
+
 fn has_group_barrier(p: &Prepared) -> bool {
     p.program.insts.iter().any(|i| {
         i.opcode == Opcode::Sync && i.sync_flags() & crate::ir::sync_flags::THREADS_IN_GROUP != 0
@@ -640,18 +681,14 @@ fn build(
             hw_flush: fpmode::hw_flush(),
             observed,
             unobserved: false,
-            full_exec: !opt_off("full") && p.version().kind == ProgramKind::Compute && {
-                let g = p.group_size;
-                (g[0] * g[1] * g[2]) as usize % context::W == 0
-            },
+            full_exec: !opt_off("full") && entry_exec_full(p),
             full_stack: Vec::new(),
-            live: (p.version().kind == ProgramKind::Compute && !opt_off("dead"))
-                .then(|| liveness::Liveness::new(p)),
+            live: (!opt_off("dead") && idle_lanes_private(p)).then(|| liveness::Liveness::new(p)),
             lane_exits: 0,
             mask_values: Default::default(),
             consecutive: Default::default(),
             splats: Default::default(),
-            uniform: (tier != 0 && p.version().kind == ProgramKind::Compute && !opt_off("uniform"))
+            uniform: (tier != 0 && runs_in_batches(p) && !opt_off("uniform"))
                 .then(|| uniform::Uniform::new(p, context::W as u32)),
             shadows: Vec::new(),
             consec_base: None,

@@ -8,7 +8,7 @@
 //! testing masks or lane shapes. Invariant: where the analysis says a
 //! component is uniform, its shadow holds the value of every active lane
 //! (integer ops computed exactly as the vector lowering computes them, so
-//! nothing changes in results). Tier 1 of compute programs only.
+//! nothing changes in results). Tier 1 only.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};

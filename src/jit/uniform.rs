@@ -2,7 +2,7 @@
 //! a batch, so the JIT can keep them as scalars ("shadows") and branch on
 //! conditions made of them without execution masks.
 //!
-//! In: a prepared compute program and the batch width. Out: [`Uniform`]:
+//! In: a prepared compute, vertex or pixel program and the batch width. Out: [`Uniform`]:
 //! before each main-program instruction, the set `S` of r# components
 //! that are *uniform*: every lane active there holds the same value, and
 //! that value was computed by an integer op the JIT also computes as a
