@@ -19,6 +19,7 @@ use crate::analysis::Prepared;
 use crate::ir::{Instruction, Opcode, Operand, OperandType};
 use crate::sem::float::flush;
 
+use super::late::Late;
 use super::observed::Observed;
 
 /// Whether the bits `x` are unchanged by the denormal flush.
@@ -29,13 +30,13 @@ pub fn is_flushed_bits(x: u32) -> bool {
 /// The components of every temp register that only hold flushed values,
 /// given which results are observed (`observed.rs`; the JIT finishes
 /// float results only where they are).
-pub fn flushed_temps(p: &Prepared, observed: &Observed) -> Vec<[bool; 4]> {
+pub fn flushed_temps(p: &Prepared, observed: &Observed, late: &Late) -> Vec<[bool; 4]> {
     let insts = &p.program.insts;
     let mut state = vec![[true; 4]; p.temps as usize];
     loop {
         let mut changed = false;
         for (k, inst) in insts.iter().enumerate() {
-            let finished = !observed.writes_unobserved(k, inst);
+            let finished = !observed.writes_unobserved(k, inst) && !late.deferred(k);
             for dst in inst.operands.iter().take(inst.opcode.dst_count()) {
                 if dst.ty != OperandType::Temp {
                     continue;
@@ -99,7 +100,7 @@ fn writes_flushed(inst: &Instruction, c: usize, state: &[[bool; 4]], finished: b
 }
 
 /// Float ops whose `_sat` runs through min/max.
-fn finishes_float(op: Opcode) -> bool {
+pub(super) fn finishes_float(op: Opcode) -> bool {
     use Opcode::*;
     matches!(
         op,
@@ -152,7 +153,7 @@ mod tests {
     fn temps(src: &str) -> Vec<[bool; 4]> {
         let p = crate::asm::parse_program(src).expect("parse");
         let prepared = crate::analysis::prepare(&p).expect("prepare");
-        flushed_temps(&prepared, &Observed::all())
+        flushed_temps(&prepared, &Observed::all(), &Late::none())
     }
 
     #[test]

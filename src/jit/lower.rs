@@ -147,6 +147,8 @@ pub struct Lower<'a, 'f> {
     /// denormal or a NaN of any payload), since every later reader treats
     /// them as `finish` would have made them.
     pub unobserved: bool,
+    /// Loop results finished where they are read (`late.rs`).
+    pub late: super::late::Late,
     /// `exec` is known, when compiling, to hold every lane of the batch
     /// (top level of a compute program whose group is a whole number of
     /// batches, before any construct that may drop lanes): register
@@ -385,14 +387,20 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// `sem::float::finish` of a hardware float op's result: NaN →
     /// canonical NaN, denormal → signed zero. When the instruction writes
-    /// only unobserved components (`unobserved`) the result is left as
-    /// it is: its readers flush it (DAZ or `flush_in`) and do not depend
-    /// on a NaN's payload (`observed.rs`); `flushed.rs` does not count
-    /// such a result as flushed.
+    /// only unobserved components, or is deferred (`unobserved`), the
+    /// result is left as it is: its readers flush it (DAZ or `flush_in`)
+    /// and do not depend on a NaN's payload (`observed.rs`), or finish it
+    /// as they read it (`late.rs`); `flushed.rs` does not count such a
+    /// result as flushed.
     pub fn finish(&mut self, v: Value) -> Value {
         if self.unobserved {
             return v;
         }
+        self.finish_always(v)
+    }
+
+    /// `finish` whether or not the result is observed.
+    fn finish_always(&mut self, v: Value) -> Value {
         let fl = self.flush(v);
         let fv = self.f(v);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, fv, fv);
@@ -562,7 +570,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             Components::One | Components::Zero => 0,
             _ => op.swizzle()[c] & 3,
         };
-        let v = self.fetch(op, comp)?;
+        let v = self.fetch_direct(op, comp, true)?;
         let ty = match ty {
             Ty::Double if c % 2 == 1 => Ty::Float,
             Ty::Double => return Ok(v),
@@ -613,19 +621,27 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// Component `comp` (0..4) of the register `op` names, before modifiers.
     pub fn fetch(&mut self, op: &Operand, comp: u8) -> Result<V, JitError> {
+        self.fetch_direct(op, comp, false)
+    }
+
+    /// [`Lower::fetch`]; `direct`: `op` is a source operand of the
+    /// instruction itself (not an index inside one), so a float operand
+    /// may read a late component unfinished (`late.rs`).
+    fn fetch_direct(&mut self, op: &Operand, comp: u8, direct: bool) -> Result<V, JitError> {
         let comp = usize::from(comp & 3);
         match op.ty {
             OperandType::Temp => {
                 let r = op
                     .imm_index(0)
                     .ok_or_else(|| self.unsupported_operand("relative r# index"))?;
-                match self.regs.get(r as usize) {
-                    Some(reg) => {
-                        let vars = reg[comp];
-                        Ok(self.use_vars(vars))
-                    }
-                    None => Ok(self.splat_v(0)),
+                let Some(reg) = self.regs.get(r as usize) else {
+                    return Ok(self.splat_v(0));
+                };
+                let v = self.use_vars(reg[comp]);
+                if self.late.finish_on_read(self.at, r, comp, direct) {
+                    return Ok(v.map(|x| self.finish_always(x)));
                 }
+                Ok(v)
             }
             OperandType::Imm32 => {
                 let v = match op.imm.as_slice() {
@@ -1321,7 +1337,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         inst: &Instruction,
         f: impl FnOnce(&mut Self) -> Result<(), JitError>,
     ) -> Result<(), JitError> {
-        self.unobserved = self.observed.writes_unobserved(i, inst);
+        self.unobserved = self.observed.writes_unobserved(i, inst) || self.late.deferred(i);
         let r = f(self);
         self.unobserved = false;
         r

@@ -46,6 +46,7 @@ mod flow;
 mod flushed;
 pub mod fpmode;
 mod lanes;
+mod late;
 pub mod libcalls;
 mod liveness;
 mod lower;
@@ -95,6 +96,8 @@ use plan::Plan;
 /// flush and canonicalise — every float result, `observed.rs`), `full` (blend every register write,
 /// even under a full mask), `dead` (blend writes even when no idle lane
 /// reads the register again, `liveness.rs`), `hoist` (cb#/context loads not hoistable),
+/// `late` (finish loop results where they are computed, not where they
+/// are read after the loop, `late.rs`),
 /// `t0call` (tier 0 lowers ALU, typed and atomic instructions inline
 /// instead of calling `tier0_alu`'s routines).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
@@ -328,8 +331,6 @@ fn loop_lengths(p: &Prepared) -> BTreeMap<usize, u64> {
     out
 }
 
-/// Whether the program has a `sync_*_t` (a group barrier): its batches
-/// keep a resume id and may take several passes per group.
 /// Compute, vertex and pixel programs: the kinds the JIT runs as batches.
 fn runs_in_batches(p: &Prepared) -> bool {
     matches!(
@@ -371,6 +372,8 @@ fn idle_lanes_private(p: &Prepared) -> bool {
     }
 }
 
+/// Whether the program has a `sync_*_t` (a group barrier): its batches
+/// keep a resume id and may take several passes per group.
 fn has_group_barrier(p: &Prepared) -> bool {
     p.program.insts.iter().any(|i| {
         i.opcode == Opcode::Sync && i.sync_flags() & crate::ir::sync_flags::THREADS_IN_GROUP != 0
@@ -593,7 +596,12 @@ fn build(
     } else {
         observed::Observed::new(p)
     };
-    let flushed_regs = flushed::flushed_temps(p, &observed);
+    let late = if tier != 0 && !opt_off("nan") && !opt_off("late") {
+        late::Late::new(p, &observed)
+    } else {
+        late::Late::none()
+    };
+    let flushed_regs = flushed::flushed_temps(p, &observed, &late);
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         // The group function (see `docs/architecture.md`, "Groups"):
@@ -680,6 +688,7 @@ fn build(
             value_cache: Default::default(),
             hw_flush: fpmode::hw_flush(),
             observed,
+            late,
             unobserved: false,
             full_exec: !opt_off("full") && entry_exec_full(p),
             full_stack: Vec::new(),

@@ -230,8 +230,14 @@ fn reads(inst: &Instruction) -> Reads {
     }
 }
 
+/// Whether `inst` reads its temp sources only as payload-insensitive
+/// float operands (`late.rs` leaves such reads unfinished).
+pub(super) fn reads_float(inst: &Instruction) -> bool {
+    matches!(reads(inst), Reads::Float)
+}
+
 /// The component of `op` destination component `c` reads (as `src`).
-fn source_comp(op: &Operand, c: usize) -> usize {
+pub(super) fn source_comp(op: &Operand, c: usize) -> usize {
     match op.comps {
         Components::One | Components::Zero => 0,
         _ => usize::from(op.swizzle()[c & 3] & 3),
@@ -239,7 +245,7 @@ fn source_comp(op: &Operand, c: usize) -> usize {
 }
 
 /// Every component of `op` an instruction may read.
-fn read_comps(op: &Operand) -> Vec<usize> {
+pub(super) fn read_comps(op: &Operand) -> Vec<usize> {
     match op.comps {
         Components::Zero => vec![],
         Components::One => vec![0],
@@ -250,7 +256,7 @@ fn read_comps(op: &Operand) -> Vec<usize> {
 
 /// Calls `f(register, component)` for every temp component the relative
 /// indices of `op` read (recursively).
-fn for_index_temps(op: &Operand, f: &mut dyn FnMut(u32, usize)) {
+pub(super) fn for_index_temps(op: &Operand, f: &mut dyn FnMut(u32, usize)) {
     for idx in &op.indices {
         let rel = match idx {
             Index::Relative(o)
