@@ -413,6 +413,16 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// A binary float op on flushed inputs with a finished output
     /// (`sem::float::add`/`mul`/`div`).
     fn fbin(&mut self, a: Value, b: Value, op: FBin) -> Value {
+        let r = self.fbin_inner(a, b, op);
+        self.finish(r)
+    }
+
+    /// [`Lower::fbin`] without the output `finish`: for a step whose only
+    /// reader is the next step of the same instruction (the product of a
+    /// `mad`, the partial sums of a `dp*`). That step flushes its inputs
+    /// (DAZ or `flush_in`), and a NaN stays a NaN through it until the
+    /// instruction's last step finishes it, so the result is the same.
+    fn fbin_inner(&mut self, a: Value, b: Value, op: FBin) -> Value {
         let a = self.flush_in(a);
         let b = self.flush_in(b);
         let (fa, fb) = (self.f(a), self.f(b));
@@ -422,8 +432,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             FBin::Mul => self.b.ins().fmul(fa, fb),
             FBin::Div => self.b.ins().fdiv(fa, fb),
         };
-        let r = self.i(r);
-        self.finish(r)
+        self.i(r)
     }
 
     pub fn fadd(&mut self, a: Value, b: Value) -> Value {
@@ -831,11 +840,11 @@ impl<'a, 'f> Lower<'a, 'f> {
             Div => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fdiv(a, b)),
             Mad => match negated_last(inst) {
                 Some(sub) => self.cw(&sub, Ty::Float, sub.saturate(), |s, [a, b, c]| {
-                    let m = s.fmul(a, b);
+                    let m = s.fbin_inner(a, b, FBin::Mul);
                     s.fsub(m, c)
                 }),
                 None => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b, c]| {
-                    let m = s.fmul(a, b);
+                    let m = s.fbin_inner(a, b, FBin::Mul);
                     s.fadd(m, c)
                 }),
             },
@@ -1046,10 +1055,12 @@ impl<'a, 'f> Lower<'a, 'f> {
         for c in 0..n {
             let a = self.src(a_op, c, Ty::Float)?;
             let b = self.src(b_op, c, Ty::Float)?;
-            let p = self.map2(a, b, |s, x, y| s.fmul(x, y));
+            // Only the last sum is finished (`fbin_inner`).
+            let p = self.map2(a, b, |s, x, y| s.fbin_inner(x, y, FBin::Mul));
             acc = Some(match acc {
                 None => p,
-                Some(sum) => self.map2(p, sum, |s, x, y| s.fadd(x, y)),
+                Some(sum) if c + 1 == n => self.map2(p, sum, |s, x, y| s.fadd(x, y)),
+                Some(sum) => self.map2(p, sum, |s, x, y| s.fbin_inner(x, y, FBin::Add)),
             });
         }
         let mut r = acc.unwrap_or_else(|| self.splat_v(0));
