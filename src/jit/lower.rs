@@ -435,6 +435,43 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.i(r)
     }
 
+    /// `sem::float::rsq` on four lanes, as it computes it: the input
+    /// flushed, `1 / sqrt(x)` in f64 (two lanes at a time), rounded once to
+    /// f32 and finished. ±0 gives ±INF and a negative input NaN through the
+    /// f64 arithmetic itself, as in `sem`.
+    fn rsq(&mut self, x: Value) -> Value {
+        let x = self.flush(x);
+        let xb = self.b.ins().bitcast(types::I8X16, mem(), x);
+        let high = self.byte_shuffle(xb, xb, |k| 8 + k % 8);
+        let one = self.b.ins().f64const(1.0);
+        let one = self.b.ins().splat(types::F64X2, one);
+        let halves = [xb, high].map(|h| {
+            let f = self.b.ins().bitcast(types::F32X4, mem(), h);
+            let d = self.b.ins().fvpromote_low(f);
+            let root = self.b.ins().sqrt(d);
+            let q = self.b.ins().fdiv(one, root);
+            let r = self.b.ins().fvdemote(q);
+            self.b.ins().bitcast(types::I8X16, mem(), r)
+        });
+        // Lanes 0, 1 from the low half's result, 2, 3 from the high one's.
+        let both = self.byte_shuffle(halves[0], halves[1], |k| if k < 8 { k } else { 8 + k });
+        let r = self.b.ins().bitcast(types::I32X4, mem(), both);
+        self.finish_always(r)
+    }
+
+    /// `shuffle` of two `i8x16` values: byte `k` of the result is byte
+    /// `pick(k)` of `a` followed by `b` (0..32).
+    fn byte_shuffle(&mut self, a: Value, b: Value, pick: impl Fn(u8) -> u8) -> Value {
+        let mask: Vec<u8> = (0..16).map(pick).collect();
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(cranelift_codegen::ir::ConstantData::from(mask));
+        self.b.ins().shuffle(a, b, imm)
+    }
+
     pub fn fadd(&mut self, a: Value, b: Value) -> Value {
         self.fbin(a, b, FBin::Add)
     }
@@ -867,7 +904,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             Frc => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.frc(a)),
             Exp => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Exp),
             Log => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Log),
-            Rsq => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Rsq),
+            Rsq => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.rsq(a)),
             Dp2 | Dp3 | Dp4 => self.dot(inst),
             SinCos => self.sincos(inst),
         }
