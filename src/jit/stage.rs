@@ -25,7 +25,7 @@ use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::Variable;
 
 use super::context::{N, OFF_DISCARDED, OFF_INPUTS, OFF_OUTPUTS, OFF_UAV_LANES, W};
-use super::lower::{trusted, Lower, Ty, V};
+use super::lower::{fixed, trusted, Lower, Ty, V};
 use super::JitError;
 use crate::ir::{GraphicsInst, Instruction, Operand, ProgramKind};
 use crate::runtime::batch::special_component;
@@ -71,10 +71,12 @@ impl Lower<'_, '_> {
             let input: [[Variable; N]; 4] = std::array::from_fn(|_| self.new_vars());
             let output: [[Variable; N]; 4] = std::array::from_fn(|_| self.new_vars());
             for c in 0..4 {
+                // The input area does not change during the call (`fixed`):
+                // loads of components the program never reads are dropped.
                 let vals: V = std::array::from_fn(|j| {
                     self.b
                         .ins()
-                        .load(types::I32X4, trusted(), base, io_offset(r, c, j))
+                        .load(types::I32X4, fixed(), base, io_offset(r, c, j))
                 });
                 self.def_vars(input[c], vals);
                 self.def_vars(output[c], zero);
