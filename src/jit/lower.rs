@@ -440,22 +440,24 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// f32 and finished. ±0 gives ±INF and a negative input NaN through the
     /// f64 arithmetic itself, as in `sem`.
     fn rsq(&mut self, x: Value) -> Value {
+        // Bitcasts that change the lane count name their byte order.
+        let little = || mem().with_endianness(cranelift_codegen::ir::Endianness::Little);
         let x = self.flush(x);
-        let xb = self.b.ins().bitcast(types::I8X16, mem(), x);
+        let xb = self.b.ins().bitcast(types::I8X16, little(), x);
         let high = self.byte_shuffle(xb, xb, |k| 8 + k % 8);
         let one = self.b.ins().f64const(1.0);
         let one = self.b.ins().splat(types::F64X2, one);
         let halves = [xb, high].map(|h| {
-            let f = self.b.ins().bitcast(types::F32X4, mem(), h);
+            let f = self.b.ins().bitcast(types::F32X4, little(), h);
             let d = self.b.ins().fvpromote_low(f);
             let root = self.b.ins().sqrt(d);
             let q = self.b.ins().fdiv(one, root);
             let r = self.b.ins().fvdemote(q);
-            self.b.ins().bitcast(types::I8X16, mem(), r)
+            self.b.ins().bitcast(types::I8X16, little(), r)
         });
         // Lanes 0, 1 from the low half's result, 2, 3 from the high one's.
         let both = self.byte_shuffle(halves[0], halves[1], |k| if k < 8 { k } else { 8 + k });
-        let r = self.b.ins().bitcast(types::I32X4, mem(), both);
+        let r = self.b.ins().bitcast(types::I32X4, little(), both);
         self.finish_always(r)
     }
 
