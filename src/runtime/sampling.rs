@@ -65,9 +65,14 @@ pub struct SampleArgs {
 /// − top-left and bottom-left − top-left, with `deriv_rt*_coarse`'s
 /// subtraction ([`crate::sem::quad::deriv`]). One pair per quad, so every
 /// lane of the quad gets the same gradients.
+#[inline]
 pub fn quad_gradients(coords: [[u32; 4]; 4]) -> ([u32; 4], [u32; 4]) {
-    use crate::sem::quad::{deriv, Deriv};
-    let of = |kind| std::array::from_fn(|c| deriv(kind, coords.map(|v| v[c]))[0]);
+    use crate::sem::quad::{deriv_lane, Deriv};
+    let column = |c: usize| [coords[0][c], coords[1][c], coords[2][c], coords[3][c]];
+    let of = |kind| {
+        let d = |c: usize| deriv_lane(kind, column(c), 0);
+        [d(0), d(1), d(2), d(3)]
+    };
     (of(Deriv::CoarseX), of(Deriv::CoarseY))
 }
 
@@ -284,10 +289,12 @@ pub const SPECIALISED_FORMATS: [Format; 10] = [
 /// [`SPECIALISED_FORMATS`], or [`ANY`].
 const ANY: u8 = u8::MAX;
 
-const fn filter_of(i: u8) -> FilterMode {
+/// The (min and mag, mip) filters of a [`Fixed`] spec's filter index.
+const fn filter_of(i: u8) -> (FilterMode, FilterMode) {
     match i {
-        0 => FilterMode::Point,
-        _ => FilterMode::Linear,
+        0 => (FilterMode::Point, FilterMode::Point),
+        1 => (FilterMode::Linear, FilterMode::Linear),
+        _ => (FilterMode::Linear, FilterMode::Point),
     }
 }
 
@@ -302,8 +309,8 @@ const fn address_of(i: u8) -> AddressMode {
 }
 
 /// A specialised entry's spec: format `F` (an index of
-/// [`SPECIALISED_FORMATS`] or [`ANY`]), filter `M` (0 point, 1 linear,
-/// for min, mag and mip) and address mode `A` (wrap, mirror, clamp,
+/// [`SPECIALISED_FORMATS`] or [`ANY`]), filter `M` (min and mag / mip:
+/// 0 point / point, 1 linear / linear, 2 linear / point) and address mode `A` (wrap, mirror, clamp,
 /// border, mirror-once) on every axis.
 #[derive(Clone, Copy, Debug)]
 pub struct Fixed<const F: u8, const M: u8, const A: u8>;
@@ -314,7 +321,7 @@ impl<const F: u8, const M: u8, const A: u8> Spec for Fixed<F, M, A> {
     } else {
         Some(SPECIALISED_FORMATS[F as usize])
     };
-    const FILTER: Option<FilterMode> = Some(filter_of(M));
+    const FILTER: Option<(FilterMode, FilterMode)> = Some(filter_of(M));
     const ADDRESS: Option<AddressMode> = Some(address_of(A));
 }
 
@@ -326,7 +333,8 @@ pub trait SpecUser {
 }
 
 /// Runs `u` with the [`Fixed`] spec of (format, sampler), or with [`Dyn`]
-/// when the sampler mixes filters (min ≠ mag ≠ mip) or address modes on
+/// when the sampler's filters are not one of [`Fixed`]'s (min ≠ mag, or
+/// point min and mag with a linear mip filter) or it mixes address modes on
 /// the axes `dim` uses (at least u and v; cubes always clamp). Which spec ran is
 /// returned beside `u`'s output (its name, for coverage reports).
 pub fn with_spec<U: SpecUser>(
@@ -340,7 +348,12 @@ pub fn with_spec<U: SpecUser>(
         .position(|f| *f == format)
         .map_or(ANY, |i| i as u8);
     let (min, mag, mip) = s.filter.modes();
-    let filter = (min == mag && mag == mip).then_some(min);
+    let filter = match (min, mag, mip) {
+        (FilterMode::Point, FilterMode::Point, FilterMode::Point) => Some(0),
+        (FilterMode::Linear, FilterMode::Linear, FilterMode::Linear) => Some(1),
+        (FilterMode::Linear, FilterMode::Linear, FilterMode::Point) => Some(2),
+        _ => None,
+    };
     let cube = matches!(dim, SampleDim::Cube | SampleDim::CubeArray);
     // Gathers address two axes whatever the dimension.
     let used = &s.address()[..dim.axes().max(2)];
@@ -354,7 +367,7 @@ pub fn with_spec<U: SpecUser>(
     };
     let name = SpecName::Fixed {
         format: (fi != ANY).then_some(format),
-        filter,
+        filter: filter_of(filter),
         address,
     };
     macro_rules! by_address {
@@ -371,8 +384,9 @@ pub fn with_spec<U: SpecUser>(
     macro_rules! by_filter {
         ($f:expr) => {
             match filter {
-                FilterMode::Point => by_address!($f, 0),
-                FilterMode::Linear => by_address!($f, 1),
+                0 => by_address!($f, 0),
+                1 => by_address!($f, 1),
+                _ => by_address!($f, 2),
             }
         };
     }
@@ -400,7 +414,8 @@ pub enum SpecName {
     /// A specialised entry; `format: None` decodes the view's format.
     Fixed {
         format: Option<Format>,
-        filter: FilterMode,
+        /// Min and mag, mip.
+        filter: (FilterMode, FilterMode),
         address: AddressMode,
     },
 }
@@ -492,7 +507,7 @@ pub fn sample_count(view: Option<View>) -> u32 {
 mod tests {
     use super::*;
     use crate::ir::Opcode;
-    use crate::runtime::{Filter, TextureDim};
+    use crate::runtime::{ComparisonFunc, Filter, TextureDim};
 
     /// Runs base op `op` through the spec `with_spec` picks.
     struct Pick<'a> {
@@ -513,6 +528,22 @@ mod tests {
         }
     }
 
+    /// The shapes the test samples: (view type, size, mips).
+    const SHAPES: [(TextureDim, [u32; 3], u32); 5] = [
+        (TextureDim::Tex2D, [5, 7, 1], 3),
+        (TextureDim::Tex2D, [1, 1, 1], 1),
+        (TextureDim::Tex2DArray, [6, 3, 3], 2),
+        (TextureDim::TexCube, [4, 4, 6], 3),
+        (TextureDim::Tex1D, [9, 1, 1], 2),
+    ];
+
+    /// Every specialised entry, and the general path with the direct
+    /// two-axis reads ([`Texture`]'s levels that lie in memory), against
+    /// the general path with every read checked, on each shape with its
+    /// memory whole or cut short (the last levels then not direct), for
+    /// every filter and address mode and coordinates, offsets, LODs,
+    /// gradients and references around texel centres and edges, huge,
+    /// infinite and NaN.
     #[test]
     fn every_specialised_entry_gives_the_general_paths_bits() {
         let mut x = 0x9E37_79B9u32;
@@ -535,12 +566,21 @@ mod tests {
             7.25,
             1e30,
             f32::NAN,
+            -1e30,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            2.6,
+            0.1,
+            -0.6,
+            0.625,
         ];
         let ops = [
             Opcode::Sample,
             Opcode::SampleL,
+            Opcode::SampleB,
             Opcode::SampleD,
             Opcode::SampleC,
+            Opcode::SampleCLz,
             Opcode::Gather4,
             Opcode::Gather4C,
             Opcode::Lod,
@@ -550,58 +590,88 @@ mod tests {
             Format::Bc7UnormSrgb,
             Format::R16G16Unorm,
         ]);
+        let filter = |min, mag, mip| Filter {
+            min,
+            mag,
+            mip,
+            anisotropic: false,
+        };
+        let (p, l) = (FilterMode::Point, FilterMode::Linear);
+        let filters = [
+            filter(p, p, p),
+            filter(l, l, l),
+            filter(l, l, p),
+            filter(p, l, l),
+        ];
+        let funcs = [
+            ComparisonFunc::LessEqual,
+            ComparisonFunc::Greater,
+            ComparisonFunc::Equal,
+            ComparisonFunc::Never,
+        ];
         let mut fixed = 0;
         for &format in formats {
-            let view = TextureView::packed(TextureDim::Tex2D, format, [5, 7, 1], 3);
-            let bytes: Vec<u8> = (0..view.size_bytes()).map(|_| next() as u8).collect();
-            let tex = Texture::new(&TextureData { view, data: &bytes });
-            for filter in [Filter::POINT, Filter::LINEAR] {
-                for address in [
-                    AddressMode::Wrap,
-                    AddressMode::Mirror,
-                    AddressMode::Clamp,
-                    AddressMode::Border,
-                    AddressMode::MirrorOnce,
-                ] {
-                    let s = SamplerDesc {
-                        border_color: [0.25, f32::NAN, 2.0, -1.0],
-                        comparison: crate::runtime::ComparisonFunc::LessEqual,
-                        ..SamplerDesc::new(filter, address)
-                    };
-                    for op in ops {
-                        let f = op.sample_form().expect("a sample-class op");
-                        for k in 0..24 {
-                            let c = |k: usize| coords[k % coords.len()].to_bits();
-                            let a = SampleArgs {
-                                coord: [c(k), c(k * 7 + 3), 0, 0],
-                                offset: [(k % 5) as i32 - 2, (k % 3) as i32 - 1, 0],
-                                reference: 0.5f32.to_bits(),
-                                lod: [(k as f32 * 0.37 - 1.0).to_bits(), 0.1f32.to_bits(), 0, 0],
-                                ddy: [0, (0.3f32).to_bits(), 0, 0],
-                                component: k % 4,
-                                quad: Some(([0.2f32.to_bits(); 4], [0; 4])),
-                                ..SampleArgs::default()
-                            };
-                            let pick = Pick {
-                                f,
-                                tex: &tex,
-                                dim: SampleDim::D2,
-                                s: &s,
-                                a: &a,
-                            };
-                            let (got, name) = with_spec(format, &s, SampleDim::D2, pick);
-                            fixed += usize::from(name != SpecName::General);
-                            let mut cache = BlockCache::default();
-                            let want = sample_with::<Dyn>(
-                                &f,
-                                &tex,
-                                SampleDim::D2,
-                                &s,
-                                &a,
-                                None,
-                                &mut cache,
-                            );
-                            assert_eq!(got, want, "{format:?} {s:?} {op:?} {a:?} ({name:?})");
+            for (dim, size, mips) in SHAPES {
+                let view = TextureView::packed(dim, format, size, mips);
+                for cut in [0, 3] {
+                    let len = (view.size_bytes() as usize).saturating_sub(cut);
+                    let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                    let tex = Texture::new(&TextureData { view, data: &bytes });
+                    let checked = tex.checked_only();
+                    let sdim = SampleDim::of_view(dim);
+                    for filter in filters {
+                        for address in [
+                            AddressMode::Wrap,
+                            AddressMode::Mirror,
+                            AddressMode::Clamp,
+                            AddressMode::Border,
+                            AddressMode::MirrorOnce,
+                        ] {
+                            for op in ops {
+                                let f = op.sample_form().expect("a sample-class op");
+                                for k in 0..24 {
+                                    let s = SamplerDesc {
+                                        filter,
+                                        border_color: [0.25, f32::NAN, 2.0, -1.0],
+                                        comparison: funcs[k % funcs.len()],
+                                        mip_lod_bias: [0.0, 0.5, -0.25][k % 3],
+                                        ..SamplerDesc::new(filter, address)
+                                    };
+                                    let c = |k: usize| coords[k % coords.len()].to_bits();
+                                    let g = |k: usize| (0.02 * (k % 13) as f32).to_bits();
+                                    let a = SampleArgs {
+                                        coord: [c(k), c(k * 7 + 3), c(k * 5 + 1), c(k * 3 + 2)],
+                                        offset: [(k % 5) as i32 - 2, (k % 3) as i32 - 1, 0],
+                                        reference: [0.5f32, 0.0, 1.0, f32::NAN][k % 4].to_bits(),
+                                        lod: [(k as f32 * 0.37 - 1.0).to_bits(), g(k), 0, 0],
+                                        ddy: [g(k + 5), g(k + 1), 0, 0],
+                                        component: k % 4,
+                                        quad: Some((
+                                            [g(k), g(k + 3), 0, 0],
+                                            [g(k + 7), g(k), 0, 0],
+                                        )),
+                                        ..SampleArgs::default()
+                                    };
+                                    let pick = Pick {
+                                        f,
+                                        tex: &tex,
+                                        dim: sdim,
+                                        s: &s,
+                                        a: &a,
+                                    };
+                                    let (got, name) = with_spec(format, &s, sdim, pick);
+                                    fixed += usize::from(name != SpecName::General);
+                                    let run = |t: &Texture| {
+                                        let mut cache = BlockCache::default();
+                                        sample_with::<Dyn>(&f, t, sdim, &s, &a, None, &mut cache)
+                                    };
+                                    let want = run(&checked);
+                                    let what =
+                                        format!("{format:?} {view:?} {cut} {s:?} {op:?} {a:?}");
+                                    assert_eq!(got, want, "{what} ({name:?})");
+                                    assert_eq!(run(&tex), want, "{what} (general, direct)");
+                                }
+                            }
                         }
                     }
                 }
