@@ -15,7 +15,7 @@
 //! a binding; a spec's constants only fold branches of the one code.
 
 use crate::ir::{Decl, LodSource, Opcode, ResourceDim, SampleForm as Form};
-use crate::runtime::texture::{BlockCache, Dyn, Lookup, SampleDim, Spec, Texture};
+use crate::runtime::texture::{BlockCache, Chosen, Dyn, Lookup, SampleDim, Spec, Texture};
 use crate::runtime::{
     AddressMode, FilterMode, Format, MipLayout, RuntimeError, SamplerDesc, Slot, TextureData,
     TextureView, View,
@@ -130,15 +130,26 @@ pub fn sample(
     a: &SampleArgs,
 ) -> [u32; 4] {
     let tex = Texture::new(tex);
-    sample_with::<Dyn>(f, &tex, dim, s, a, None, &mut BlockCache::default())
+    let quad = QuadShared::default();
+    sample_with::<Dyn>(f, &tex, dim, s, a, quad, &mut BlockCache::default())
+}
+
+/// What the lanes of a pixel quad share in a sampling op, computed once
+/// per quad by a caller that runs several lanes: the quad's gradient LOD
+/// ([`gradient_lod`] of its gradients, the same for every lane unless
+/// the texture is a cube) and, when the op's whole LOD is the same for
+/// every lane ([`quad_choice`]), its mip choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QuadShared {
+    pub lod: Option<f32>,
+    pub chosen: Option<Chosen>,
 }
 
 /// [`sample`] for the code of `S` on a prepared texture: the one
 /// implementation of every sampling op, which the interpreter runs as
 /// [`Dyn`] per thread and the JIT's batch entries run per lane.
-/// `quad_lod`, when given, is [`gradient_lod`] of `a.quad` (the same for
-/// every lane of a quad unless the texture is a cube), computed once per
-/// quad by the caller.
+/// `quad`, when given, holds what the lanes of `a.quad` share
+/// ([`QuadShared`]), computed by [`quad_choice`] once per quad.
 #[inline(always)]
 pub fn sample_with<S: Spec>(
     f: &Form,
@@ -146,7 +157,7 @@ pub fn sample_with<S: Spec>(
     dim: SampleDim,
     s: &SamplerDesc,
     a: &SampleArgs,
-    quad_lod: Option<f32>,
+    quad: QuadShared,
     cache: &mut BlockCache,
 ) -> [u32; 4] {
     let l = Lookup {
@@ -158,7 +169,13 @@ pub fn sample_with<S: Spec>(
     if f.gather {
         return tex.gather::<S>(cache, s, &l, a.component, reference);
     }
-    let lod = lod_of(f, s, tex, &l, a, quad_lod);
+    let in_quad = a.quad.is_some() || f.lod == LodSource::Zero;
+    if let (Some(chosen), None, false, true) = (quad.chosen, a.min_lod, f.query, in_quad) {
+        return tex
+            .sample_chosen::<S>(cache, s, &l, &chosen, reference)
+            .map(f32::to_bits);
+    }
+    let lod = lod_of(f, s, tex, &l, a, quad.lod);
     if f.query {
         let mips = tex.mips() as f32;
         let clamped = lod.clamp(0.0, mips - 1.0);
@@ -167,6 +184,37 @@ pub fn sample_with<S: Spec>(
     let lod = a.min_lod.map_or(lod, |m| if m > lod { m } else { lod });
     tex.sample::<S>(cache, s, &l, lod, reference)
         .map(f32::to_bits)
+}
+
+/// The [`QuadShared`] of op `f` for a quad whose gradient LOD is
+/// `quad_lod` (`None` outside a quad, or for cubes): with the mip choice
+/// when the op's LOD does not depend on the lane ([`uniform_lod`]) and
+/// the op has no per-lane LOD clamp (`clamped`).
+#[inline(always)]
+pub fn quad_choice<S: Spec>(
+    f: &Form,
+    tex: &Texture,
+    s: &SamplerDesc,
+    quad_lod: Option<f32>,
+    clamped: bool,
+) -> QuadShared {
+    let uniform = uniform_lod(f, s, quad_lod).filter(|_| !clamped && !f.gather && !f.query);
+    QuadShared {
+        lod: quad_lod,
+        chosen: uniform.map(|lod| tex.choose::<S>(s, lod)),
+    }
+}
+
+/// The biased, clamped LOD of op `f` when it is the same for every lane
+/// given the quad's gradient LOD `quad_lod` (when the lane is in a quad):
+/// the zero-LOD forms, and the implicit forms without a bias operand.
+#[inline(always)]
+fn uniform_lod(f: &Form, s: &SamplerDesc, quad_lod: Option<f32>) -> Option<f32> {
+    match f.lod {
+        LodSource::Zero => Some(rules::clamp_lod(0.0, s)),
+        LodSource::Implicit { bias: None } => quad_lod.map(|lod| rules::biased_lod(lod, 0.0, s)),
+        _ => None,
+    }
 }
 
 /// The biased, clamped LOD of a non-gather op.
@@ -179,6 +227,9 @@ fn lod_of(
     a: &SampleArgs,
     quad_lod: Option<f32>,
 ) -> f32 {
+    if let Some(lod) = uniform_lod(f, s, quad_lod.filter(|_| a.quad.is_some())) {
+        return lod;
+    }
     let scalar = f32::from_bits(a.lod[0]);
     match f.lod {
         LodSource::Zero => rules::clamp_lod(0.0, s),
@@ -522,8 +573,14 @@ mod tests {
         type Out = [u32; 4];
         fn run<S: Spec>(self) -> [u32; 4] {
             let mut cache = BlockCache::default();
+            let cube = matches!(self.dim, SampleDim::Cube | SampleDim::CubeArray);
+            let lod = match self.a.quad {
+                Some((dx, dy)) if !cube => Some(gradient_lod(self.tex, self.dim, [0.0; 4], dx, dy)),
+                _ => None,
+            };
+            let quad = quad_choice::<S>(&self.f, self.tex, self.s, lod, false);
             sample_with::<S>(
-                &self.f, self.tex, self.dim, self.s, self.a, None, &mut cache,
+                &self.f, self.tex, self.dim, self.s, self.a, quad, &mut cache,
             )
         }
     }
@@ -663,7 +720,8 @@ mod tests {
                                     fixed += usize::from(name != SpecName::General);
                                     let run = |t: &Texture| {
                                         let mut cache = BlockCache::default();
-                                        sample_with::<Dyn>(&f, t, sdim, &s, &a, None, &mut cache)
+                                        let quad = QuadShared::default();
+                                        sample_with::<Dyn>(&f, t, sdim, &s, &a, quad, &mut cache)
                                     };
                                     let want = run(&checked);
                                     let what =

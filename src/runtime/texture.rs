@@ -166,6 +166,13 @@ impl Default for BlockCache {
     }
 }
 
+/// The mips one sample reads and the filter it applies on them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Chosen {
+    choice: sample::MipChoice,
+    mode: FilterMode,
+}
+
 /// A two-axis lookup placed on its level's axes ([`Texture::place`]).
 struct Placed {
     coord: [f32; 2],
@@ -508,12 +515,34 @@ impl<'a> Texture<'a> {
         lod: f32,
         compare: Option<f32>,
     ) -> [f32; 4] {
+        let chosen = self.choose::<S>(s, lod);
+        self.sample_chosen::<S>(cache, s, l, &chosen, compare)
+    }
+
+    /// The mips and filter a (biased, clamped) `lod` selects: the part
+    /// of [`Texture::sample`] that does not depend on the coordinates.
+    #[inline(always)]
+    pub fn choose<S: Spec>(&self, s: &SamplerDesc, lod: f32) -> Chosen {
         let (min, mag, mip) = match S::FILTER {
             Some((m, p)) => (m, m, p),
             None => s.filter.modes(),
         };
         let choice = sample::choose_mips(lod, mip, self.mips());
         let mode = if choice.magnify { mag } else { min };
+        Chosen { choice, mode }
+    }
+
+    /// [`Texture::sample`] after [`Texture::choose`].
+    #[inline(always)]
+    pub fn sample_chosen<S: Spec>(
+        &self,
+        cache: &mut BlockCache,
+        s: &SamplerDesc,
+        l: &Lookup,
+        chosen: &Chosen,
+        compare: Option<f32>,
+    ) -> [f32; 4] {
+        let (choice, mode) = (chosen.choice, chosen.mode);
         let a = self.filter_level::<S>(cache, s, l, choice.level0, mode, compare);
         if choice.weight == 0.0 || choice.level1 == choice.level0 {
             return a;
