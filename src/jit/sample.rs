@@ -17,7 +17,7 @@
 //! resource-table entry and the sampler bound in the dispatch's
 //! [`TypedEnv`].
 //! Invariants: the shim reads texels only through the runtime's checked
-//! fetch over the slot's bound slice; in pixel batches the implicit-LOD
+//! fetches over the slot's bound slice; in pixel batches the implicit-LOD
 //! ops take the gradients of their quad's four coordinate rows (every
 //! lane's row is written, masked or not); an implicit-LOD op (`sample`,
 //! `sample_b`, `sample_c`, `lod`) in a compute program never reaches code

@@ -419,7 +419,7 @@ impl Format {
         if bytes.len() != self.bytes() as usize {
             return self.load_inline(bytes);
         }
-        let unorm8 = |i: usize| decode_channel(ChannelKind::Unorm, u32::from(bytes[i]), 8);
+        let unorm8 = |i: usize| UNORM8[usize::from(bytes[i])];
         let srgb8 = |i: usize| srgb8_table()[usize::from(bytes[i])];
         let word =
             |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
@@ -466,6 +466,18 @@ impl Format {
         texel.to_le_bytes()
     }
 }
+
+/// Every 8-bit UNORM code's value as `decode_channel` gives it (`raw /
+/// 255` in f32), computed at compile time.
+static UNORM8: [u32; 256] = {
+    let mut t = [0u32; 256];
+    let mut raw = 0;
+    while raw < 256 {
+        t[raw] = (raw as f32 / 255.0).to_bits();
+        raw += 1;
+    }
+    t
+};
 
 /// The linear value of every 8-bit sRGB code: `srgb_to_linear` of its
 /// UNORM decode, computed once.

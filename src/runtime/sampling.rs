@@ -8,8 +8,8 @@
 //! texture, the declared dimension and the sampler state. Out: the four
 //! result DWORDs before the resource swizzle. Invariant: both engines route
 //! operands here and nowhere else, so their texels, weights and LODs are
-//! the same function; every texel read goes through
-//! [`Texture::texel`]'s checked fetch. The functions are generic over a
+//! the same function; every texel read goes through [`Texture`]'s
+//! fetches (checked per texel, or per mip level once). The functions are generic over a
 //! [`Spec`] (what a specialised entry fixes): the interpreter runs the
 //! general instance [`Dyn`], the JIT the instance [`with_spec`] picks for
 //! a binding; a spec's constants only fold branches of the one code.

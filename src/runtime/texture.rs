@@ -5,8 +5,11 @@
 //! dimension the shader declared), a [`SamplerDesc`] and one lane's
 //! coordinates. Out: four shader DWORDs. Invariant: every texel read goes
 //! through [`TextureData::texel`], which checks the mip, the texel and the
-//! byte range, so no coordinate can reach outside the view or the slice;
-//! out-of-range fetches read zeros with the format's defaults. The rules
+//! byte range, or is a two-axis filter footprint on a level checked once
+//! to lie inside the memory ([`Level::fits`]) at indices the address
+//! modes keep inside the level, so no coordinate can reach outside the
+//! view or the slice; out-of-range fetches read zeros with the format's
+//! defaults. The rules
 //! (addressing, weights, LOD) come from [`crate::sem::sample`]. The code
 //! is written once on [`Texture`] (a texture with its mip layouts
 //! prepared), generic over a [`Spec`]; [`TextureData`]'s methods run its
