@@ -690,7 +690,8 @@ fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
     let quad_grads = quads && implicit;
     let cube = matches!(p.dim, SampleDim::Cube | SampleDim::CubeArray);
     let mut cache = BlockCache::default();
-    let mut last: Option<(([u32; 4], [u32; 4]), f32)> = None;
+    // The last quad's gradients and their LOD.
+    let mut last: Option<(Gradients, f32)> = None;
     for q in (0..W).step_by(QUAD) {
         if (q..q + QUAD).all(|l| row(io, ROW_EXEC, l) == 0) {
             continue;
@@ -724,6 +725,9 @@ fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
         }
     }
 }
+
+/// A quad's (ddx, ddy) of the coordinates (f32 bits).
+type Gradients = ([u32; 4], [u32; 4]);
 
 /// Lane `l`'s operands of base op `f` from the io rows (only the rows
 /// the generated code wrote for the op are read).
