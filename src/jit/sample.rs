@@ -17,7 +17,7 @@
 //! resource-table entry and the sampler bound in the dispatch's
 //! [`TypedEnv`].
 //! Invariants: the shim reads texels only through the runtime's checked
-//! fetch over the slot's bound slice; in pixel batches the implicit-LOD
+//! fetches over the slot's bound slice; in pixel batches the implicit-LOD
 //! ops take the gradients of their quad's four coordinate rows (every
 //! lane's row is written, masked or not); an implicit-LOD op (`sample`,
 //! `sample_b`, `sample_c`, `lod`) in a compute program never reaches code
@@ -677,8 +677,11 @@ fn load_rows<S: Spec>(p: &TexPlan, _quads: bool, io: &mut [u32]) {
 }
 
 /// Every active lane of a sample-class op through the code of `S`: the
-/// operands read as the general path reads them, the quad's gradient
-/// LOD computed once per quad (cubes: per lane, it depends on the face).
+/// operands read as the general path reads them, what a quad's lanes
+/// share ([`shared::quad_choice`]: the gradient LOD, except for cubes
+/// where it depends on the face, and the mip choice when the whole LOD
+/// is the quad's) computed once per quad, and the gradient LOD reused
+/// while the quads' gradients repeat (it is a function of them alone).
 fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
     let Some(f) = p.form else {
         return;
@@ -687,6 +690,8 @@ fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
     let quad_grads = quads && implicit;
     let cube = matches!(p.dim, SampleDim::Cube | SampleDim::CubeArray);
     let mut cache = BlockCache::default();
+    // The last quad's gradients and their LOD.
+    let mut last: Option<(Gradients, f32)> = None;
     for q in (0..W).step_by(QUAD) {
         if (q..q + QUAD).all(|l| row(io, ROW_EXEC, l) == 0) {
             continue;
@@ -695,22 +700,34 @@ fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
             // Every lane of the quad, running or not: its register as it stands.
             quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, q + k)))
         });
-        let quad_lod = match quad {
-            Some((dx, dy)) if !cube => Some(shared::gradient_lod(&p.tex, p.dim, [0.0; 4], dx, dy)),
+        let quad_lod = match (quad, last) {
+            (Some(g), Some((h, lod))) if !cube && g == h => Some(lod),
+            (Some((dx, dy)), _) if !cube => {
+                let lod = shared::gradient_lod(&p.tex, p.dim, [0.0; 4], dx, dy);
+                last = Some(((dx, dy), lod));
+                Some(lod)
+            }
             _ => None,
+        };
+        let uniform = !quad_grads || quad_lod.is_some();
+        let shared = match uniform {
+            true => shared::quad_choice::<S>(&f, &p.tex, &p.sampler, quad_lod, p.clamped),
+            false => shared::QuadShared::default(),
         };
         for l in q..q + QUAD {
             if row(io, ROW_EXEC, l) == 0 {
                 continue;
             }
             let args = lane_args(&f, p.clamped, p.component, p.offsets, quad, io, l);
-            let v = shared::sample_with::<S>(
-                &f, &p.tex, p.dim, &p.sampler, &args, quad_lod, &mut cache,
-            );
+            let v =
+                shared::sample_with::<S>(&f, &p.tex, p.dim, &p.sampler, &args, shared, &mut cache);
             put_out(io, l, v);
         }
     }
 }
+
+/// A quad's (ddx, ddy) of the coordinates (f32 bits).
+type Gradients = ([u32; 4], [u32; 4]);
 
 /// Lane `l`'s operands of base op `f` from the io rows (only the rows
 /// the generated code wrote for the op are read).

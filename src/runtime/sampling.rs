@@ -8,14 +8,14 @@
 //! texture, the declared dimension and the sampler state. Out: the four
 //! result DWORDs before the resource swizzle. Invariant: both engines route
 //! operands here and nowhere else, so their texels, weights and LODs are
-//! the same function; every texel read goes through
-//! [`Texture::texel`]'s checked fetch. The functions are generic over a
+//! the same function; every texel read goes through [`Texture`]'s
+//! fetches (checked per texel, or per mip level once). The functions are generic over a
 //! [`Spec`] (what a specialised entry fixes): the interpreter runs the
 //! general instance [`Dyn`], the JIT the instance [`with_spec`] picks for
 //! a binding; a spec's constants only fold branches of the one code.
 
 use crate::ir::{Decl, LodSource, Opcode, ResourceDim, SampleForm as Form};
-use crate::runtime::texture::{BlockCache, Dyn, Lookup, SampleDim, Spec, Texture};
+use crate::runtime::texture::{BlockCache, Chosen, Dyn, Lookup, SampleDim, Spec, Texture};
 use crate::runtime::{
     AddressMode, FilterMode, Format, MipLayout, RuntimeError, SamplerDesc, Slot, TextureData,
     TextureView, View,
@@ -65,9 +65,14 @@ pub struct SampleArgs {
 /// − top-left and bottom-left − top-left, with `deriv_rt*_coarse`'s
 /// subtraction ([`crate::sem::quad::deriv`]). One pair per quad, so every
 /// lane of the quad gets the same gradients.
+#[inline]
 pub fn quad_gradients(coords: [[u32; 4]; 4]) -> ([u32; 4], [u32; 4]) {
-    use crate::sem::quad::{deriv, Deriv};
-    let of = |kind| std::array::from_fn(|c| deriv(kind, coords.map(|v| v[c]))[0]);
+    use crate::sem::quad::{deriv_lane, Deriv};
+    let column = |c: usize| [coords[0][c], coords[1][c], coords[2][c], coords[3][c]];
+    let of = |kind| {
+        let d = |c: usize| deriv_lane(kind, column(c), 0);
+        [d(0), d(1), d(2), d(3)]
+    };
     (of(Deriv::CoarseX), of(Deriv::CoarseY))
 }
 
@@ -125,15 +130,26 @@ pub fn sample(
     a: &SampleArgs,
 ) -> [u32; 4] {
     let tex = Texture::new(tex);
-    sample_with::<Dyn>(f, &tex, dim, s, a, None, &mut BlockCache::default())
+    let quad = QuadShared::default();
+    sample_with::<Dyn>(f, &tex, dim, s, a, quad, &mut BlockCache::default())
+}
+
+/// What the lanes of a pixel quad share in a sampling op, computed once
+/// per quad by a caller that runs several lanes: the quad's gradient LOD
+/// ([`gradient_lod`] of its gradients, the same for every lane unless
+/// the texture is a cube) and, when the op's whole LOD is the same for
+/// every lane ([`quad_choice`]), its mip choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QuadShared {
+    pub lod: Option<f32>,
+    pub chosen: Option<Chosen>,
 }
 
 /// [`sample`] for the code of `S` on a prepared texture: the one
 /// implementation of every sampling op, which the interpreter runs as
 /// [`Dyn`] per thread and the JIT's batch entries run per lane.
-/// `quad_lod`, when given, is [`gradient_lod`] of `a.quad` (the same for
-/// every lane of a quad unless the texture is a cube), computed once per
-/// quad by the caller.
+/// `quad`, when given, holds what the lanes of `a.quad` share
+/// ([`QuadShared`]), computed by [`quad_choice`] once per quad.
 #[inline(always)]
 pub fn sample_with<S: Spec>(
     f: &Form,
@@ -141,7 +157,7 @@ pub fn sample_with<S: Spec>(
     dim: SampleDim,
     s: &SamplerDesc,
     a: &SampleArgs,
-    quad_lod: Option<f32>,
+    quad: QuadShared,
     cache: &mut BlockCache,
 ) -> [u32; 4] {
     let l = Lookup {
@@ -153,7 +169,13 @@ pub fn sample_with<S: Spec>(
     if f.gather {
         return tex.gather::<S>(cache, s, &l, a.component, reference);
     }
-    let lod = lod_of(f, s, tex, &l, a, quad_lod);
+    let in_quad = a.quad.is_some() || f.lod == LodSource::Zero;
+    if let (Some(chosen), None, false, true) = (quad.chosen, a.min_lod, f.query, in_quad) {
+        return tex
+            .sample_chosen::<S>(cache, s, &l, &chosen, reference)
+            .map(f32::to_bits);
+    }
+    let lod = lod_of(f, s, tex, &l, a, quad.lod);
     if f.query {
         let mips = tex.mips() as f32;
         let clamped = lod.clamp(0.0, mips - 1.0);
@@ -162,6 +184,37 @@ pub fn sample_with<S: Spec>(
     let lod = a.min_lod.map_or(lod, |m| if m > lod { m } else { lod });
     tex.sample::<S>(cache, s, &l, lod, reference)
         .map(f32::to_bits)
+}
+
+/// The [`QuadShared`] of op `f` for a quad whose gradient LOD is
+/// `quad_lod` (`None` outside a quad, or for cubes): with the mip choice
+/// when the op's LOD does not depend on the lane ([`uniform_lod`]) and
+/// the op has no per-lane LOD clamp (`clamped`).
+#[inline(always)]
+pub fn quad_choice<S: Spec>(
+    f: &Form,
+    tex: &Texture,
+    s: &SamplerDesc,
+    quad_lod: Option<f32>,
+    clamped: bool,
+) -> QuadShared {
+    let uniform = uniform_lod(f, s, quad_lod).filter(|_| !clamped && !f.gather && !f.query);
+    QuadShared {
+        lod: quad_lod,
+        chosen: uniform.map(|lod| tex.choose::<S>(s, lod)),
+    }
+}
+
+/// The biased, clamped LOD of op `f` when it is the same for every lane
+/// given the quad's gradient LOD `quad_lod` (when the lane is in a quad):
+/// the zero-LOD forms, and the implicit forms without a bias operand.
+#[inline(always)]
+fn uniform_lod(f: &Form, s: &SamplerDesc, quad_lod: Option<f32>) -> Option<f32> {
+    match f.lod {
+        LodSource::Zero => Some(rules::clamp_lod(0.0, s)),
+        LodSource::Implicit { bias: None } => quad_lod.map(|lod| rules::biased_lod(lod, 0.0, s)),
+        _ => None,
+    }
 }
 
 /// The biased, clamped LOD of a non-gather op.
@@ -174,6 +227,9 @@ fn lod_of(
     a: &SampleArgs,
     quad_lod: Option<f32>,
 ) -> f32 {
+    if let Some(lod) = uniform_lod(f, s, quad_lod.filter(|_| a.quad.is_some())) {
+        return lod;
+    }
     let scalar = f32::from_bits(a.lod[0]);
     match f.lod {
         LodSource::Zero => rules::clamp_lod(0.0, s),
@@ -284,10 +340,12 @@ pub const SPECIALISED_FORMATS: [Format; 10] = [
 /// [`SPECIALISED_FORMATS`], or [`ANY`].
 const ANY: u8 = u8::MAX;
 
-const fn filter_of(i: u8) -> FilterMode {
+/// The (min and mag, mip) filters of a [`Fixed`] spec's filter index.
+const fn filter_of(i: u8) -> (FilterMode, FilterMode) {
     match i {
-        0 => FilterMode::Point,
-        _ => FilterMode::Linear,
+        0 => (FilterMode::Point, FilterMode::Point),
+        1 => (FilterMode::Linear, FilterMode::Linear),
+        _ => (FilterMode::Linear, FilterMode::Point),
     }
 }
 
@@ -302,8 +360,8 @@ const fn address_of(i: u8) -> AddressMode {
 }
 
 /// A specialised entry's spec: format `F` (an index of
-/// [`SPECIALISED_FORMATS`] or [`ANY`]), filter `M` (0 point, 1 linear,
-/// for min, mag and mip) and address mode `A` (wrap, mirror, clamp,
+/// [`SPECIALISED_FORMATS`] or [`ANY`]), filter `M` (min and mag / mip:
+/// 0 point / point, 1 linear / linear, 2 linear / point) and address mode `A` (wrap, mirror, clamp,
 /// border, mirror-once) on every axis.
 #[derive(Clone, Copy, Debug)]
 pub struct Fixed<const F: u8, const M: u8, const A: u8>;
@@ -314,7 +372,7 @@ impl<const F: u8, const M: u8, const A: u8> Spec for Fixed<F, M, A> {
     } else {
         Some(SPECIALISED_FORMATS[F as usize])
     };
-    const FILTER: Option<FilterMode> = Some(filter_of(M));
+    const FILTER: Option<(FilterMode, FilterMode)> = Some(filter_of(M));
     const ADDRESS: Option<AddressMode> = Some(address_of(A));
 }
 
@@ -326,7 +384,8 @@ pub trait SpecUser {
 }
 
 /// Runs `u` with the [`Fixed`] spec of (format, sampler), or with [`Dyn`]
-/// when the sampler mixes filters (min ≠ mag ≠ mip) or address modes on
+/// when the sampler's filters are not one of [`Fixed`]'s (min ≠ mag, or
+/// point min and mag with a linear mip filter) or it mixes address modes on
 /// the axes `dim` uses (at least u and v; cubes always clamp). Which spec ran is
 /// returned beside `u`'s output (its name, for coverage reports).
 pub fn with_spec<U: SpecUser>(
@@ -340,7 +399,12 @@ pub fn with_spec<U: SpecUser>(
         .position(|f| *f == format)
         .map_or(ANY, |i| i as u8);
     let (min, mag, mip) = s.filter.modes();
-    let filter = (min == mag && mag == mip).then_some(min);
+    let filter = match (min, mag, mip) {
+        (FilterMode::Point, FilterMode::Point, FilterMode::Point) => Some(0),
+        (FilterMode::Linear, FilterMode::Linear, FilterMode::Linear) => Some(1),
+        (FilterMode::Linear, FilterMode::Linear, FilterMode::Point) => Some(2),
+        _ => None,
+    };
     let cube = matches!(dim, SampleDim::Cube | SampleDim::CubeArray);
     // Gathers address two axes whatever the dimension.
     let used = &s.address()[..dim.axes().max(2)];
@@ -354,7 +418,7 @@ pub fn with_spec<U: SpecUser>(
     };
     let name = SpecName::Fixed {
         format: (fi != ANY).then_some(format),
-        filter,
+        filter: filter_of(filter),
         address,
     };
     macro_rules! by_address {
@@ -371,8 +435,9 @@ pub fn with_spec<U: SpecUser>(
     macro_rules! by_filter {
         ($f:expr) => {
             match filter {
-                FilterMode::Point => by_address!($f, 0),
-                FilterMode::Linear => by_address!($f, 1),
+                0 => by_address!($f, 0),
+                1 => by_address!($f, 1),
+                _ => by_address!($f, 2),
             }
         };
     }
@@ -400,7 +465,8 @@ pub enum SpecName {
     /// A specialised entry; `format: None` decodes the view's format.
     Fixed {
         format: Option<Format>,
-        filter: FilterMode,
+        /// Min and mag, mip.
+        filter: (FilterMode, FilterMode),
         address: AddressMode,
     },
 }
@@ -492,7 +558,7 @@ pub fn sample_count(view: Option<View>) -> u32 {
 mod tests {
     use super::*;
     use crate::ir::Opcode;
-    use crate::runtime::{Filter, TextureDim};
+    use crate::runtime::{ComparisonFunc, Filter, TextureDim};
 
     /// Runs base op `op` through the spec `with_spec` picks.
     struct Pick<'a> {
@@ -507,12 +573,34 @@ mod tests {
         type Out = [u32; 4];
         fn run<S: Spec>(self) -> [u32; 4] {
             let mut cache = BlockCache::default();
+            let cube = matches!(self.dim, SampleDim::Cube | SampleDim::CubeArray);
+            let lod = match self.a.quad {
+                Some((dx, dy)) if !cube => Some(gradient_lod(self.tex, self.dim, [0.0; 4], dx, dy)),
+                _ => None,
+            };
+            let quad = quad_choice::<S>(&self.f, self.tex, self.s, lod, false);
             sample_with::<S>(
-                &self.f, self.tex, self.dim, self.s, self.a, None, &mut cache,
+                &self.f, self.tex, self.dim, self.s, self.a, quad, &mut cache,
             )
         }
     }
 
+    /// The shapes the test samples: (view type, size, mips).
+    const SHAPES: [(TextureDim, [u32; 3], u32); 5] = [
+        (TextureDim::Tex2D, [5, 7, 1], 3),
+        (TextureDim::Tex2D, [1, 1, 1], 1),
+        (TextureDim::Tex2DArray, [6, 3, 3], 2),
+        (TextureDim::TexCube, [4, 4, 6], 3),
+        (TextureDim::Tex1D, [9, 1, 1], 2),
+    ];
+
+    /// Every specialised entry, and the general path with the direct
+    /// two-axis reads ([`Texture`]'s levels that lie in memory), against
+    /// the general path with every read checked, on each shape with its
+    /// memory whole or cut short (the last levels then not direct), for
+    /// every filter and address mode and coordinates, offsets, LODs,
+    /// gradients and references around texel centres and edges, huge,
+    /// infinite and NaN.
     #[test]
     fn every_specialised_entry_gives_the_general_paths_bits() {
         let mut x = 0x9E37_79B9u32;
@@ -535,12 +623,21 @@ mod tests {
             7.25,
             1e30,
             f32::NAN,
+            -1e30,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            2.6,
+            0.1,
+            -0.6,
+            0.625,
         ];
         let ops = [
             Opcode::Sample,
             Opcode::SampleL,
+            Opcode::SampleB,
             Opcode::SampleD,
             Opcode::SampleC,
+            Opcode::SampleCLz,
             Opcode::Gather4,
             Opcode::Gather4C,
             Opcode::Lod,
@@ -550,58 +647,89 @@ mod tests {
             Format::Bc7UnormSrgb,
             Format::R16G16Unorm,
         ]);
+        let filter = |min, mag, mip| Filter {
+            min,
+            mag,
+            mip,
+            anisotropic: false,
+        };
+        let (p, l) = (FilterMode::Point, FilterMode::Linear);
+        let filters = [
+            filter(p, p, p),
+            filter(l, l, l),
+            filter(l, l, p),
+            filter(p, l, l),
+        ];
+        let funcs = [
+            ComparisonFunc::LessEqual,
+            ComparisonFunc::Greater,
+            ComparisonFunc::Equal,
+            ComparisonFunc::Never,
+        ];
         let mut fixed = 0;
         for &format in formats {
-            let view = TextureView::packed(TextureDim::Tex2D, format, [5, 7, 1], 3);
-            let bytes: Vec<u8> = (0..view.size_bytes()).map(|_| next() as u8).collect();
-            let tex = Texture::new(&TextureData { view, data: &bytes });
-            for filter in [Filter::POINT, Filter::LINEAR] {
-                for address in [
-                    AddressMode::Wrap,
-                    AddressMode::Mirror,
-                    AddressMode::Clamp,
-                    AddressMode::Border,
-                    AddressMode::MirrorOnce,
-                ] {
-                    let s = SamplerDesc {
-                        border_color: [0.25, f32::NAN, 2.0, -1.0],
-                        comparison: crate::runtime::ComparisonFunc::LessEqual,
-                        ..SamplerDesc::new(filter, address)
-                    };
-                    for op in ops {
-                        let f = op.sample_form().expect("a sample-class op");
-                        for k in 0..24 {
-                            let c = |k: usize| coords[k % coords.len()].to_bits();
-                            let a = SampleArgs {
-                                coord: [c(k), c(k * 7 + 3), 0, 0],
-                                offset: [(k % 5) as i32 - 2, (k % 3) as i32 - 1, 0],
-                                reference: 0.5f32.to_bits(),
-                                lod: [(k as f32 * 0.37 - 1.0).to_bits(), 0.1f32.to_bits(), 0, 0],
-                                ddy: [0, (0.3f32).to_bits(), 0, 0],
-                                component: k % 4,
-                                quad: Some(([0.2f32.to_bits(); 4], [0; 4])),
-                                ..SampleArgs::default()
-                            };
-                            let pick = Pick {
-                                f,
-                                tex: &tex,
-                                dim: SampleDim::D2,
-                                s: &s,
-                                a: &a,
-                            };
-                            let (got, name) = with_spec(format, &s, SampleDim::D2, pick);
-                            fixed += usize::from(name != SpecName::General);
-                            let mut cache = BlockCache::default();
-                            let want = sample_with::<Dyn>(
-                                &f,
-                                &tex,
-                                SampleDim::D2,
-                                &s,
-                                &a,
-                                None,
-                                &mut cache,
-                            );
-                            assert_eq!(got, want, "{format:?} {s:?} {op:?} {a:?} ({name:?})");
+            for (dim, size, mips) in SHAPES {
+                let view = TextureView::packed(dim, format, size, mips);
+                for cut in [0, 3] {
+                    let len = (view.size_bytes() as usize).saturating_sub(cut);
+                    let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                    let tex = Texture::new(&TextureData { view, data: &bytes });
+                    let checked = tex.checked_only();
+                    let sdim = SampleDim::of_view(dim);
+                    for filter in filters {
+                        for address in [
+                            AddressMode::Wrap,
+                            AddressMode::Mirror,
+                            AddressMode::Clamp,
+                            AddressMode::Border,
+                            AddressMode::MirrorOnce,
+                        ] {
+                            for op in ops {
+                                let f = op.sample_form().expect("a sample-class op");
+                                for k in 0..24 {
+                                    let s = SamplerDesc {
+                                        filter,
+                                        border_color: [0.25, f32::NAN, 2.0, -1.0],
+                                        comparison: funcs[k % funcs.len()],
+                                        mip_lod_bias: [0.0, 0.5, -0.25][k % 3],
+                                        ..SamplerDesc::new(filter, address)
+                                    };
+                                    let c = |k: usize| coords[k % coords.len()].to_bits();
+                                    let g = |k: usize| (0.02 * (k % 13) as f32).to_bits();
+                                    let a = SampleArgs {
+                                        coord: [c(k), c(k * 7 + 3), c(k * 5 + 1), c(k * 3 + 2)],
+                                        offset: [(k % 5) as i32 - 2, (k % 3) as i32 - 1, 0],
+                                        reference: [0.5f32, 0.0, 1.0, f32::NAN][k % 4].to_bits(),
+                                        lod: [(k as f32 * 0.37 - 1.0).to_bits(), g(k), 0, 0],
+                                        ddy: [g(k + 5), g(k + 1), 0, 0],
+                                        component: k % 4,
+                                        quad: Some((
+                                            [g(k), g(k + 3), 0, 0],
+                                            [g(k + 7), g(k), 0, 0],
+                                        )),
+                                        ..SampleArgs::default()
+                                    };
+                                    let pick = Pick {
+                                        f,
+                                        tex: &tex,
+                                        dim: sdim,
+                                        s: &s,
+                                        a: &a,
+                                    };
+                                    let (got, name) = with_spec(format, &s, sdim, pick);
+                                    fixed += usize::from(name != SpecName::General);
+                                    let run = |t: &Texture| {
+                                        let mut cache = BlockCache::default();
+                                        let quad = QuadShared::default();
+                                        sample_with::<Dyn>(&f, t, sdim, &s, &a, quad, &mut cache)
+                                    };
+                                    let want = run(&checked);
+                                    let what =
+                                        format!("{format:?} {view:?} {cut} {s:?} {op:?} {a:?}");
+                                    assert_eq!(got, want, "{what} ({name:?})");
+                                    assert_eq!(run(&tex), want, "{what} (general, direct)");
+                                }
+                            }
                         }
                     }
                 }

@@ -5,8 +5,11 @@
 //! dimension the shader declared), a [`SamplerDesc`] and one lane's
 //! coordinates. Out: four shader DWORDs. Invariant: every texel read goes
 //! through [`TextureData::texel`], which checks the mip, the texel and the
-//! byte range, so no coordinate can reach outside the view or the slice;
-//! out-of-range fetches read zeros with the format's defaults. The rules
+//! byte range, or is a two-axis filter footprint on a level checked once
+//! to lie inside the memory ([`Level::fits`]) at indices the address
+//! modes keep inside the level, so no coordinate can reach outside the
+//! view or the slice; out-of-range fetches read zeros with the format's
+//! defaults. The rules
 //! (addressing, weights, LOD) come from [`crate::sem::sample`]. The code
 //! is written once on [`Texture`] (a texture with its mip layouts
 //! prepared), generic over a [`Spec`]; [`TextureData`]'s methods run its
@@ -74,11 +77,12 @@ pub struct Lookup {
 /// nothing: it is the general path, and the interpreter's. Every field
 /// only folds branches of the one generic code below: with `FORMAT:
 /// Some(f)` the decode is `f`'s (the caller guarantees the view has that
-/// format), with `FILTER: Some(m)` min, mag and mip filter are `m`, with
-/// `ADDRESS: Some(a)` every non-cube axis is addressed with `a`.
+/// format), with `FILTER: Some((m, p))` the min and mag filters are `m`
+/// and the mip filter `p`, with `ADDRESS: Some(a)` every non-cube axis
+/// is addressed with `a`.
 pub trait Spec {
     const FORMAT: Option<Format>;
-    const FILTER: Option<FilterMode>;
+    const FILTER: Option<(FilterMode, FilterMode)>;
     const ADDRESS: Option<AddressMode>;
 }
 
@@ -88,7 +92,7 @@ pub struct Dyn;
 
 impl Spec for Dyn {
     const FORMAT: Option<Format> = None;
-    const FILTER: Option<FilterMode> = None;
+    const FILTER: Option<(FilterMode, FilterMode)> = None;
     const ADDRESS: Option<AddressMode> = None;
 }
 
@@ -105,6 +109,10 @@ struct Level {
     layers: u32,
     row_pitch: u64,
     slice_pitch: Option<u64>,
+    /// Set by [`Texture::new`] when every texel of the level lies inside
+    /// the texture's memory and the format is not block-compressed (see
+    /// [`Level::fits`]): fetches inside the level's extent need no checks.
+    direct: bool,
 }
 
 impl Level {
@@ -121,7 +129,25 @@ impl Level {
             layers: m.layers,
             row_pitch: m.row_pitch,
             slice_pitch,
+            direct: false,
         }
+    }
+
+    /// Whether every texel (x < width, y < height, slice < layers) of
+    /// the level, `f`'s bytes at [`Texture::texel`]'s address, lies in
+    /// `len` bytes (so its address also fits a `usize`), for a
+    /// non-empty level of an uncompressed format.
+    fn fits(&self, f: Format, len: usize) -> bool {
+        if f.is_block_compressed() || self.width == 0 || self.height == 0 || self.layers == 0 {
+            return false;
+        }
+        let end = || {
+            self.offset
+                .checked_add(u64::from(self.layers - 1).checked_mul(self.slice_pitch?)?)?
+                .checked_add(u64::from(self.height - 1).checked_mul(self.row_pitch)?)?
+                .checked_add(u64::from(self.width).checked_mul(u64::from(f.bytes()))?)
+        };
+        end().is_some_and(|e| e <= len as u64)
     }
 }
 
@@ -143,6 +169,21 @@ impl Default for BlockCache {
     }
 }
 
+/// The mips one sample reads and the filter it applies on them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Chosen {
+    choice: sample::MipChoice,
+    mode: FilterMode,
+}
+
+/// A two-axis lookup placed on its level's axes ([`Texture::place`]).
+struct Placed {
+    coord: [f32; 2],
+    slice: u32,
+    modes: [AddressMode; 2],
+    offset: [i32; 2],
+}
+
 /// A bound texture prepared for sampling: its view, memory and the
 /// layout of its first [`KEPT_LEVELS`] mips, computed once per texture
 /// and batch instead of per texel.
@@ -161,6 +202,7 @@ impl<'a> Texture<'a> {
         let mut kept = 0;
         for (l, m) in levels.iter_mut().zip(t.view.mip_chain()) {
             *l = Level::of(&m, t.view.format);
+            l.direct = l.fits(t.view.format, t.data.len());
             kept += 1;
         }
         Texture {
@@ -169,6 +211,16 @@ impl<'a> Texture<'a> {
             levels,
             kept,
         }
+    }
+
+    /// The same texture with every read checked (no [`Level::direct`]
+    /// level): the reference the direct reads are tested against.
+    #[cfg(test)]
+    pub fn checked_only(mut self) -> Texture<'a> {
+        for l in &mut self.levels {
+            l.direct = false;
+        }
+        self
     }
 
     /// The format the code of `S` decodes.
@@ -218,7 +270,7 @@ impl<'a> Texture<'a> {
             }
             return Some(cache.block[((y % 4) * 4 + x % 4) as usize]);
         }
-        Some(f.load_inline(bytes))
+        Some(f.decode(bytes))
     }
 
     /// The value an out-of-range fetch reads: zeros plus format defaults.
@@ -330,6 +382,15 @@ impl<'a> Texture<'a> {
         };
         let (coord, slice, modes, offset) = self.place::<S>(s, l);
         let axes = l.dim.axes();
+        if axes == 2 && m.direct && slice < m.layers {
+            let at = Placed {
+                coord: [coord[0], coord[1]],
+                slice,
+                modes: [modes[0], modes[1]],
+                offset: [offset[0], offset[1]],
+            };
+            return self.filter_direct::<S>(s, &m, &at, mode, compare);
+        }
         let size = [m.width, m.height, m.layers];
         let mut per_axis = [sample::single_tap(); 3];
         // Each tap's addressed index (`None`: border), once per axis.
@@ -358,6 +419,64 @@ impl<'a> Texture<'a> {
                     for (a, x) in acc.iter_mut().zip(v) {
                         *a += w * x;
                     }
+                }
+            }
+        }
+        acc
+    }
+
+    /// [`Texture::filter_level`] of a two-axis lookup (2D, 2D array, a
+    /// cube face) on a [`Level::direct`] level with `at.slice` inside it:
+    /// the same taps, weights, tap order, `w == 0` skip and accumulation
+    /// (`acc += w * x`, the third axis' weight 1 left out: `w * 1 == w`
+    /// for every weight), with each texel read straight from memory (the
+    /// addressed indices are inside the level, the level inside memory).
+    #[inline(always)]
+    fn filter_direct<S: Spec>(
+        &self,
+        s: &SamplerDesc,
+        m: &Level,
+        at: &Placed,
+        mode: FilterMode,
+        compare: Option<f32>,
+    ) -> [f32; 4] {
+        let f = self.format::<S>();
+        let bytes = f.bytes() as usize;
+        let (tu, nu) = sample::axis_taps(mode, at.coord[0], m.width, at.offset[0]);
+        let (tv, nv) = sample::axis_taps(mode, at.coord[1], m.height, at.offset[1]);
+        let xs = [
+            sample::address(at.modes[0], tu[0].index, m.width),
+            sample::address(at.modes[0], tu[1].index, m.width),
+        ];
+        let ys = [
+            sample::address(at.modes[1], tv[0].index, m.height),
+            sample::address(at.modes[1], tv[1].index, m.height),
+        ];
+        // `fits` bounds every sum below by the memory's length.
+        let base = m.offset as usize + at.slice as usize * m.slice_pitch.unwrap_or(0) as usize;
+        let pitch = m.row_pitch as usize;
+        let mut acc = [0.0f32; 4];
+        for i in 0..nu {
+            for j in 0..nv {
+                let w = tu[i].weight * tv[j].weight;
+                if w == 0.0 {
+                    continue;
+                }
+                let v = match (xs[i], ys[j]) {
+                    (Some(x), Some(y)) => {
+                        let p = base + y as usize * pitch + x as usize * bytes;
+                        let raw = f.decode(&self.data[p..p + bytes]);
+                        let [r, g, b, a] = raw;
+                        [r, g, b, a].map(f32::from_bits)
+                    }
+                    _ => s.border_color,
+                };
+                let v = match compare {
+                    Some(r) => [f32::from(u8::from(s.comparison.test(r, v[0]))); 4],
+                    None => v,
+                };
+                for (a, x) in acc.iter_mut().zip(v) {
+                    *a += w * x;
                 }
             }
         }
@@ -399,12 +518,34 @@ impl<'a> Texture<'a> {
         lod: f32,
         compare: Option<f32>,
     ) -> [f32; 4] {
+        let chosen = self.choose::<S>(s, lod);
+        self.sample_chosen::<S>(cache, s, l, &chosen, compare)
+    }
+
+    /// The mips and filter a (biased, clamped) `lod` selects: the part
+    /// of [`Texture::sample`] that does not depend on the coordinates.
+    #[inline(always)]
+    pub fn choose<S: Spec>(&self, s: &SamplerDesc, lod: f32) -> Chosen {
         let (min, mag, mip) = match S::FILTER {
-            Some(m) => (m, m, m),
+            Some((m, p)) => (m, m, p),
             None => s.filter.modes(),
         };
         let choice = sample::choose_mips(lod, mip, self.mips());
         let mode = if choice.magnify { mag } else { min };
+        Chosen { choice, mode }
+    }
+
+    /// [`Texture::sample`] after [`Texture::choose`].
+    #[inline(always)]
+    pub fn sample_chosen<S: Spec>(
+        &self,
+        cache: &mut BlockCache,
+        s: &SamplerDesc,
+        l: &Lookup,
+        chosen: &Chosen,
+        compare: Option<f32>,
+    ) -> [f32; 4] {
+        let (choice, mode) = (chosen.choice, chosen.mode);
         let a = self.filter_level::<S>(cache, s, l, choice.level0, mode, compare);
         if choice.weight == 0.0 || choice.level1 == choice.level0 {
             return a;

@@ -37,11 +37,16 @@ pub const fn lanes(kind: Deriv) -> [(usize, usize); 4] {
 
 /// The derivative of one component over a quad (bits in, bits out).
 pub fn deriv(kind: Deriv, quad: [u32; 4]) -> [u32; 4] {
-    lanes(kind).map(|(hi, lo)| {
-        let h = f32::from_bits(quad[hi]);
-        let l = super::float::neg(f32::from_bits(quad[lo]));
-        super::float::add(h, l).to_bits()
-    })
+    std::array::from_fn(|k| deriv_lane(kind, quad, k))
+}
+
+/// Lane `k`'s entry of [`deriv`] alone.
+#[inline(always)]
+pub fn deriv_lane(kind: Deriv, quad: [u32; 4], k: usize) -> u32 {
+    let (hi, lo) = lanes(kind)[k];
+    let h = f32::from_bits(quad[hi]);
+    let l = super::float::neg(f32::from_bits(quad[lo]));
+    super::float::add(h, l).to_bits()
 }
 
 #[cfg(test)]
