@@ -135,19 +135,42 @@ impl JitBatchRunner<'_> {
         }
     }
 
-    /// Copies the inputs of the `W` lanes from `first` into `a`.
+    /// Copies the inputs of the `W` lanes from `first` into `a`: lane
+    /// `l`'s register `r`, component `c` to DWORD `(r * 4 + c) * W + l`
+    /// of the input area (one row of `W` lanes per component), the rows
+    /// past the caller's registers and the rows of lanes past the end
+    /// zero. `check` made `inputs.data` exactly `count * registers * 4`
+    /// DWORDs.
     fn load_lanes(&self, a: &mut Areas, inputs: &BatchInputs, first: usize) {
         let p = &self.shader.inner.prepared;
-        let regs = p.io_regs as usize;
-        for area in [&mut a.inputs, &mut a.outputs, &mut a.xregs, &mut a.tgsm] {
+        let live = W.min(inputs.count - first);
+        for area in [&mut a.outputs, &mut a.xregs, &mut a.tgsm] {
             if !area.is_empty() {
                 area.fill(0);
             }
         }
+        let (rows, _) = a.inputs.as_chunks_mut::<W>();
+        let stride = inputs.registers as usize * 4;
+        let given = (p.io_regs.min(inputs.registers) as usize * 4).min(rows.len());
+        let (given_rows, rest) = rows.split_at_mut(given);
+        rest.fill([0; W]);
+        if live < W {
+            given_rows.fill([0; W]);
+        }
+        let data = inputs
+            .data
+            .get(first * stride..(first + live) * stride)
+            .unwrap_or_default();
+        // A program without inputs may be given no registers (stride 0).
+        for (l, lane) in data.chunks_exact(stride.max(1)).enumerate() {
+            for (row, &x) in given_rows.iter_mut().zip(lane) {
+                row[l] = x;
+            }
+        }
+        let c = &mut a.ctx;
         for l in 0..W {
             let inv = first + l;
-            let live = inv < inputs.count;
-            let c = &mut a.ctx;
+            let live = l < live;
             c.live[l] = if live { u32::MAX } else { 0 };
             c.uav_lanes[l] = if live && !inputs.is_helper(inv) {
                 u32::MAX
@@ -155,21 +178,13 @@ impl JitBatchRunner<'_> {
                 0
             };
             c.discarded[l] = 0;
-            if !live {
-                continue;
-            }
-            for r in 0..regs.min(inputs.registers as usize) {
-                let v = inputs.register(inv, r as u32);
-                for (comp, x) in v.iter().enumerate() {
-                    a.inputs[(r * 4 + comp) * W + l] = *x;
-                }
-            }
-            if let Some(r) = p.special_reg {
-                let v = inputs.special_input(inv);
-                for (comp, x) in v.iter().enumerate() {
-                    if let Some(d) = a.inputs.get_mut((r as usize * 4 + comp) * W + l) {
-                        *d = *x;
-                    }
+        }
+        if let Some(r) = p.special_reg {
+            let at = r as usize * 4;
+            for l in 0..live {
+                let v = inputs.special_input(first + l);
+                for (row, x) in rows.iter_mut().skip(at).zip(v) {
+                    row[l] = x;
                 }
             }
         }
@@ -179,6 +194,11 @@ impl JitBatchRunner<'_> {
     fn store_lanes(&self, a: &Areas, inputs: &BatchInputs, first: usize, result: &mut BatchResult) {
         let p = &self.shader.inner.prepared;
         let n = p.outputs.len();
+        let (rows, _) = a.outputs.as_chunks::<W>();
+        let lane = |r: u32, l: usize| -> [u32; 4] {
+            let at = r as usize * 4;
+            std::array::from_fn(|comp| rows.get(at + comp).map_or(0, |row| row[l]))
+        };
         for l in 0..W.min(inputs.count - first) {
             let inv = first + l;
             result.lanes[inv] = if inputs.is_helper(inv) {
@@ -186,17 +206,12 @@ impl JitBatchRunner<'_> {
             } else if a.ctx.discarded[l] != 0 {
                 LaneResult::Discarded
             } else {
-                let lane = |r: u32| -> [u32; 4] {
-                    std::array::from_fn(|comp| {
-                        let at = (r as usize * 4 + comp) * W + l;
-                        a.outputs.get(at).copied().unwrap_or(0)
-                    })
-                };
-                for (k, &r) in p.outputs.iter().enumerate() {
-                    result.values[inv * n + k] = lane(r);
+                let values = &mut result.values[inv * n..(inv + 1) * n];
+                for (v, &r) in values.iter_mut().zip(&p.outputs) {
+                    *v = lane(r, l);
                 }
                 if let Some(r) = p.special_reg {
-                    result.set_specials(inv, lane(r));
+                    result.set_specials(inv, lane(r, l));
                 }
                 LaneResult::Written
             };
