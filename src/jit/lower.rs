@@ -1054,23 +1054,35 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     fn swapc(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        let mask = self.dst_mask(inst, 2);
         let sat = inst.saturate();
+        self.pair_cw(inst, |s, c| {
+            let cond = s.src(s.operand(inst, 2)?, c, Ty::Float)?;
+            let a = s.src(s.operand(inst, 3)?, c, Ty::Float)?;
+            let b = s.src(s.operand(inst, 4)?, c, Ty::Float)?;
+            let mut x = s.map3(cond, b, a, |s, c, b, a| s.select_nz(c, b, a));
+            let mut y = s.map3(cond, a, b, |s, c, a, b| s.select_nz(c, a, b));
+            if sat {
+                x = s.map1(x, |s, v| s.sat(v));
+                y = s.map1(y, |s, v| s.sat(v));
+            }
+            Ok((x, y))
+        })
+    }
+
+    /// The two-destination families (swapc, sincos, uaddc/usubb,
+    /// imul/umul/udiv): `f` gives both results of component `c`, for each
+    /// component either destination writes; each destination then takes
+    /// the components of its own mask.
+    fn pair_cw(
+        &mut self,
+        inst: &Instruction,
+        mut f: impl FnMut(&mut Self, usize) -> Result<(V, V), JitError>,
+    ) -> Result<(), JitError> {
+        let mask = self.dst_mask(inst, 2);
         let mut d0: [Option<V>; 4] = [None; 4];
         let mut d1: [Option<V>; 4] = [None; 4];
-        for c in 0..4 {
-            if mask & (1 << c) == 0 {
-                continue;
-            }
-            let cond = self.src(self.operand(inst, 2)?, c, Ty::Float)?;
-            let a = self.src(self.operand(inst, 3)?, c, Ty::Float)?;
-            let b = self.src(self.operand(inst, 4)?, c, Ty::Float)?;
-            let mut x = self.map3(cond, b, a, |s, c, b, a| s.select_nz(c, b, a));
-            let mut y = self.map3(cond, a, b, |s, c, a, b| s.select_nz(c, a, b));
-            if sat {
-                x = self.map1(x, |s, v| s.sat(v));
-                y = self.map1(y, |s, v| s.sat(v));
-            }
+        for c in (0..4).filter(|c| mask & (1 << c) != 0) {
+            let (x, y) = f(self, c)?;
             d0[c] = Some(x);
             d1[c] = Some(y);
         }
@@ -1111,28 +1123,17 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     fn sincos(&mut self, inst: &Instruction) -> Result<(), JitError> {
-        let mask = self.dst_mask(inst, 2);
         let sat = inst.saturate();
-        let mut s_out: [Option<V>; 4] = [None; 4];
-        let mut c_out: [Option<V>; 4] = [None; 4];
-        for c in 0..4 {
-            if mask & (1 << c) == 0 {
-                continue;
-            }
-            let a = self.src(self.operand(inst, 2)?, c, Ty::Float)?;
-            let mut s = self.call_lanes(Shim::Sin, &[a]).0;
-            let mut co = self.call_lanes(Shim::Cos, &[a]).0;
+        self.pair_cw(inst, |s, c| {
+            let a = s.src(s.operand(inst, 2)?, c, Ty::Float)?;
+            let mut sin = s.call_lanes(Shim::Sin, &[a]).0;
+            let mut cos = s.call_lanes(Shim::Cos, &[a]).0;
             if sat {
-                s = self.map1(s, |b, v| b.sat(v));
-                co = self.map1(co, |b, v| b.sat(v));
+                sin = s.map1(sin, |b, v| b.sat(v));
+                cos = s.map1(cos, |b, v| b.sat(v));
             }
-            s_out[c] = Some(s);
-            c_out[c] = Some(co);
-        }
-        let o0 = self.operand(inst, 0)?;
-        self.write(o0, &s_out)?;
-        let o1 = self.operand(inst, 1)?;
-        self.write(o1, &c_out)
+            Ok((sin, cos))
+        })
     }
 
     /// ishl/ushr/ishr. Semantics: the amount is taken mod 32
@@ -1188,35 +1189,23 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// 0/1 carry or borrow.
     fn carry(&mut self, inst: &Instruction) -> Result<(), JitError> {
         let add = inst.opcode == Opcode::UAddc;
-        let mask = self.dst_mask(inst, 2);
-        let mut r0: [Option<V>; 4] = [None; 4];
-        let mut r1: [Option<V>; 4] = [None; 4];
-        for c in 0..4 {
-            if mask & (1 << c) == 0 {
-                continue;
-            }
-            let a = self.src(self.operand(inst, 2)?, c, Ty::Int)?;
-            let b = self.src(self.operand(inst, 3)?, c, Ty::Int)?;
-            let one = self.vsplat(1);
-            let (mut s, mut k) = (a, a);
+        self.pair_cw(inst, |s, c| {
+            let a = s.src(s.operand(inst, 2)?, c, Ty::Int)?;
+            let b = s.src(s.operand(inst, 3)?, c, Ty::Int)?;
+            let one = s.vsplat(1);
+            let (mut sum, mut k) = (a, a);
             for j in 0..N {
-                if add {
-                    s[j] = self.b.ins().iadd(a[j], b[j]);
-                    let m = self.b.ins().icmp(IntCC::UnsignedLessThan, s[j], a[j]);
-                    k[j] = self.b.ins().band(m, one);
+                let m = if add {
+                    sum[j] = s.b.ins().iadd(a[j], b[j]);
+                    s.b.ins().icmp(IntCC::UnsignedLessThan, sum[j], a[j])
                 } else {
-                    s[j] = self.b.ins().isub(a[j], b[j]);
-                    let m = self.b.ins().icmp(IntCC::UnsignedLessThan, a[j], b[j]);
-                    k[j] = self.b.ins().band(m, one);
-                }
+                    sum[j] = s.b.ins().isub(a[j], b[j]);
+                    s.b.ins().icmp(IntCC::UnsignedLessThan, a[j], b[j])
+                };
+                k[j] = s.b.ins().band(m, one);
             }
-            r0[c] = Some(s);
-            r1[c] = Some(k);
-        }
-        let o0 = self.operand(inst, 0)?;
-        self.write(o0, &r0)?;
-        let o1 = self.operand(inst, 1)?;
-        self.write(o1, &r1)
+            Ok((sum, k))
+        })
     }
 
     // -----------------------------------------------------------------
@@ -1342,23 +1331,11 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// imul/umul/udiv: two destinations from a pair-returning shim.
     fn lanes_pair(&mut self, inst: &Instruction, shim: Shim) -> Result<(), JitError> {
-        let mask = self.dst_mask(inst, 2);
-        let mut d0: [Option<V>; 4] = [None; 4];
-        let mut d1: [Option<V>; 4] = [None; 4];
-        for c in 0..4 {
-            if mask & (1 << c) == 0 {
-                continue;
-            }
-            let a = self.src(self.operand(inst, 2)?, c, Ty::Int)?;
-            let b = self.src(self.operand(inst, 3)?, c, Ty::Int)?;
-            let (x, y) = self.call_lanes(shim, &[a, b]);
-            d0[c] = Some(x);
-            d1[c] = Some(y);
-        }
-        let o0 = self.operand(inst, 0)?;
-        self.write(o0, &d0)?;
-        let o1 = self.operand(inst, 1)?;
-        self.write(o1, &d1)
+        self.pair_cw(inst, |s, c| {
+            let a = s.src(s.operand(inst, 2)?, c, Ty::Int)?;
+            let b = s.src(s.operand(inst, 3)?, c, Ty::Int)?;
+            Ok(s.call_lanes(shim, &[a, b]))
+        })
     }
 
     /// Dispatches one instruction to its family.
