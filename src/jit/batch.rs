@@ -149,13 +149,12 @@ impl JitBatchRunner<'_> {
                 area.fill(0);
             }
         }
-        let (rows, _) = a.inputs.as_chunks_mut::<W>();
         let stride = inputs.registers as usize * 4;
-        let given = (p.io_regs.min(inputs.registers) as usize * 4).min(rows.len());
-        let (given_rows, rest) = rows.split_at_mut(given);
-        rest.fill([0; W]);
+        let given = (p.io_regs.min(inputs.registers) as usize * 4).min(a.inputs.len() / W);
+        let (given_rows, rest) = a.inputs.split_at_mut(given * W);
+        rest.fill(0);
         if live < W {
-            given_rows.fill([0; W]);
+            given_rows.fill(0);
         }
         let data = inputs
             .data
@@ -163,7 +162,7 @@ impl JitBatchRunner<'_> {
             .unwrap_or_default();
         // A program without inputs may be given no registers (stride 0).
         for (l, lane) in data.chunks_exact(stride.max(1)).enumerate() {
-            for (row, &x) in given_rows.iter_mut().zip(lane) {
+            for (row, &x) in given_rows.chunks_exact_mut(W).zip(lane) {
                 row[l] = x;
             }
         }
@@ -183,7 +182,7 @@ impl JitBatchRunner<'_> {
             let at = r as usize * 4;
             for l in 0..live {
                 let v = inputs.special_input(first + l);
-                for (row, x) in rows.iter_mut().skip(at).zip(v) {
+                for (row, x) in a.inputs.chunks_exact_mut(W).skip(at).zip(v) {
                     row[l] = x;
                 }
             }
@@ -194,10 +193,9 @@ impl JitBatchRunner<'_> {
     fn store_lanes(&self, a: &Areas, inputs: &BatchInputs, first: usize, result: &mut BatchResult) {
         let p = &self.shader.inner.prepared;
         let n = p.outputs.len();
-        let (rows, _) = a.outputs.as_chunks::<W>();
         let lane = |r: u32, l: usize| -> [u32; 4] {
             let at = r as usize * 4;
-            std::array::from_fn(|comp| rows.get(at + comp).map_or(0, |row| row[l]))
+            std::array::from_fn(|comp| a.outputs.get((at + comp) * W + l).copied().unwrap_or(0))
         };
         for l in 0..W.min(inputs.count - first) {
             let inv = first + l;
