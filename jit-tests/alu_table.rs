@@ -268,3 +268,61 @@ fn exp_and_log_agree_on_edge_and_random_values() {
         }
     }
 }
+
+/// Every f32 bit pattern through tier 1's `exp` and `log` against
+/// `sem::float::exp2`/`log2`, the interpreter's functions (2^22 inputs a
+/// dispatch). Minutes of CPU: run it with `--ignored`.
+#[test]
+#[ignore]
+fn exp_and_log_agree_on_every_f32() {
+    use sm5jit::jit::{CompileOptions, JitShader, Tier};
+    use sm5jit::runtime::{Bindings, DispatchOptions, Slot};
+    use sm5jit::sem::float;
+    const CHUNK: u32 = 1 << 22;
+    let text = "cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_thread_group 256, 1, 1
+iadd r0.x, vThreadID.x, cb0[0].x
+exp r1.x, r0.x
+log r1.y, r0.x
+ishl r0.y, vThreadID.x, l(3)
+store_raw u0.xy, r0.y, r1.xyxx
+ret
+";
+    let program = crate::util::parse(text);
+    let options = CompileOptions {
+        cache: false,
+        ..CompileOptions::tier(Tier::One)
+    };
+    let jit = JitShader::compile_with(&program, &options).expect("compile");
+    let mut out = vec![0u8; CHUNK as usize * 8];
+    let mut mismatches = 0u64;
+    for chunk in 0..(1u64 << 32) / CHUNK as u64 {
+        let base = chunk as u32 * CHUNK;
+        let cb = crate::util::to_bytes(&[base, 0, 0, 0]);
+        {
+            let mut b = Bindings::new();
+            b.cb(Slot::new(0), &cb);
+            b.uav(Slot::new(0), &mut out, raw(CHUNK as u64 * 2));
+            jit.dispatch_threads(&mut b, [CHUNK / 256, 1, 1], &DispatchOptions::default(), 1)
+                .expect("dispatch");
+        }
+        let words = crate::util::to_words(&out);
+        for i in 0..CHUNK {
+            let x = f32::from_bits(base + i);
+            let want = [float::exp2(x).to_bits(), float::log2(x).to_bits()];
+            let got = [words[2 * i as usize], words[2 * i as usize + 1]];
+            if got != want {
+                mismatches += 1;
+                if mismatches <= 10 {
+                    eprintln!("{:#010x}: JIT {got:08x?}, sem {want:08x?}", base + i);
+                }
+            }
+        }
+    }
+    assert_eq!(mismatches, 0);
+}
