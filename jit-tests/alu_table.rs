@@ -147,14 +147,16 @@ fn random_input(threads: usize) -> Vec<u32> {
 
 #[test]
 fn vector_lowered_float_ops_agree_on_random_values() {
-    // The ops the JIT computes as multi-step vector code (rsq through f64,
-    // mad and dp* with one finish) against the interpreter, beyond the
-    // edge values.
+    // The ops the JIT computes as multi-step vector code (rsq, exp and log
+    // through f64, mad and dp* with one finish) against the interpreter,
+    // beyond the edge values.
     let groups = 64u32;
     let threads = (groups * GROUP) as usize;
     let data = random_input(threads);
     for op in [
         Opcode::Rsq,
+        Opcode::Exp,
+        Opcode::Log,
         Opcode::Mad,
         Opcode::Dp2,
         Opcode::Dp3,
@@ -174,4 +176,153 @@ fn vector_lowered_float_ops_agree_on_random_values() {
             assert!(out[0].chunks(8).any(|w| w[0] != 0x1111_1111));
         }
     }
+}
+
+/// Inputs of `exp` and `log`: their special cases and the boundaries of
+/// the vector code's steps (rounding ties of `round_ne`, the ends of the
+/// exponent range, the √2 split of the mantissa, 1.0), each with its
+/// neighbours one ulp away, then pseudo-random values spread over exp's
+/// range and over every positive exponent.
+fn exp_log_input() -> Vec<u32> {
+    let mut v: Vec<u32> = vec![
+        0x0000_0000,
+        0x8000_0000,
+        0x0000_0001,
+        0x007F_FFFF,
+        0x8000_0001,
+        0x807F_FFFF,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0xFFC0_0001,
+        0x7F80_0001,
+        0x7F7F_FFFF,
+        0xFF7F_FFFF,
+        0x0080_0000,
+        0x8080_0000,
+        127.99f32.to_bits(),
+        (-150f32).to_bits(),
+        1e30f32.to_bits(),
+        (-1e30f32).to_bits(),
+        1e-30f32.to_bits(),
+        1e-38f32.to_bits(),
+        1e-7f32.to_bits(),
+        (-1e-7f32).to_bits(),
+    ];
+    // Integers and half-integers over exp's range and beyond.
+    for k in -300..=300 {
+        v.push((k as f32 * 0.5).to_bits());
+    }
+    // The √2 boundary of the mantissa at a few exponents.
+    for exp in [
+        0x3F00_0000u32,
+        0x3F80_0000,
+        0x4000_0000,
+        0x0080_0000,
+        0x7F00_0000,
+    ] {
+        v.push(exp | 0x0035_04F3);
+    }
+    // Neighbours one ulp away of everything so far (same sign).
+    let base = v.clone();
+    for b in base {
+        v.push(b.wrapping_add(1));
+        v.push(b.wrapping_sub(1));
+    }
+    let mut x: u32 = 0x2545_F491;
+    for i in 0..8192 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        v.push(match i % 3 {
+            0 => (x as f32 / 4_294_967_296.0 * 280.0 - 140.0).to_bits(),
+            1 => x & 0x7FFF_FFFF,
+            _ => x,
+        });
+    }
+    v
+}
+
+#[test]
+fn exp_and_log_agree_on_edge_and_random_values() {
+    // `exp` and `log` are vector code on tier 1 (`jit/elementary.rs`)
+    // and `sem` calls on tier 0: both against the interpreter.
+    let values = exp_log_input();
+    let threads = values.len().div_ceil(4).next_multiple_of(GROUP as usize);
+    let mut data = vec![0u32; threads * 16];
+    for (i, &b) in values.iter().enumerate() {
+        data[(i / 4) * 16 + i % 4] = b;
+    }
+    for op in [Opcode::Exp, Opcode::Log] {
+        for sat in [false, true] {
+            let text = program(&instruction(op, sat));
+            let out = diff(
+                &text,
+                [threads as u32 / GROUP, 1, 1],
+                &[
+                    srv(0, raw(data.len() as u64), &data),
+                    uav(0, raw(threads as u64 * 8), &vec![0; threads * 8]),
+                ],
+            );
+            assert!(out[0].chunks(8).any(|w| w[0] != 0x1111_1111));
+        }
+    }
+}
+
+/// Every f32 bit pattern through tier 1's `exp` and `log` against
+/// `sem::float::exp2`/`log2`, the interpreter's functions (2^22 inputs a
+/// dispatch). Minutes of CPU: run it with `--ignored`.
+#[test]
+#[ignore]
+fn exp_and_log_agree_on_every_f32() {
+    use sm5jit::jit::{CompileOptions, JitShader, Tier};
+    use sm5jit::runtime::{Bindings, DispatchOptions, Slot};
+    use sm5jit::sem::float;
+    const CHUNK: u32 = 1 << 22;
+    let text = "cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_thread_group 256, 1, 1
+iadd r0.x, vThreadID.x, cb0[0].x
+exp r1.x, r0.x
+log r1.y, r0.x
+ishl r0.y, vThreadID.x, l(3)
+store_raw u0.xy, r0.y, r1.xyxx
+ret
+";
+    let program = crate::util::parse(text);
+    let options = CompileOptions {
+        cache: false,
+        ..CompileOptions::tier(Tier::One)
+    };
+    let jit = JitShader::compile_with(&program, &options).expect("compile");
+    let mut out = vec![0u8; CHUNK as usize * 8];
+    let mut mismatches = 0u64;
+    for chunk in 0..(1u64 << 32) / CHUNK as u64 {
+        let base = chunk as u32 * CHUNK;
+        let cb = crate::util::to_bytes(&[base, 0, 0, 0]);
+        {
+            let mut b = Bindings::new();
+            b.cb(Slot::new(0), &cb);
+            b.uav(Slot::new(0), &mut out, raw(CHUNK as u64 * 2));
+            jit.dispatch_threads(&mut b, [CHUNK / 256, 1, 1], &DispatchOptions::default(), 1)
+                .expect("dispatch");
+        }
+        let words = crate::util::to_words(&out);
+        for i in 0..CHUNK {
+            let x = f32::from_bits(base + i);
+            let want = [float::exp2(x).to_bits(), float::log2(x).to_bits()];
+            let got = [words[2 * i as usize], words[2 * i as usize + 1]];
+            if got != want {
+                mismatches += 1;
+                if mismatches <= 10 {
+                    eprintln!("{:#010x}: JIT {got:08x?}, sem {want:08x?}", base + i);
+                }
+            }
+        }
+    }
+    assert_eq!(mismatches, 0);
 }

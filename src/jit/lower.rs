@@ -338,7 +338,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.b.ins().vany_true(acc)
     }
 
-    fn f(&mut self, v: Value) -> Value {
+    pub(super) fn f(&mut self, v: Value) -> Value {
         let key = v.as_u32();
         if let Some(x) = self.reuse(super::tier0::AS_FLOAT, key) {
             return x;
@@ -400,7 +400,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     /// `finish` whether or not the result is observed.
-    fn finish_always(&mut self, v: Value) -> Value {
+    pub(super) fn finish_always(&mut self, v: Value) -> Value {
         let fl = self.flush(v);
         let fv = self.f(v);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, fv, fv);
@@ -440,30 +440,20 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// f32 and finished. ±0 gives ±INF and a negative input NaN through the
     /// f64 arithmetic itself, as in `sem`.
     fn rsq(&mut self, x: Value) -> Value {
-        // Bitcasts that change the lane count name their byte order.
-        let little = || mem().with_endianness(cranelift_codegen::ir::Endianness::Little);
         let x = self.flush(x);
-        let xb = self.b.ins().bitcast(types::I8X16, little(), x);
-        let high = self.byte_shuffle(xb, xb, |k| 8 + k % 8);
         let one = self.b.ins().f64const(1.0);
         let one = self.b.ins().splat(types::F64X2, one);
-        let halves = [xb, high].map(|h| {
-            let f = self.b.ins().bitcast(types::F32X4, little(), h);
-            let d = self.b.ins().fvpromote_low(f);
+        let halves = self.f64_halves(x, false).map(|d| {
             let root = self.b.ins().sqrt(d);
-            let q = self.b.ins().fdiv(one, root);
-            let r = self.b.ins().fvdemote(q);
-            self.b.ins().bitcast(types::I8X16, little(), r)
+            self.b.ins().fdiv(one, root)
         });
-        // Lanes 0, 1 from the low half's result, 2, 3 from the high one's.
-        let both = self.byte_shuffle(halves[0], halves[1], |k| if k < 8 { k } else { 8 + k });
-        let r = self.b.ins().bitcast(types::I32X4, little(), both);
+        let r = self.f32_join(halves);
         self.finish_always(r)
     }
 
     /// `shuffle` of two `i8x16` values: byte `k` of the result is byte
     /// `pick(k)` of `a` followed by `b` (0..32).
-    fn byte_shuffle(&mut self, a: Value, b: Value, pick: impl Fn(u8) -> u8) -> Value {
+    pub(super) fn byte_shuffle(&mut self, a: Value, b: Value, pick: impl Fn(u8) -> u8) -> Value {
         let mask: Vec<u8> = (0..16).map(pick).collect();
         let imm = self
             .b
@@ -904,8 +894,12 @@ impl<'a, 'f> Lower<'a, 'f> {
                 s.fdiv(one, a)
             }),
             Frc => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.frc(a)),
-            Exp => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Exp),
-            Log => self.lanes1(inst, Ty::Float, inst.saturate(), Shim::Log),
+            Exp | Log if super::opt_off("vecexp") => {
+                let shim = if op == Exp { Shim::Exp } else { Shim::Log };
+                self.lanes1(inst, Ty::Float, inst.saturate(), shim)
+            }
+            Exp => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.exp2(a)),
+            Log => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.log2(a)),
             Rsq => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.rsq(a)),
             Dp2 | Dp3 | Dp4 => self.dot(inst),
             SinCos => self.sincos(inst),

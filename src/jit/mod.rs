@@ -42,6 +42,7 @@
 mod batch;
 pub mod context;
 mod double;
+mod elementary;
 mod flow;
 mod flushed;
 pub mod fpmode;
@@ -99,7 +100,8 @@ use plan::Plan;
 /// `late` (finish loop results where they are computed, not where they
 /// are read after the loop, `late.rs`),
 /// `t0call` (tier 0 lowers ALU, typed and atomic instructions inline
-/// instead of calling `tier0_alu`'s routines).
+/// instead of calling `tier0_alu`'s routines), `vecexp` (`exp` and `log`
+/// through per-lane shims instead of vector code, `elementary.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();

@@ -27,8 +27,8 @@ const TWO_OVER_PI: [u64; 4] = [
     0xFE51_63AB_DEBB_C561,
 ];
 
-const LN_2: f64 = core::f64::consts::LN_2;
-const LOG2_E: f64 = core::f64::consts::LOG2_E;
+pub(crate) const LN_2: f64 = core::f64::consts::LN_2;
+pub(crate) const LOG2_E: f64 = core::f64::consts::LOG2_E;
 const FRAC_PI_2: f64 = core::f64::consts::FRAC_PI_2;
 const FRAC_PI_4: f64 = core::f64::consts::FRAC_PI_4;
 
@@ -37,13 +37,16 @@ fn pow2i(n: i32) -> f64 {
     f64::from_bits(((n + 1023) as u64) << 52)
 }
 
-/// Horner evaluation of Σ c[i]·t^i.
+/// Horner evaluation of Σ c[i]·t^i for a finite t: the last coefficient,
+/// then `acc·t + c[i]` downwards (the JIT's vector code, `jit::elementary`,
+/// performs the same steps).
 fn horner(t: f64, c: &[f64]) -> f64 {
-    c.iter().rev().fold(0.0, |acc, &k| acc * t + k)
+    let (&last, rest) = c.split_last().expect("at least one coefficient");
+    rest.iter().rev().fold(last, |acc, &k| acc * t + k)
 }
 
 /// 1/k! for k = 0..=20.
-const INV_FACT: [f64; 21] = {
+pub(crate) const INV_FACT: [f64; 21] = {
     let mut t = [1.0f64; 21];
     let mut k = 1;
     while k < 21 {
@@ -53,17 +56,35 @@ const INV_FACT: [f64; 21] = {
     t
 };
 
+/// Terms of the Taylor polynomial of e^t in [`exp2`] (degree 16).
+pub(crate) const EXP_TERMS: usize = 17;
+
 /// 2^x for a finite f32 x with −160 < x < 130 (the caller clamps).
 pub fn exp2(x: f32) -> f64 {
     let x = x as f64;
     let n = x.round_ties_even();
     let r = x - n; // exact: x and n are close f32-representable values
-    let e = horner(r * LN_2, &INV_FACT[..17]);
+    let e = horner(r * LN_2, &INV_FACT[..EXP_TERMS]);
     // Split the scale so each factor stays a normal f64 (n ≥ −160).
     let n = n as i32;
     let half = n / 2;
     e * pow2i(half) * pow2i(n - half)
 }
+
+/// 1/(2k+1) for k = 0..=12: atanh(s)/s = Σ s^(2k)/(2k+1).
+pub(crate) const ATANH: [f64; 13] = {
+    let mut t = [1.0f64; 13];
+    let mut k = 1;
+    while k < 13 {
+        t[k] = 1.0 / (2 * k + 1) as f64;
+        k += 1;
+    }
+    t
+};
+
+/// The largest f32 mantissa field `f` with 1 + f·2^-23 ≤ √2: the mantissa
+/// m of [`log2`] is above √2 exactly when its field is above this.
+pub(crate) const SQRT_2_MANTISSA: u32 = 0x0035_04F3;
 
 /// log2 of a positive, normal, finite f32.
 pub fn log2(x: f32) -> f64 {
@@ -76,15 +97,7 @@ pub fn log2(x: f32) -> f64 {
         e += 1;
     }
     let s = (m - 1.0) / (m + 1.0);
-    let s2 = s * s;
-    // atanh(s)/s = Σ s^(2k)/(2k+1), k = 0..=12.
-    let mut acc = 0.0;
-    let mut k = 12;
-    while k >= 0 {
-        acc = acc * s2 + 1.0 / (2 * k + 1) as f64;
-        k -= 1;
-    }
-    let ln_m = 2.0 * s * acc;
+    let ln_m = 2.0 * s * horner(s * s, &ATANH);
     e as f64 + ln_m * LOG2_E
 }
 
@@ -202,6 +215,13 @@ mod tests {
         assert_eq!(two_over_pi_window(5), 0x2F98_36E4_E441_529F_C275_7D1F);
         assert_eq!(two_over_pi_window(65), 0xFC27_57D1_F534_DDC0_DB62_9599);
         assert_eq!(two_over_pi_window(103), 0x4D37_7036_D8A5_664F_10E4_107F);
+    }
+
+    #[test]
+    fn sqrt_2_mantissa_is_the_boundary() {
+        let m = |f: u32| f64::from_bits((f as u64) << 29 | 0x3FF0_0000_0000_0000);
+        assert!(m(SQRT_2_MANTISSA) < core::f64::consts::SQRT_2);
+        assert!(m(SQRT_2_MANTISSA + 1) > core::f64::consts::SQRT_2);
     }
 
     #[test]
