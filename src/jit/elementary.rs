@@ -8,8 +8,9 @@
 //! Invariant: each lane's result has the interpreter's bits. The f64
 //! steps are the IEEE operations `sem::elementary` performs, in its order
 //! and with its constants (Cranelift never fuses a multiply and an add);
-//! where an integer step of the scalar code has no x86-64 vector
-//! instruction, an exact equivalent is used, named at the step:
+//! where a step of the scalar code is integer or f64 work with no x86-64
+//! vector instruction (or cheaper on the f32 bits), an exact equivalent
+//! is used, named at the step:
 //! - `n / 2` of an integer-valued n is `trunc(n · 0.5)`;
 //! - `pow2i(k)` builds the bits of 2^k from `k + 1.5·2^52` (whose low
 //!   mantissa bits hold k) with 64-bit integer lanes;
