@@ -169,9 +169,9 @@ impl JitBatchRunner<'_> {
         let c = &mut a.ctx;
         for l in 0..W {
             let inv = first + l;
-            let live = l < live;
-            c.live[l] = if live { u32::MAX } else { 0 };
-            c.uav_lanes[l] = if live && !inputs.is_helper(inv) {
+            let running = l < live;
+            c.live[l] = if running { u32::MAX } else { 0 };
+            c.uav_lanes[l] = if running && !inputs.is_helper(inv) {
                 u32::MAX
             } else {
                 0
