@@ -37,7 +37,7 @@ use crate::runtime::batch::QUAD;
 use crate::runtime::sampling::sample_count;
 use crate::runtime::sampling::{self as shared, quad_gradients, SampleArgs, FULLY_MAPPED};
 use crate::runtime::sampling::{SpecName, SpecUser};
-use crate::runtime::texture::{BlockCache, SampleDim, Spec, Texture};
+use crate::runtime::texture::{BlockCache, Chosen, Dyn, SampleDim, Spec, Texture};
 use crate::runtime::{SamplerDesc, TextureData, View};
 use crate::sem::sample::gather_offset;
 
@@ -540,6 +540,11 @@ pub struct TexPlan {
     offsets: [i8; 3],
     /// The gather channel (the sampler operand's first swizzle).
     component: usize,
+    /// The mip choice of every lane when the texture and sampler make it
+    /// whatever the LOD ([`Texture::lod_free_choice`]) and the op neither
+    /// gathers nor queries: the lanes then skip the quad gradients and
+    /// the LOD ([`shared::sample_lod_free`]).
+    lod_free: Option<Chosen>,
     multisample: bool,
     run: RowsFn,
     /// The entry chosen, for coverage reports.
@@ -622,10 +627,15 @@ pub fn plans(shader: &super::JitShader, env: &TypedEnv) -> Vec<TexPlan> {
         };
         let pick = PickRows { load };
         let (run, spec) = shared::with_spec(data.view.format, &sampler, dim, pick);
+        let tex = Texture::new(&data);
+        let lod_free = form
+            .filter(|f| !f.gather && !f.query && f.offset.is_none())
+            .and_then(|_| tex.lod_free_choice::<Dyn>(&sampler));
         out.push(TexPlan {
             at: at as u32,
             entry: entry as u32,
-            tex: Texture::new(&data),
+            tex,
+            lod_free,
             dim,
             sampler,
             form,
@@ -686,6 +696,9 @@ fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
     let Some(f) = p.form else {
         return;
     };
+    if let Some(chosen) = p.lod_free {
+        return lod_free_rows::<S>(p, &f, &chosen, io);
+    }
     let implicit = matches!(f.lod, LodSource::Implicit { .. });
     let quad_grads = quads && implicit;
     let cube = matches!(p.dim, SampleDim::Cube | SampleDim::CubeArray);
@@ -723,6 +736,26 @@ fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
                 shared::sample_with::<S>(&f, &p.tex, p.dim, &p.sampler, &args, shared, &mut cache);
             put_out(io, l, v);
         }
+    }
+}
+
+/// Every active lane of a sample-class op whose mip choice is `chosen`
+/// whatever the LOD ([`TexPlan::lod_free`]): the coordinates, the
+/// immediate offsets and the reference (for the `_c` forms) are all a
+/// lane reads.
+fn lod_free_rows<S: Spec>(p: &TexPlan, f: &SampleForm, chosen: &Chosen, io: &mut [u32]) {
+    let mut cache = BlockCache::default();
+    let offset = p.offsets.map(i32::from);
+    for l in 0..W {
+        if row(io, ROW_EXEC, l) == 0 {
+            continue;
+        }
+        let coord = rows4(io, ROW_COORD, l);
+        let reference = f.reference.map_or(0, |_| row(io, ROW_REF, l));
+        let v = shared::sample_lod_free::<S>(
+            f, &p.tex, p.dim, &p.sampler, chosen, coord, offset, reference, &mut cache,
+        );
+        put_out(io, l, v);
     }
 }
 

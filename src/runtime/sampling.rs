@@ -134,6 +134,37 @@ pub fn sample(
     sample_with::<Dyn>(f, &tex, dim, s, a, quad, &mut BlockCache::default())
 }
 
+/// [`sample_with`] of a non-gather, non-query op `f` when `tex` and `s`
+/// make the mip choice `chosen` whatever the LOD
+/// ([`Texture::lod_free_choice`]): the lane's LOD, bias, gradients, quad
+/// and LOD clamp cannot change the result, so only the coordinates, the
+/// offsets and the reference are read. The same taps, weights and
+/// accumulation as [`sample_with`], which reaches
+/// [`Texture::sample_chosen`] with an equal choice.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn sample_lod_free<S: Spec>(
+    f: &Form,
+    tex: &Texture,
+    dim: SampleDim,
+    s: &SamplerDesc,
+    chosen: &Chosen,
+    coord: [u32; 4],
+    offset: [i32; 3],
+    reference: u32,
+    cache: &mut BlockCache,
+) -> [u32; 4] {
+    debug_assert!(!f.gather && !f.query);
+    let l = Lookup {
+        dim,
+        coord: floats(coord),
+        offset,
+    };
+    let reference = f.reference.map(|_| f32::from_bits(reference));
+    tex.sample_chosen::<S>(cache, s, &l, chosen, reference)
+        .map(f32::to_bits)
+}
+
 /// What the lanes of a pixel quad share in a sampling op, computed once
 /// per quad by a caller that runs several lanes: the quad's gradient LOD
 /// ([`gradient_lod`] of its gradients, the same for every lane unless
@@ -570,8 +601,10 @@ mod tests {
     }
 
     impl SpecUser for Pick<'_> {
-        type Out = [u32; 4];
-        fn run<S: Spec>(self) -> [u32; 4] {
+        /// The entry's result, and [`sample_lod_free`]'s when the choice
+        /// is LOD-free and the op neither gathers nor queries.
+        type Out = ([u32; 4], Option<[u32; 4]>);
+        fn run<S: Spec>(self) -> Self::Out {
             let mut cache = BlockCache::default();
             let cube = matches!(self.dim, SampleDim::Cube | SampleDim::CubeArray);
             let lod = match self.a.quad {
@@ -579,15 +612,24 @@ mod tests {
                 _ => None,
             };
             let quad = quad_choice::<S>(&self.f, self.tex, self.s, lod, false);
-            sample_with::<S>(
+            let got = sample_with::<S>(
                 &self.f, self.tex, self.dim, self.s, self.a, quad, &mut cache,
-            )
+            );
+            let free = self.tex.lod_free_choice::<S>(self.s);
+            let lod_free = free.filter(|_| !self.f.gather && !self.f.query).map(|c| {
+                let a = self.a;
+                let (f, t, d, s) = (&self.f, self.tex, self.dim, self.s);
+                sample_lod_free::<S>(f, t, d, s, &c, a.coord, a.offset, a.reference, &mut cache)
+            });
+            (got, lod_free)
         }
     }
 
     /// The shapes the test samples: (view type, size, mips).
-    const SHAPES: [(TextureDim, [u32; 3], u32); 5] = [
+    const SHAPES: [(TextureDim, [u32; 3], u32); 7] = [
         (TextureDim::Tex2D, [5, 7, 1], 3),
+        (TextureDim::Tex2D, [5, 7, 1], 1),
+        (TextureDim::Tex2DArray, [3, 2, 2], 1),
         (TextureDim::Tex2D, [1, 1, 1], 1),
         (TextureDim::Tex2DArray, [6, 3, 3], 2),
         (TextureDim::TexCube, [4, 4, 6], 3),
@@ -599,8 +641,9 @@ mod tests {
     /// the general path with every read checked, on each shape with its
     /// memory whole or cut short (the last levels then not direct), for
     /// every filter and address mode and coordinates, offsets, LODs,
-    /// gradients and references around texel centres and edges, huge,
-    /// infinite and NaN.
+    /// gradients, LOD clamps and references around texel centres and
+    /// edges, huge, infinite and NaN; and [`sample_lod_free`] against the
+    /// same wherever the texture and sampler make the mip choice LOD-free.
     #[test]
     fn every_specialised_entry_gives_the_general_paths_bits() {
         let mut x = 0x9E37_79B9u32;
@@ -666,7 +709,7 @@ mod tests {
             ComparisonFunc::Equal,
             ComparisonFunc::Never,
         ];
-        let mut fixed = 0;
+        let (mut fixed, mut lod_free) = (0, 0);
         for &format in formats {
             for (dim, size, mips) in SHAPES {
                 let view = TextureView::packed(dim, format, size, mips);
@@ -703,6 +746,7 @@ mod tests {
                                         lod: [(k as f32 * 0.37 - 1.0).to_bits(), g(k), 0, 0],
                                         ddy: [g(k + 5), g(k + 1), 0, 0],
                                         component: k % 4,
+                                        min_lod: (k % 4 == 1).then_some(k as f32 * 0.3 - 1.0),
                                         quad: Some((
                                             [g(k), g(k + 3), 0, 0],
                                             [g(k + 7), g(k), 0, 0],
@@ -716,7 +760,7 @@ mod tests {
                                         s: &s,
                                         a: &a,
                                     };
-                                    let (got, name) = with_spec(format, &s, sdim, pick);
+                                    let ((got, free), name) = with_spec(format, &s, sdim, pick);
                                     fixed += usize::from(name != SpecName::General);
                                     let run = |t: &Texture| {
                                         let mut cache = BlockCache::default();
@@ -727,6 +771,10 @@ mod tests {
                                     let what =
                                         format!("{format:?} {view:?} {cut} {s:?} {op:?} {a:?}");
                                     assert_eq!(got, want, "{what} ({name:?})");
+                                    if let Some(free) = free {
+                                        assert_eq!(free, want, "{what} (LOD-free, {name:?})");
+                                        lod_free += 1;
+                                    }
                                     assert_eq!(run(&tex), want, "{what} (general, direct)");
                                 }
                             }
@@ -736,6 +784,7 @@ mod tests {
             }
         }
         assert!(fixed > 0);
+        assert!(lod_free > 0);
     }
 
     #[test]

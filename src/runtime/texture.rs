@@ -535,6 +535,21 @@ impl<'a> Texture<'a> {
         Chosen { choice, mode }
     }
 
+    /// The choice [`Texture::choose`] makes for every LOD, when the LOD
+    /// cannot change it: a view with one mip (every LOD selects level 0
+    /// with weight 0) and a sampler whose min and mag filters agree (the
+    /// LOD's sign selects between them). NaN and infinite LODs select the
+    /// same. The choice's `magnify` flag still follows the LOD it was made
+    /// for (0), but [`Texture::sample_chosen`] reads only the levels, the
+    /// weight and the filter.
+    pub fn lod_free_choice<S: Spec>(&self, s: &SamplerDesc) -> Option<Chosen> {
+        if self.mips() != 1 {
+            return None;
+        }
+        let (magnified, minified) = (self.choose::<S>(s, 0.0), self.choose::<S>(s, 1.0));
+        (magnified.mode == minified.mode).then_some(magnified)
+    }
+
     /// [`Texture::sample`] after [`Texture::choose`].
     #[inline(always)]
     pub fn sample_chosen<S: Spec>(
