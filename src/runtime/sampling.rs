@@ -751,7 +751,6 @@ mod tests {
                                             [g(k), g(k + 3), 0, 0],
                                             [g(k + 7), g(k), 0, 0],
                                         )),
-                                        ..SampleArgs::default()
                                     };
                                     let pick = Pick {
                                         f,
