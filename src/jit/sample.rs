@@ -57,6 +57,9 @@ const ROW_MIN_LOD: usize = 19;
 const ROW_OUT: usize = 20;
 /// Rows in the io slot.
 pub const ROWS: usize = 24;
+/// The io slot as the shim sees it: a fixed size, so that the row
+/// accessors' indices are checked when the shim is compiled, not per read.
+type Io = [u32; ROWS * W];
 /// The table entry that stands for `rasterizer` (the render target).
 const RASTERIZER: u32 = u32::MAX;
 
@@ -371,7 +374,7 @@ pub unsafe extern "C" fn texture_shim(env: *const TypedEnv, entry: u32, inst: u3
     // Float work in Rust runs in the default float mode (`fpmode`).
     let _mode = super::fpmode::DefaultMode::enter();
     // SAFETY: the caller passes its io slot of ROWS * W DWORDs.
-    let io = unsafe { std::slice::from_raw_parts_mut(io, ROWS * W) };
+    let io = unsafe { &mut *io.cast::<Io>() };
     io[ROW_OUT * W..].fill(0);
     // SAFETY: the runner passes its live `TypedEnv` (or null).
     let Some(env) = (unsafe { env.as_ref() }) else {
@@ -443,25 +446,28 @@ fn texture_of(slot: &Option<TypedView>) -> Option<(TextureData<'_>, Option<Resou
     }
 }
 
-fn row(io: &[u32], r: usize, lane: usize) -> u32 {
+#[inline(always)]
+fn row(io: &Io, r: usize, lane: usize) -> u32 {
     io[r * W + lane]
 }
 
-fn rows4(io: &[u32], r: usize, lane: usize) -> [u32; 4] {
+#[inline(always)]
+fn rows4(io: &Io, r: usize, lane: usize) -> [u32; 4] {
     std::array::from_fn(|c| row(io, r + c, lane))
 }
 
-fn put_out(io: &mut [u32], lane: usize, v: [u32; 4]) {
+#[inline(always)]
+fn put_out(io: &mut Io, lane: usize, v: [u32; 4]) {
     for (c, x) in v.iter().enumerate() {
         io[(ROW_OUT + c) * W + lane] = *x;
     }
 }
 
-fn active_lanes(io: &[u32]) -> impl Iterator<Item = usize> + '_ {
+fn active_lanes(io: &Io) -> impl Iterator<Item = usize> + '_ {
     (0..W).filter(move |&l| row(io, ROW_EXEC, l) != 0)
 }
 
-fn load_lanes(slot: Option<TypedView>, inst: &Instruction, io: &mut [u32]) {
+fn load_lanes(slot: Option<TypedView>, inst: &Instruction, io: &mut Io) {
     let Some((tex, declared)) = texture_of(&slot) else {
         return;
     };
@@ -486,7 +492,7 @@ fn sample_lanes(
     p: &crate::analysis::Prepared,
     slot: Option<TypedView>,
     inst: &Instruction,
-    io: &mut [u32],
+    io: &mut Io,
 ) {
     let (base, clamped) = inst.opcode.feedback_base().unwrap_or((inst.opcode, false));
     let fb = usize::from(base != inst.opcode);
@@ -552,12 +558,12 @@ pub struct TexPlan {
 }
 
 /// A plan's entry: the plan, whether lanes are pixel quads, the io rows.
-type RowsFn = fn(&TexPlan, bool, &mut [u32]);
+type RowsFn = fn(&TexPlan, bool, &mut Io);
 
 impl TypedEnv {
     /// Runs instruction `at`'s plan on table entry `entry`; false when
     /// it has none (the caller takes the general path).
-    fn run_plan(&self, at: u32, entry: u32, io: &mut [u32]) -> bool {
+    fn run_plan(&self, at: u32, entry: u32, io: &mut Io) -> bool {
         let Ok(k) = self.plans.binary_search_by_key(&at, |p| p.at) else {
             return false;
         };
@@ -667,7 +673,7 @@ impl SpecUser for PickRows {
 }
 
 /// `ld`/`ld2dms` of every active lane through the code of `S`.
-fn load_rows<S: Spec>(p: &TexPlan, _quads: bool, io: &mut [u32]) {
+fn load_rows<S: Spec>(p: &TexPlan, _quads: bool, io: &mut Io) {
     let mut cache = BlockCache::default();
     for l in 0..W {
         if row(io, ROW_EXEC, l) == 0 {
@@ -692,7 +698,7 @@ fn load_rows<S: Spec>(p: &TexPlan, _quads: bool, io: &mut [u32]) {
 /// where it depends on the face, and the mip choice when the whole LOD
 /// is the quad's) computed once per quad, and the gradient LOD reused
 /// while the quads' gradients repeat (it is a function of them alone).
-fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
+fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut Io) {
     let Some(f) = p.form else {
         return;
     };
@@ -743,7 +749,7 @@ fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut [u32]) {
 /// whatever the LOD ([`TexPlan::lod_free`]): the coordinates, the
 /// immediate offsets and the reference (for the `_c` forms) are all a
 /// lane reads.
-fn lod_free_rows<S: Spec>(p: &TexPlan, f: &SampleForm, chosen: &Chosen, io: &mut [u32]) {
+fn lod_free_rows<S: Spec>(p: &TexPlan, f: &SampleForm, chosen: &Chosen, io: &mut Io) {
     let mut cache = BlockCache::default();
     let offset = p.offsets.map(i32::from);
     for l in 0..W {
@@ -771,7 +777,7 @@ fn lane_args(
     component: usize,
     offsets: [i8; 3],
     quad: Option<([u32; 4], [u32; 4])>,
-    io: &[u32],
+    io: &Io,
     l: usize,
 ) -> SampleArgs {
     let offset = match f.offset {
