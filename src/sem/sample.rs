@@ -123,9 +123,9 @@ pub fn address(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
         return Some(i as u32);
     }
     let v = match mode {
-        AddressMode::Wrap => i.rem_euclid(n),
+        AddressMode::Wrap => modulo(i, n),
         AddressMode::Mirror => {
-            let m = i.rem_euclid(2 * n);
+            let m = modulo(i, 2 * n);
             if m >= n {
                 2 * n - 1 - m
             } else {
@@ -145,6 +145,18 @@ pub fn address(mode: AddressMode, i: i64, size: u32) -> Option<u32> {
         }
     };
     Some(v as u32)
+}
+
+/// `i.rem_euclid(n)` for `n > 0`, without a division when `n` is a power
+/// of two (most texture sizes): then the low bits of `i` in two's
+/// complement are the non-negative remainder.
+#[inline(always)]
+fn modulo(i: i64, n: i64) -> i64 {
+    if n & (n - 1) == 0 {
+        i & (n - 1)
+    } else {
+        i.rem_euclid(n)
+    }
 }
 
 /// The array slice a float array coordinate selects: round to nearest
@@ -325,6 +337,22 @@ mod tests {
             assert_eq!(to_fixed(x), reference(x));
         }
         assert_eq!(to_fixed(f32::NAN), 0);
+    }
+
+    #[test]
+    fn modulo_is_the_euclidean_remainder() {
+        let big = [
+            i64::MIN / 2,
+            -(1 << 40) - 3,
+            -(1 << 33),
+            1 << 40,
+            (1 << 40) + 5,
+        ];
+        for n in (1..=70).chain([128, 1024, 16384, 16383, 1 << 20]) {
+            for i in (-300..300).chain(big) {
+                assert_eq!(modulo(i, n), i.rem_euclid(n), "{i} mod {n}");
+            }
+        }
     }
 
     #[test]
