@@ -615,7 +615,8 @@ mod tests {
             let got = sample_with::<S>(
                 &self.f, self.tex, self.dim, self.s, self.a, quad, &mut cache,
             );
-            let free = self.tex.lod_free_choice::<S>(self.s);
+            // As `jit::sample::plans` makes it: once, on the general path.
+            let free = self.tex.lod_free_choice::<Dyn>(self.s);
             let lod_free = free.filter(|_| !self.f.gather && !self.f.query).map(|c| {
                 let a = self.a;
                 let (f, t, d, s) = (&self.f, self.tex, self.dim, self.s);
