@@ -37,7 +37,7 @@ use crate::runtime::batch::QUAD;
 use crate::runtime::sampling::sample_count;
 use crate::runtime::sampling::{self as shared, quad_gradients, SampleArgs, FULLY_MAPPED};
 use crate::runtime::sampling::{SpecName, SpecUser};
-use crate::runtime::texture::{BlockCache, Chosen, Dyn, SampleDim, Spec, Texture};
+use crate::runtime::texture::{BlockCache, Chosen, SampleDim, Spec, Texture};
 use crate::runtime::{SamplerDesc, TextureData, View};
 use crate::sem::sample::gather_offset;
 
@@ -547,9 +547,9 @@ pub struct TexPlan {
     /// The gather channel (the sampler operand's first swizzle).
     component: usize,
     /// The mip choice of every lane when the texture and sampler make it
-    /// whatever the LOD ([`Texture::lod_free_choice`]) and the op neither
-    /// gathers nor queries: the lanes then skip the quad gradients and
-    /// the LOD ([`shared::sample_lod_free`]).
+    /// whatever the LOD and the op neither gathers nor queries
+    /// ([`shared::lod_free_choice`]): the lanes then skip the quad
+    /// gradients and the LOD ([`shared::sample_lod_free`]).
     lod_free: Option<Chosen>,
     multisample: bool,
     run: RowsFn,
@@ -634,9 +634,7 @@ pub fn plans(shader: &super::JitShader, env: &TypedEnv) -> Vec<TexPlan> {
         let pick = PickRows { load };
         let (run, spec) = shared::with_spec(data.view.format, &sampler, dim, pick);
         let tex = Texture::new(&data);
-        let lod_free = form
-            .filter(|f| !f.gather && !f.query && f.offset.is_none())
-            .and_then(|_| tex.lod_free_choice::<Dyn>(&sampler));
+        let lod_free = form.and_then(|f| shared::lod_free_choice(&f, &tex, &sampler));
         out.push(TexPlan {
             at: at as u32,
             entry: entry as u32,

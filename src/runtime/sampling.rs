@@ -134,9 +134,20 @@ pub fn sample(
     sample_with::<Dyn>(f, &tex, dim, s, a, quad, &mut BlockCache::default())
 }
 
+/// The mip choice [`sample_lod_free`] may run op `f` with on `tex`
+/// through `s`: [`Texture::lod_free_choice`] (made on the general path),
+/// for ops that neither gather (which read mip 0 and may take a
+/// programmable offset) nor query the LOD.
+pub fn lod_free_choice(f: &Form, tex: &Texture, s: &SamplerDesc) -> Option<Chosen> {
+    if f.gather || f.query {
+        return None;
+    }
+    tex.lod_free_choice::<Dyn>(s)
+}
+
 /// [`sample_with`] of a non-gather, non-query op `f` when `tex` and `s`
 /// make the mip choice `chosen` whatever the LOD
-/// ([`Texture::lod_free_choice`]): the lane's LOD, bias, gradients, quad
+/// ([`lod_free_choice`]): the lane's LOD, bias, gradients, quad
 /// and LOD clamp cannot change the result, so only the coordinates, the
 /// offsets and the reference are read. The same taps, weights and
 /// accumulation as [`sample_with`], which reaches
@@ -615,9 +626,8 @@ mod tests {
             let got = sample_with::<S>(
                 &self.f, self.tex, self.dim, self.s, self.a, quad, &mut cache,
             );
-            // As `jit::sample::plans` makes it: once, on the general path.
-            let free = self.tex.lod_free_choice::<Dyn>(self.s);
-            let lod_free = free.filter(|_| !self.f.gather && !self.f.query).map(|c| {
+            let free = lod_free_choice(&self.f, self.tex, self.s);
+            let lod_free = free.map(|c| {
                 let a = self.a;
                 let (f, t, d, s) = (&self.f, self.tex, self.dim, self.s);
                 sample_lod_free::<S>(f, t, d, s, &c, a.coord, a.offset, a.reference, &mut cache)
