@@ -839,3 +839,214 @@ fn realworld_sampling_shaders_run_a_group() {
     }
     assert!(sampled >= 10, "only {sampled} real-world shaders sample");
 }
+
+/// One configuration of [`vector_path_gives_the_interpreters_bits`]: the
+/// texture (format, size, extra bytes per row) and the sampler.
+struct VecCase {
+    format: Format,
+    size: (u32, u32),
+    pad: u64,
+    sampler: SamplerDesc,
+}
+
+/// Coordinates for 64 lanes: values on texel centres and edges, the
+/// edges of the vector path's range (|u * size * 256| = 2^30), NaN,
+/// infinities, huge, negative and denormal values, and random ones.
+fn vector_coords(round: u32, size: (u32, u32)) -> Vec<f32> {
+    let edge = |n: u32| (1u64 << 22) as f32 / n as f32;
+    let specials = [
+        0.0,
+        -0.0,
+        0.5,
+        1.0,
+        0.999_999_9,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e30,
+        -1e30,
+        f32::from_bits(1),
+        -f32::from_bits(0x0007_0000),
+        edge(size.0),
+        edge(size.0) * 0.999_999,
+        -edge(size.0) * 1.000_001,
+        edge(size.1),
+        1.0 / size.0 as f32,
+        0.5 / size.1 as f32,
+    ];
+    let mut seed = 0x9E37_79B9u32.wrapping_mul(round + 1);
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    (0..128)
+        .map(|k| {
+            let r = next();
+            // Round 0 puts specials in a few lanes only, so most batches
+            // take the vector path; later rounds mix more in.
+            if (round > 0 || k % 23 == 5) && r % (4 - round.min(3)) == 0 {
+                specials[(r >> 8) as usize % specials.len()]
+            } else {
+                (r >> 8) as f32 / (1u32 << 24) as f32 * 5.0 - 2.0
+            }
+        })
+        .collect()
+}
+
+/// The vector sampling path (`jit/texvec.rs`: 2D, one level, point or
+/// bilinear, clamp, RGBA8/BGRA8) and the shim it falls back to give the
+/// interpreter's bits for every lane, with idle lanes in the batches,
+/// immediate offsets, resource swizzles and every LOD source that cannot
+/// change a one-level choice; the textures and samplers the vector path
+/// does not take (wrap, other formats, unequal min/mag filters) are
+/// compared as well.
+#[test]
+fn vector_path_gives_the_interpreters_bits() {
+    use sm5jit::jit::{CompileOptions, Tier};
+    let text = "cs_5_0
+dcl_sampler s0, mode_default
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_resource_raw t1
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 4
+dcl_thread_group 64, 1, 1
+ishl r0.x, vThreadIDInGroupFlattened.x, l(3)
+ld_raw r1.xy, r0.x, t1.xyxx
+ishl r0.y, vThreadIDInGroupFlattened.x, l(6)
+sample_l r2.xyzw, r1.xyxx, t0.xyzw, s0, l(0)
+store_raw u0.xyzw, r0.y, r2.xyzw
+sample_l_aoffimmi(-1,2,0) r2.xyzw, r1.xyxx, t0.zyxw, s0, l(2.5)
+iadd r0.z, r0.y, l(16)
+store_raw u0.xyzw, r0.z, r2.xyzw
+sample_d_aoffimmi(3,-4,0) r2.xyzw, r1.yxyy, t0.wzyx, s0, l(1.0, 0, 0, 0), l(0, 7.0, 0, 0)
+iadd r0.z, r0.y, l(32)
+store_raw u0.xyzw, r0.z, r2.xyzw
+and r0.w, vThreadIDInGroupFlattened.x, l(5)
+if_nz r0.w
+  sample_l r2.xyzw, r1.xyxx, t0.xyzw, s0, l(-1)
+  iadd r0.z, r0.y, l(48)
+  store_raw u0.xyzw, r0.z, r2.xyzw
+endif
+ret
+";
+    let program = parse(text);
+    let jit = JitShader::compile_with(
+        &program,
+        &CompileOptions {
+            cache: false,
+            ..CompileOptions::tier(Tier::One)
+        },
+    )
+    .expect("compile");
+    let interp = Interpreter::new(&program).expect("prepare");
+    let clamp = |f| SamplerDesc::new(f, AddressMode::Clamp);
+    let mixed = Filter {
+        min: FilterMode::Linear,
+        mag: FilterMode::Point,
+        mip: FilterMode::Point,
+        anisotropic: false,
+    };
+    let mut cases = Vec::new();
+    for format in [Format::R8G8B8A8Unorm, Format::B8G8R8A8Unorm] {
+        for size in [(1, 1), (3, 5), (16, 16), (64, 7)] {
+            for filter in [Filter::POINT, Filter::LINEAR] {
+                for pad in [0, 12] {
+                    cases.push(VecCase {
+                        format,
+                        size,
+                        pad,
+                        sampler: clamp(filter),
+                    });
+                }
+            }
+        }
+    }
+    // What the vector path leaves to the shim.
+    for (format, sampler) in [
+        (
+            Format::R8G8B8A8Unorm,
+            SamplerDesc::new(Filter::LINEAR, AddressMode::Wrap),
+        ),
+        (Format::R8G8B8A8Unorm, clamp(mixed)),
+        (Format::R8G8B8A8UnormSrgb, clamp(Filter::LINEAR)),
+        (Format::R8G8Unorm, clamp(Filter::POINT)),
+    ] {
+        cases.push(VecCase {
+            format,
+            size: (16, 16),
+            pad: 0,
+            sampler,
+        });
+    }
+    for (n, case) in cases.iter().enumerate() {
+        let (w, h) = case.size;
+        let base = TextureView::tex2d(case.format, w, h);
+        let view = TextureView {
+            row_pitch: base.row_pitch + case.pad,
+            slice_pitch: (base.row_pitch + case.pad) * u64::from(h),
+            ..base
+        };
+        let mut seed = 7 + n as u32;
+        let texels: Vec<u8> = (0..view.slice_pitch)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                (seed >> 16) as u8
+            })
+            .collect();
+        for round in 0..4 {
+            let coords = floats_bytes(&vector_coords(round, case.size));
+            let run = |jit_engine: bool| {
+                let mut out = vec![0u8; 64 * 64];
+                let mut b = Bindings::new();
+                b.uav(
+                    Slot::new(0),
+                    &mut out,
+                    View::Buffer(BufferView {
+                        kind: BufferKind::Raw,
+                        first_element: 0,
+                        num_elements: 64 * 16,
+                    }),
+                );
+                b.srv(Slot::new(0), &texels, View::Texture(view));
+                b.srv(
+                    Slot::new(1),
+                    &coords,
+                    View::Buffer(BufferView {
+                        kind: BufferKind::Raw,
+                        first_element: 0,
+                        num_elements: 128,
+                    }),
+                );
+                b.sampler(Slot::new(0), case.sampler);
+                let o = DispatchOptions::default();
+                if jit_engine {
+                    jit.dispatch(&mut b, [1, 1, 1], &o).expect("jit");
+                } else {
+                    interp.dispatch(&mut b, [1, 1, 1], &o).expect("interpreter");
+                }
+                drop(b);
+                out
+            };
+            let (want, got) = (run(false), run(true));
+            if let Some(i) =
+                (0..want.len() / 4).find(|&i| want[4 * i..4 * i + 4] != got[4 * i..4 * i + 4])
+            {
+                let word = |v: &[u8]| {
+                    u32::from_le_bytes([v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]])
+                };
+                panic!(
+                    "{:?} {w}x{h} pad {} {:?}, round {round}: word {i} (lane {}), interpreter {:#010x}, JIT {:#010x}",
+                    case.format,
+                    case.pad,
+                    case.sampler.filter,
+                    i / 16,
+                    word(&want),
+                    word(&got)
+                );
+            }
+        }
+    }
+}

@@ -21,6 +21,7 @@
 //! (bounds-checked access), `double` (64-bit floats), `typed` (typed
 //! buffers and textures through the runtime's formats), `sample`
 //! (sampling, gather, texture loads through `runtime::sampling`),
+//! `texvec` (the common 2D sampling case as vector code),
 //! `ranges` (SM5.1 register ranges), `libcalls` (shims into `sem`),
 //! `stage` (v#, o#, the special pixel registers, discard, quad
 //! derivatives), `runner` (groups,
@@ -60,6 +61,7 @@ mod runner;
 mod sample;
 mod shadow;
 mod stage;
+mod texvec;
 mod tier0;
 mod tier0_alu;
 pub mod tiers;
@@ -99,7 +101,8 @@ use plan::Plan;
 /// reads the register again, `liveness.rs`), `hoist` (cb#/context loads not hoistable),
 /// `late` (finish loop results where they are computed, not where they
 /// are read after the loop, `late.rs`),
-/// `t0call` (tier 0 lowers ALU, typed and atomic instructions inline
+/// `vectex` (every sampling instruction calls the texture shim, none
+/// takes `texvec.rs`'s vector path), `t0call` (tier 0 lowers ALU, typed and atomic instructions inline
 /// instead of calling `tier0_alu`'s routines), `vecexp` (`exp` and `log`
 /// through per-lane shims instead of vector code, `elementary.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).

@@ -43,6 +43,10 @@ pub struct Plan {
     /// entry (the key) is a header the runner points at the range's
     /// entries (`ranges.rs`).
     pub ranges: BTreeMap<usize, RangeDecl>,
+    /// The sampling instructions that may take the vector path, in order
+    /// (`texvec::candidates`): an instruction's position here is its
+    /// descriptor's in the dispatch's table.
+    pub vec_samples: Vec<u32>,
 }
 
 /// An SM5.1 register range: `lower..=upper` of `kind` in `space`.
@@ -126,6 +130,7 @@ impl Plan {
             plan.xregs.insert(reg, (plan.x_elems, len));
             plan.x_elems = plan.x_elems.saturating_add(len);
         }
+        plan.vec_samples = super::texvec::candidates(p, &plan.srvs, &plan.ranges);
         plan
     }
 }

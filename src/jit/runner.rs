@@ -154,8 +154,10 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &Bindings) -
         quads: false,
         raster_samples: 1,
         plans: Vec::new(),
+        vectors: Default::default(),
     };
     env.plans = super::sample::plans(shader, &env);
+    env.vectors = super::sample::vector_table(shader, &env.plans);
     env
 }
 

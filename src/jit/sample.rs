@@ -28,6 +28,7 @@ use cranelift_module::{Linkage, Module};
 
 use super::context::{N, OFF_TYPED, W};
 use super::lower::{trusted, Lower, Ty, V};
+use super::texvec::{VecTable, VecTex, KIND_UNORM8X4};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
 use crate::ir::{
@@ -38,23 +39,25 @@ use crate::runtime::sampling::sample_count;
 use crate::runtime::sampling::{self as shared, quad_gradients, SampleArgs, FULLY_MAPPED};
 use crate::runtime::sampling::{SpecName, SpecUser};
 use crate::runtime::texture::{BlockCache, Chosen, SampleDim, Spec, Texture};
+use crate::runtime::Format;
 use crate::runtime::{SamplerDesc, TextureData, View};
 use crate::sem::sample::gather_offset;
+use crate::sem::sampler::{AddressMode, FilterMode};
 
 /// The shim's symbol.
 pub const SHIM: &str = "sm5jit_texture";
 
 // Rows of the io slot (each `W` DWORDs).
-const ROW_EXEC: usize = 0;
+pub(super) const ROW_EXEC: usize = 0;
 const ROW_S0: usize = 1;
 const ROW_S1: usize = 2;
-const ROW_COORD: usize = 3;
+pub(super) const ROW_COORD: usize = 3;
 const ROW_OFFSET: usize = 7;
 const ROW_REF: usize = 10;
 const ROW_LOD: usize = 11;
 const ROW_DDY: usize = 15;
 const ROW_MIN_LOD: usize = 19;
-const ROW_OUT: usize = 20;
+pub(super) const ROW_OUT: usize = 20;
 /// Rows in the io slot.
 pub const ROWS: usize = 24;
 /// The io slot as the shim sees it: a fixed size, so that the row
@@ -239,12 +242,35 @@ impl Lower<'_, '_> {
             let last = inst.operands.len().saturating_sub(1);
             self.put_src(io, inst, last, ROW_MIN_LOD, 1, Ty::Float)?;
         }
-        self.call_texture_shim(io, entry);
+        match self.vector_slot() {
+            Some(slot) => {
+                let shim = self.b.create_block();
+                let join = self.b.create_block();
+                self.vector_sample(io, slot, inst.texel_offsets(), shim, join);
+                self.b.seal_block(shim);
+                self.b.switch_to_block(shim);
+                self.call_texture_shim(io, entry);
+                self.b.ins().jump(join, &[]);
+                self.b.seal_block(join);
+                self.b.switch_to_block(join);
+            }
+            None => self.call_texture_shim(io, entry),
+        }
         self.write_results(inst, io, res.swizzle(), inst.saturate())?;
         if fb == 1 {
             self.write_status(inst)?;
         }
         Ok(())
+    }
+
+    /// The vector-path descriptor of the instruction at `self.at`, when it
+    /// is a candidate (`texvec::candidates`) and the code is tier 1's
+    /// (tier 0 keeps every texture instruction a call).
+    fn vector_slot(&self) -> Option<usize> {
+        if self.slots.is_some() || super::opt_off("vectex") {
+            return None;
+        }
+        self.plan.vec_samples.binary_search(&(self.at as u32)).ok()
     }
 
     /// Writes [`FULLY_MAPPED`] to a feedback form's status operand (1).
@@ -652,6 +678,75 @@ pub fn plans(shader: &super::JitShader, env: &TypedEnv) -> Vec<TexPlan> {
         });
     }
     out
+}
+
+impl TexPlan {
+    /// The descriptor of the vector path (`texvec.rs`) for this plan, or
+    /// the empty one when the bound texture or sampler does not fit it:
+    /// a non-gather, non-query, non-comparison op on a 2D view whose
+    /// sampler reads one level with point or bilinear filtering whatever
+    /// the LOD, clamps on both axes, over an R8G8B8A8_UNORM or
+    /// B8G8R8A8_UNORM level wholly inside memory with offsets below 2^31.
+    fn vector_desc(&self) -> Option<VecTex> {
+        let f = self.form?;
+        if f.gather || f.query || f.reference.is_some() || self.clamped || self.dim != SampleDim::D2
+        {
+            return None;
+        }
+        let (level, mode) = self.lod_free?.single_level()?;
+        let [u, v, _] = self.sampler.address();
+        if u != AddressMode::Clamp || v != AddressMode::Clamp {
+            return None;
+        }
+        let swap_rb = match self.tex.view.format {
+            Format::R8G8B8A8Unorm => 0,
+            Format::B8G8R8A8Unorm => -1,
+            _ => return None,
+        };
+        let m = self.tex.direct_level(level)?;
+        let end = u64::from(m.height - 1)
+            .checked_mul(m.row_pitch)?
+            .checked_add(u64::from(m.width) * 4)?;
+        let pitch = i32::try_from(m.row_pitch).ok()?;
+        if end > i32::MAX as u64 {
+            return None;
+        }
+        let (half, frac_mask) = match mode {
+            FilterMode::Linear => (0.5, 255),
+            FilterMode::Point => (0.0, 0),
+        };
+        Some(VecTex {
+            kind: KIND_UNORM8X4,
+            max: [m.width as i32 - 1, m.height as i32 - 1],
+            size: [m.width as f32, m.height as f32],
+            half,
+            frac_mask,
+            pitch,
+            swap_rb,
+            base: self.tex.data.as_ptr() as u64 + m.offset,
+        })
+    }
+}
+
+/// The vector-path descriptors of `shader`'s candidates
+/// (`texvec::candidates`) over the dispatch's `plans`: each candidate's
+/// plan's [`TexPlan::vector_desc`], the empty descriptor (the shim) when it
+/// has no plan or does not fit.
+pub fn vector_table(shader: &super::JitShader, plans: &[TexPlan]) -> VecTable {
+    let descs = shader
+        .inner
+        .plan
+        .vec_samples
+        .iter()
+        .map(|&at| {
+            plans
+                .binary_search_by_key(&at, |p| p.at)
+                .ok()
+                .and_then(|k| plans[k].vector_desc())
+                .unwrap_or_default()
+        })
+        .collect();
+    VecTable::new(descs)
 }
 
 /// Picks the rows entry of a spec: texture loads or the sample class.

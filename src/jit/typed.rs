@@ -46,6 +46,9 @@ pub struct TypedEnv {
     /// The texture instructions' batch entries, by instruction index
     /// (`sample::plans`, built with the rest of the environment).
     pub plans: Vec<super::sample::TexPlan>,
+    /// The vector-path descriptors generated code reads (`texvec.rs`,
+    /// `sample::vector_table`, built with the plans).
+    pub vectors: super::texvec::VecTable,
 }
 
 // SAFETY: the pointers point into bindings borrowed for the whole

@@ -176,6 +176,25 @@ pub struct Chosen {
     mode: FilterMode,
 }
 
+impl Chosen {
+    /// The level and filter of a choice that reads one level only (the
+    /// case in which [`Texture::sample_chosen`] filters a single level).
+    pub fn single_level(&self) -> Option<(u32, FilterMode)> {
+        let c = self.choice;
+        (c.weight == 0.0 || c.level1 == c.level0).then_some((c.level0, self.mode))
+    }
+}
+
+/// A mip level every texel of which lies inside the texture's memory
+/// ([`Level::fits`]): where its first slice starts and how its rows lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DirectLevel {
+    pub offset: u64,
+    pub width: u32,
+    pub height: u32,
+    pub row_pitch: u64,
+}
+
 /// A two-axis lookup placed on its level's axes ([`Texture::place`]).
 struct Placed {
     coord: [f32; 2],
@@ -236,6 +255,18 @@ impl<'a> Texture<'a> {
         }
         let m = self.view.mip(level)?;
         Some(Level::of(&m, self.view.format))
+    }
+
+    /// Level `level` when every texel of it can be read without a check
+    /// (an uncompressed format, the whole level inside the memory).
+    pub fn direct_level(&self, level: u32) -> Option<DirectLevel> {
+        let m = self.level(level).filter(|m| m.direct)?;
+        Some(DirectLevel {
+            offset: m.offset,
+            width: m.width,
+            height: m.height,
+            row_pitch: m.row_pitch,
+        })
     }
 
     /// [`TextureData::texel`] with the format of `S` and a block cache.
