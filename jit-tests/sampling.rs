@@ -108,15 +108,7 @@ fn try_run(
     let mut out = vec![0u8; 256];
     {
         let mut b = Bindings::new();
-        b.uav(
-            Slot::new(0),
-            &mut out,
-            View::Buffer(BufferView {
-                kind: BufferKind::Raw,
-                first_element: 0,
-                num_elements: 64,
-            }),
-        );
+        b.uav(Slot::new(0), &mut out, raw_view(64));
         for t in texes {
             b.srv(Slot::new(t.slot), &t.data, View::Texture(t.view));
         }
@@ -135,6 +127,15 @@ fn try_run(
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect())
+}
+
+/// A raw buffer view of `dwords` DWORDs.
+fn raw_view(dwords: u64) -> View {
+    View::Buffer(BufferView {
+        kind: BufferKind::Raw,
+        first_element: 0,
+        num_elements: dwords,
+    })
 }
 
 fn f(x: f32) -> u32 {
@@ -1001,25 +1002,9 @@ ret
             let run = |jit_engine: bool| {
                 let mut out = vec![0u8; 64 * 64];
                 let mut b = Bindings::new();
-                b.uav(
-                    Slot::new(0),
-                    &mut out,
-                    View::Buffer(BufferView {
-                        kind: BufferKind::Raw,
-                        first_element: 0,
-                        num_elements: 64 * 16,
-                    }),
-                );
+                b.uav(Slot::new(0), &mut out, raw_view(64 * 16));
                 b.srv(Slot::new(0), &texels, View::Texture(view));
-                b.srv(
-                    Slot::new(1),
-                    &coords,
-                    View::Buffer(BufferView {
-                        kind: BufferKind::Raw,
-                        first_element: 0,
-                        num_elements: 128,
-                    }),
-                );
+                b.srv(Slot::new(1), &coords, raw_view(128));
                 b.sampler(Slot::new(0), case.sampler);
                 let o = DispatchOptions::default();
                 if jit_engine {

@@ -223,6 +223,15 @@ impl Lower<'_, '_> {
         self.b.ins().load(types::I32X4, trusted(), io, off)
     }
 
+    /// Goes on in a new block when `cond` is non-zero, else branches to
+    /// `otherwise`.
+    fn go_on_if(&mut self, cond: Value, otherwise: Block) {
+        let next = self.b.create_block();
+        self.b.ins().brif(cond, next, &[], otherwise, &[]);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+    }
+
     /// The address of descriptor `slot`, in a block reached only when the
     /// environment has one and its kind is the vector path's; every other
     /// case branches to `shim`.
@@ -231,19 +240,13 @@ impl Lower<'_, '_> {
             .b
             .ins()
             .load(types::I64, trusted(), self.ctx, OFF_TYPED);
-        let has_env = self.b.create_block();
-        self.b.ins().brif(env, has_env, &[], shim, &[]);
-        self.b.seal_block(has_env);
-        self.b.switch_to_block(has_env);
+        self.go_on_if(env, shim);
         let len = self.b.ins().load(types::I64, trusted(), env, OFF_TABLE_LEN);
         let inside = self
             .b
             .ins()
             .icmp_imm_u(IntCC::UnsignedGreaterThan, len, slot as i64);
-        let in_table = self.b.create_block();
-        self.b.ins().brif(inside, in_table, &[], shim, &[]);
-        self.b.seal_block(in_table);
-        self.b.switch_to_block(in_table);
+        self.go_on_if(inside, shim);
         let table = self.b.ins().load(types::I64, trusted(), env, OFF_TABLE_PTR);
         let desc = self
             .b
@@ -257,10 +260,7 @@ impl Lower<'_, '_> {
             .b
             .ins()
             .icmp_imm_u(IntCC::Equal, kind, i64::from(KIND_UNORM8X4));
-        let vector = self.b.create_block();
-        self.b.ins().brif(fits, vector, &[], shim, &[]);
-        self.b.seal_block(vector);
-        self.b.switch_to_block(vector);
+        self.go_on_if(fits, shim);
         desc
     }
 
