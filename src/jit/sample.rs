@@ -94,14 +94,14 @@ impl Lower<'_, '_> {
         self.b.ins().stack_addr(types::I64, ss, 0)
     }
 
-    fn put_row(&mut self, io: Value, row: usize, v: V) {
+    pub(super) fn put_row(&mut self, io: Value, row: usize, v: V) {
         for (j, x) in v.iter().enumerate() {
             let off = ((row * W + 4 * j) * 4) as i32;
             self.b.ins().store(trusted(), *x, io, off);
         }
     }
 
-    fn get_row(&mut self, io: Value, row: usize) -> V {
+    pub(super) fn get_row(&mut self, io: Value, row: usize) -> V {
         std::array::from_fn(|j| {
             let off = ((row * W + 4 * j) * 4) as i32;
             self.b.ins().load(types::I32X4, trusted(), io, off)

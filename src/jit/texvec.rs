@@ -35,7 +35,7 @@ use std::sync::Arc;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
-use super::context::{N, OFF_TYPED, W};
+use super::context::{N, OFF_TYPED};
 use super::lower::{mem, trusted, Lower};
 use super::typed::TypedEnv;
 use crate::analysis::{Prepared, ResKind};
@@ -182,18 +182,16 @@ impl Lower<'_, '_> {
         let desc = self.vector_desc(slot, shim);
         let prm = self.vector_params(desc);
         let fetch = self.b.create_block();
-        let exec: [Value; N] =
-            std::array::from_fn(|j| self.io_vector(io, super::sample::ROW_EXEC, j));
+        let exec = self.get_row(io, super::sample::ROW_EXEC);
+        let u = self.get_row(io, super::sample::ROW_COORD);
+        let v = self.get_row(io, super::sample::ROW_COORD + 1);
+        let zero = self.i32_splat(0);
         let mut axes = Vec::with_capacity(N);
         let mut ok: Option<Value> = None;
-        for (j, lanes) in exec.iter().enumerate() {
-            let u = self.io_vector(io, super::sample::ROW_COORD, j);
-            let v = self.io_vector(io, super::sample::ROW_COORD + 1, j);
-            let au = self.vector_axis(u, &prm, 0, offsets[0]);
-            let av = self.vector_axis(v, &prm, 1, offsets[1]);
-            let zero = self.b.ins().iconst(types::I32, 0);
-            let zero = self.b.ins().splat(types::I32X4, zero);
-            let idle = self.b.ins().icmp(IntCC::Equal, *lanes, zero);
+        for j in 0..N {
+            let au = self.vector_axis(u[j], &prm, 0, offsets[0]);
+            let av = self.vector_axis(v[j], &prm, 1, offsets[1]);
+            let idle = self.b.ins().icmp(IntCC::Equal, exec[j], zero);
             let both = self.b.ins().band(au.in_range, av.in_range);
             let fine = self.b.ins().bor(both, idle);
             ok = Some(match ok {
@@ -206,21 +204,16 @@ impl Lower<'_, '_> {
         self.b.ins().brif(all, fetch, &[], shim, &[]);
         self.b.seal_block(fetch);
         self.b.switch_to_block(fetch);
+        let mut out = [[zero; N]; 4];
         for (j, (au, av)) in axes.iter().enumerate() {
-            let out = self.vector_filter(&prm, au, av);
-            for (c, x) in out.into_iter().enumerate() {
-                let bits = self.b.ins().bitcast(types::I32X4, mem(), x);
-                let off = (((super::sample::ROW_OUT + c) * W + 4 * j) * 4) as i32;
-                self.b.ins().store(trusted(), bits, io, off);
+            for (c, x) in self.vector_filter(&prm, au, av).into_iter().enumerate() {
+                out[c][j] = self.b.ins().bitcast(types::I32X4, mem(), x);
             }
         }
+        for (c, rows) in out.into_iter().enumerate() {
+            self.put_row(io, super::sample::ROW_OUT + c, rows);
+        }
         self.b.ins().jump(join, &[]);
-    }
-
-    /// Vector `j` of io row `row`.
-    fn io_vector(&mut self, io: Value, row: usize, j: usize) -> Value {
-        let off = ((row * W + 4 * j) * 4) as i32;
-        self.b.ins().load(types::I32X4, trusted(), io, off)
     }
 
     /// Goes on in a new block when `cond` is non-zero, else branches to
