@@ -1016,21 +1016,180 @@ ret
                 out
             };
             let (want, got) = (run(false), run(true));
-            if let Some(i) =
-                (0..want.len() / 4).find(|&i| want[4 * i..4 * i + 4] != got[4 * i..4 * i + 4])
-            {
-                let word = |v: &[u8]| {
-                    u32::from_le_bytes([v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]])
-                };
+            if let Some((i, a, b)) = first_difference(&want, &got) {
                 panic!(
-                    "{:?} {w}x{h} pad {} {:?}, round {round}: word {i} (lane {}), interpreter {:#010x}, JIT {:#010x}",
+                    "{:?} {w}x{h} pad {} {:?}, round {round}: word {i} (lane {}), interpreter {a:#010x}, JIT {b:#010x}",
                     case.format,
                     case.pad,
                     case.sampler.filter,
                     i / 16,
-                    word(&want),
-                    word(&got)
                 );
+            }
+        }
+    }
+}
+
+/// The first DWORD at which `want` and `got` differ: its index and both
+/// values.
+fn first_difference(want: &[u8], got: &[u8]) -> Option<(usize, u32, u32)> {
+    let word = |v: &[u8], i: usize| {
+        u32::from_le_bytes([v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]])
+    };
+    (0..want.len() / 4)
+        .find(|&i| want[4 * i..4 * i + 4] != got[4 * i..4 * i + 4])
+        .map(|i| (i, word(want, i), word(got, i)))
+}
+
+/// Floats whose comparisons the float mode could change or that sit on
+/// the edges of the order: zeros of both signs, denormals of both signs,
+/// the smallest normals, infinities, NaNs of both signs and payloads.
+const COMPARE_SPECIALS: [u32; 14] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x0000_0001,
+    0x8000_0001,
+    0x0040_0000,
+    0x807F_FFFF,
+    0x0080_0000,
+    0x8080_0000,
+    0x7F80_0000,
+    0xFF80_0000,
+    0x7FC0_0000,
+    0xFFC0_0001,
+    0x7F80_0001,
+    0x3F80_0000,
+];
+
+/// The comparison forms' vector path (`jit/texvec.rs`, R32_FLOAT) and
+/// the shim it falls back to give the interpreter's bits for every
+/// comparison function, point and bilinear filtering, immediate offsets
+/// and idle lanes, with texels and references that include zeros of both
+/// signs, denormals (which the generated code's DAZ mode must not turn
+/// into zeros), infinities and NaNs; an R32_FLOAT view with wrap
+/// addressing (left to the shim) is compared as well.
+#[test]
+fn vector_compare_path_gives_the_interpreters_bits() {
+    use sm5jit::jit::{CompileOptions, Tier};
+    let text = "cs_5_0
+dcl_sampler s0, mode_comparison
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_resource_raw t1
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 4
+dcl_thread_group 64, 1, 1
+ishl r0.x, vThreadIDInGroupFlattened.x, l(4)
+ld_raw r1.xyz, r0.x, t1.xyzx
+ishl r0.y, vThreadIDInGroupFlattened.x, l(5)
+sample_c_lz r2.x, r1.xyxx, t0.xxxx, s0, r1.z
+sample_c_lz_aoffimmi(-1,2,0) r2.yzw, r1.yxyy, t0.xxyz, s0, r1.z
+store_raw u0.xyzw, r0.y, r2.xyzw
+and r0.w, vThreadIDInGroupFlattened.x, l(6)
+mov r2.xyzw, l(7, 7, 7, 7)
+if_nz r0.w
+  sample_c_lz r2.xyzw, r1.xyxx, t0.xyzw, s0, r1.z
+endif
+iadd r0.z, r0.y, l(16)
+store_raw u0.xyzw, r0.z, r2.xyzw
+ret
+";
+    let program = parse(text);
+    let jit = JitShader::compile_with(
+        &program,
+        &CompileOptions {
+            cache: false,
+            ..CompileOptions::tier(Tier::One)
+        },
+    )
+    .expect("compile");
+    let interp = Interpreter::new(&program).expect("prepare");
+    let funcs = [
+        ComparisonFunc::Never,
+        ComparisonFunc::Less,
+        ComparisonFunc::Equal,
+        ComparisonFunc::LessEqual,
+        ComparisonFunc::Greater,
+        ComparisonFunc::NotEqual,
+        ComparisonFunc::GreaterEqual,
+        ComparisonFunc::Always,
+    ];
+    let mut seed = 0x2545_F491u32;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for (size, pad) in [((1, 1), 0), ((5, 3), 8), ((16, 16), 0)] {
+        let (w, h) = size;
+        let base = TextureView::tex2d(Format::R32Float, w, h);
+        let view = TextureView {
+            row_pitch: base.row_pitch + pad,
+            slice_pitch: (base.row_pitch + pad) * u64::from(h),
+            ..base
+        };
+        // A texel in four is special; the others are in [0, 1).
+        let texels: Vec<u32> = (0..view.slice_pitch / 4)
+            .map(|_| match next() {
+                r if r % 4 == 0 => COMPARE_SPECIALS[(r >> 8) as usize % COMPARE_SPECIALS.len()],
+                r => ((r >> 8) as f32 / (1u32 << 24) as f32).to_bits(),
+            })
+            .collect();
+        let texel_bytes = words_bytes(&texels);
+        for round in 0..4 {
+            let coords = vector_coords(round, size);
+            // Per lane: u, v, the reference (a special, one of the
+            // texels, or a value in [0, 1)), and an unused word.
+            let mut lanes = Vec::with_capacity(64 * 4);
+            for lane in 0..64 {
+                let reference = match next() % 3 {
+                    0 => COMPARE_SPECIALS[next() as usize % COMPARE_SPECIALS.len()],
+                    1 => texels[next() as usize % texels.len()],
+                    _ => ((next() >> 8) as f32 / (1u32 << 24) as f32).to_bits(),
+                };
+                lanes.extend([
+                    coords[2 * lane].to_bits(),
+                    coords[2 * lane + 1].to_bits(),
+                    reference,
+                    0,
+                ]);
+            }
+            let lane_bytes = words_bytes(&lanes);
+            for func in funcs {
+                for (filter, address) in [
+                    (Filter::POINT, AddressMode::Clamp),
+                    (Filter::LINEAR, AddressMode::Clamp),
+                    (Filter::LINEAR, AddressMode::Wrap),
+                ] {
+                    let sampler = SamplerDesc {
+                        comparison: func,
+                        ..SamplerDesc::new(filter, address)
+                    };
+                    let run = |jit_engine: bool| {
+                        let mut out = vec![0u8; 64 * 32];
+                        let mut b = Bindings::new();
+                        b.uav(Slot::new(0), &mut out, raw_view(64 * 8));
+                        b.srv(Slot::new(0), &texel_bytes, View::Texture(view));
+                        b.srv(Slot::new(1), &lane_bytes, raw_view(64 * 4));
+                        b.sampler(Slot::new(0), sampler);
+                        let o = DispatchOptions::default();
+                        if jit_engine {
+                            jit.dispatch(&mut b, [1, 1, 1], &o).expect("jit");
+                        } else {
+                            interp.dispatch(&mut b, [1, 1, 1], &o).expect("interpreter");
+                        }
+                        drop(b);
+                        out
+                    };
+                    let (want, got) = (run(false), run(true));
+                    if let Some((i, a, b)) = first_difference(&want, &got) {
+                        panic!(
+                            "{w}x{h} pad {pad} {func:?} {filter:?} {address:?}, round {round}: word {i} (lane {}, reference {:#010x}), interpreter {a:#010x}, JIT {b:#010x}",
+                            i / 8,
+                            lanes[4 * (i / 8) + 2],
+                        );
+                    }
+                }
             }
         }
     }

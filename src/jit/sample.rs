@@ -28,7 +28,7 @@ use cranelift_module::{Linkage, Module};
 
 use super::context::{N, OFF_TYPED, W};
 use super::lower::{trusted, Lower, Ty, V};
-use super::texvec::{VecTable, VecTex, KIND_UNORM8X4};
+use super::texvec::{pass_masks, VecTable, VecTex, KIND_R32_COMPARE, KIND_UNORM8X4};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
 use crate::ir::{
@@ -53,7 +53,7 @@ const ROW_S0: usize = 1;
 const ROW_S1: usize = 2;
 pub(super) const ROW_COORD: usize = 3;
 const ROW_OFFSET: usize = 7;
-const ROW_REF: usize = 10;
+pub(super) const ROW_REF: usize = 10;
 const ROW_LOD: usize = 11;
 const ROW_DDY: usize = 15;
 const ROW_MIN_LOD: usize = 19;
@@ -246,7 +246,14 @@ impl Lower<'_, '_> {
             Some(slot) => {
                 let shim = self.b.create_block();
                 let join = self.b.create_block();
-                self.vector_sample(io, slot, inst.texel_offsets(), shim, join);
+                self.vector_sample(
+                    io,
+                    slot,
+                    inst.texel_offsets(),
+                    f.reference.is_some(),
+                    shim,
+                    join,
+                );
                 self.b.seal_block(shim);
                 self.b.switch_to_block(shim);
                 self.call_texture_shim(io, entry);
@@ -683,14 +690,14 @@ pub fn plans(shader: &super::JitShader, env: &TypedEnv) -> Vec<TexPlan> {
 impl TexPlan {
     /// The descriptor of the vector path (`texvec.rs`) for this plan, or
     /// the empty one when the bound texture or sampler does not fit it:
-    /// a non-gather, non-query, non-comparison op on a 2D view whose
-    /// sampler reads one level with point or bilinear filtering whatever
-    /// the LOD, clamps on both axes, over an R8G8B8A8_UNORM or
-    /// B8G8R8A8_UNORM level wholly inside memory with offsets below 2^31.
+    /// a non-gather, non-query op on a 2D view whose sampler reads one
+    /// level with point or bilinear filtering whatever the LOD and clamps
+    /// on both axes, over a level wholly inside memory with offsets below
+    /// 2^31, in R8G8B8A8_UNORM or B8G8R8A8_UNORM (non-comparison forms) or
+    /// R32_FLOAT (comparison forms).
     fn vector_desc(&self) -> Option<VecTex> {
         let f = self.form?;
-        if f.gather || f.query || f.reference.is_some() || self.clamped || self.dim != SampleDim::D2
-        {
+        if f.gather || f.query || self.clamped || self.dim != SampleDim::D2 {
             return None;
         }
         let (level, mode) = self.lod_free?.single_level()?;
@@ -698,9 +705,11 @@ impl TexPlan {
         if u != AddressMode::Clamp || v != AddressMode::Clamp {
             return None;
         }
-        let swap_rb = match self.tex.view.format {
-            Format::R8G8B8A8Unorm => 0,
-            Format::B8G8R8A8Unorm => -1,
+        let format = self.tex.view.format;
+        let (kind, swap_rb, pass) = match (f.reference.is_some(), format) {
+            (false, Format::R8G8B8A8Unorm) => (KIND_UNORM8X4, 0, [0; 4]),
+            (false, Format::B8G8R8A8Unorm) => (KIND_UNORM8X4, -1, [0; 4]),
+            (true, Format::R32Float) => (KIND_R32_COMPARE, 0, pass_masks(self.sampler.comparison)),
             _ => return None,
         };
         let m = self.tex.direct_level(level)?;
@@ -716,13 +725,14 @@ impl TexPlan {
             FilterMode::Point => (0.0, 0),
         };
         Some(VecTex {
-            kind: KIND_UNORM8X4,
+            kind,
             max: [m.width as i32 - 1, m.height as i32 - 1],
             size: [m.width as f32, m.height as f32],
             half,
             frac_mask,
             pitch,
             swap_rb,
+            pass,
             base: self.tex.data.as_ptr() as u64 + m.offset,
         })
     }

@@ -2,18 +2,19 @@
 //! common case of a bound 2D texture.
 //!
 //! In: a sample-class instruction that may take the vector path
-//! ([`candidates`]: not a gather, query, comparison or feedback form; a
-//! fixed t# declared `texture2d` and a fixed s#) and, at run time, its
-//! [`VecTex`] descriptor, which `sample::vector_table` fills when a
-//! dispatch or batch starts, from the instruction's plan: non-zero `kind`
-//! when the bound view and sampler fit (one level read whatever the LOD,
-//! point or bilinear filtering, clamp addressing on both axes,
-//! R8G8B8A8_UNORM or B8G8R8A8_UNORM, the level wholly inside memory with
-//! 32-bit offsets). Out: code that reads the descriptor and, when it fits
-//! and every active lane's texel-space coordinates lie within ±2^22,
-//! computes taps, weights, texel reads, decode and the weighted sum as
-//! vectors into the io slot's result rows; otherwise it branches to the
-//! texture shim (`sample.rs`), which does the same work per lane.
+//! ([`candidates`]: not a gather, query or feedback form; a fixed t#
+//! declared `texture2d` and a fixed s#) and, at run time, its [`VecTex`]
+//! descriptor, which `sample::vector_table` fills when a dispatch or
+//! batch starts, from the instruction's plan: non-zero `kind` when the
+//! bound view and sampler fit (one level read whatever the LOD, point or
+//! bilinear filtering, clamp addressing on both axes, R8G8B8A8_UNORM or
+//! B8G8R8A8_UNORM, or R32_FLOAT for the comparison forms, the level wholly
+//! inside memory with 32-bit offsets). Out: code that reads the
+//! descriptor and, when it fits and every active lane's fixed-point
+//! coordinates lie within ±2^30 (texel indices within ±2^22), computes
+//! taps, weights, texel reads, decode or comparison and the weighted sum
+//! as vectors into the io slot's result rows; otherwise it branches to
+//! the texture shim (`sample.rs`), which does the same work per lane.
 //!
 //! Invariants: the results are the bits of `Texture::filter_direct` (the
 //! same fixed-point rounding, tap order and unfused `acc + w * x` sums;
@@ -26,7 +27,9 @@
 //! are rounded by IEEE (DAZ only zeroes denormal inputs, and a denormal
 //! coordinate gives texel index 0 and weight 0 either way), and UNORM8
 //! texels, weights (multiples of 2^-16) and their products and sums are
-//! never denormal.
+//! never denormal. Comparisons, whose operands (R32_FLOAT texels and the
+//! shader's references) may be denormal, are made on integers
+//! (`vector_compare`), and their 1.0 and 0.0 sum like UNORM texels.
 
 use std::collections::BTreeMap;
 use std::mem::offset_of;
@@ -40,16 +43,24 @@ use super::lower::{mem, trusted, Lower};
 use super::typed::TypedEnv;
 use crate::analysis::{Prepared, ResKind};
 use crate::ir::{OperandType, ResourceDim};
+use crate::sem::sampler::ComparisonFunc;
 
-/// [`VecTex::kind`]: four UNORM8 channels in a DWORD, read through
-/// [`VecTex::shifts`].
+/// [`VecTex::kind`] of a non-comparison form: four UNORM8 channels in a
+/// DWORD (R8G8B8A8 or B8G8R8A8, see [`VecTex::swap_rb`]).
 pub const KIND_UNORM8X4: u32 = 1;
+
+/// [`VecTex::kind`] of a comparison form (`sample_c`, `sample_c_lz`): one
+/// R32_FLOAT texel per DWORD, compared with the reference as
+/// [`VecTex::pass`] says.
+pub const KIND_R32_COMPARE: u32 = 2;
 
 /// What the vector code of one instruction reads at run time.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct VecTex {
-    /// 0: the instruction calls the shim; [`KIND_UNORM8X4`]: the vector path.
+    /// 0: the instruction calls the shim; [`KIND_UNORM8X4`] or
+    /// [`KIND_R32_COMPARE`]: the vector path (each instruction's code
+    /// accepts the one kind that fits its form).
     pub kind: u32,
     /// The level's width and height, less one (the clamp bounds).
     pub max: [i32; 2],
@@ -65,8 +76,26 @@ pub struct VecTex {
     /// All ones when R is the DWORD's third byte and B its first
     /// (B8G8R8A8), 0 when R is the first (R8G8B8A8).
     pub swap_rb: i32,
+    /// Comparison forms: which outcomes of `reference OP texel` pass, each
+    /// all ones or 0, in the order [`PASS_LESS`], [`PASS_EQUAL`],
+    /// [`PASS_GREATER`], [`PASS_UNORDERED`] (either operand NaN).
+    pub pass: [i32; 4],
     /// The address of the level's first texel.
     pub base: u64,
+}
+
+/// Positions in [`VecTex::pass`].
+pub const PASS_LESS: usize = 0;
+pub const PASS_EQUAL: usize = 1;
+pub const PASS_GREATER: usize = 2;
+pub const PASS_UNORDERED: usize = 3;
+
+/// [`VecTex::pass`] for comparison `func`: the outcomes for which
+/// `ComparisonFunc::test` is true.
+pub fn pass_masks(func: ComparisonFunc) -> [i32; 4] {
+    // One operand pair per outcome: less, equal, greater, unordered.
+    let probes = [(0.0, 1.0), (1.0, 1.0), (1.0, 0.0), (f32::NAN, 0.0)];
+    probes.map(|(r, t)| -i32::from(func.test(r, t)))
 }
 
 /// The descriptors of one dispatch or batch runner, by candidate
@@ -129,7 +158,7 @@ pub fn candidates(
         let Some(f) = inst.opcode.sample_form() else {
             continue;
         };
-        if f.gather || f.query || f.reference.is_some() || f.offset.is_some() {
+        if f.gather || f.query || f.offset.is_some() {
             continue;
         }
         let (Some(res), Some(samp)) = (inst.operands.get(f.res), inst.operands.get(f.samp)) else {
@@ -163,6 +192,8 @@ struct Params {
     frac_mask: Value,
     pitch: Value,
     swap_rb: Value,
+    /// Comparison forms: [`VecTex::pass`].
+    pass: Option<[Value; 4]>,
     base: Value,
 }
 
@@ -176,11 +207,17 @@ impl Lower<'_, '_> {
         io: Value,
         slot: usize,
         offsets: [i8; 3],
+        compare: bool,
         shim: Block,
         join: Block,
     ) {
-        let desc = self.vector_desc(slot, shim);
-        let prm = self.vector_params(desc);
+        let kind = if compare {
+            KIND_R32_COMPARE
+        } else {
+            KIND_UNORM8X4
+        };
+        let desc = self.vector_desc(slot, kind, shim);
+        let prm = self.vector_params(desc, compare);
         let fetch = self.b.create_block();
         let exec = self.get_row(io, super::sample::ROW_EXEC);
         let u = self.get_row(io, super::sample::ROW_COORD);
@@ -205,8 +242,16 @@ impl Lower<'_, '_> {
         self.b.seal_block(fetch);
         self.b.switch_to_block(fetch);
         let mut out = [[zero; N]; 4];
+        let refs = compare.then(|| self.get_row(io, super::sample::ROW_REF));
         for (j, (au, av)) in axes.iter().enumerate() {
-            for (c, x) in self.vector_filter(&prm, au, av).into_iter().enumerate() {
+            let texels = match &refs {
+                Some(r) => {
+                    let x = self.vector_filter_compare(&prm, au, av, r[j]);
+                    [x; 4]
+                }
+                None => self.vector_filter(&prm, au, av),
+            };
+            for (c, x) in texels.into_iter().enumerate() {
                 out[c][j] = self.b.ins().bitcast(types::I32X4, mem(), x);
             }
         }
@@ -226,9 +271,9 @@ impl Lower<'_, '_> {
     }
 
     /// The address of descriptor `slot`, in a block reached only when the
-    /// environment has one and its kind is the vector path's; every other
-    /// case branches to `shim`.
-    fn vector_desc(&mut self, slot: usize, shim: Block) -> Value {
+    /// environment has one and its kind is `want`; every other case
+    /// branches to `shim`.
+    fn vector_desc(&mut self, slot: usize, want: u32, shim: Block) -> Value {
         let env = self
             .b
             .ins()
@@ -249,15 +294,12 @@ impl Lower<'_, '_> {
             .b
             .ins()
             .load(types::I32, trusted(), desc, offset_of!(VecTex, kind) as i32);
-        let fits = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::Equal, kind, i64::from(KIND_UNORM8X4));
+        let fits = self.b.ins().icmp_imm_u(IntCC::Equal, kind, i64::from(want));
         self.go_on_if(fits, shim);
         desc
     }
 
-    fn vector_params(&mut self, desc: Value) -> Params {
+    fn vector_params(&mut self, desc: Value, compare: bool) -> Params {
         let load = |s: &mut Self, ty, off: usize| s.b.ins().load(ty, trusted(), desc, off as i32);
         let splat = |s: &mut Self, ty, off: usize| {
             let x = load(
@@ -286,6 +328,10 @@ impl Lower<'_, '_> {
             frac_mask: splat(self, types::I32X4, offset_of!(VecTex, frac_mask)),
             pitch: splat(self, types::I32X4, offset_of!(VecTex, pitch)),
             swap_rb: splat(self, types::I32X4, offset_of!(VecTex, swap_rb)),
+            pass: compare.then(|| {
+                let pass0 = offset_of!(VecTex, pass);
+                std::array::from_fn(|k| splat(self, types::I32X4, pass0 + 4 * k))
+            }),
             base: load(self, types::I64, offset_of!(VecTex, base)),
         }
     }
@@ -411,5 +457,100 @@ impl Lower<'_, '_> {
         let red = self.b.ins().bitselect(swap, b, r);
         let blue = self.b.ins().bitselect(swap, r, b);
         [red, g, blue, a]
+    }
+
+    /// `reference OP texel` per lane of `r` (the reference's bits) and `t`
+    /// (an R32_FLOAT texel's bits) as all ones or 0, with
+    /// `ComparisonFunc::test`'s IEEE answer: computed on integers, so that
+    /// the float mode of generated code (DAZ) cannot make a denormal
+    /// operand compare as zero. Each operand maps to an integer whose
+    /// signed order is the float order (`key`; -0 and +0 both map to 0),
+    /// NaN operands make the outcome unordered.
+    fn vector_compare(&mut self, pass: &[Value; 4], r: &Key, t: Value) -> Value {
+        let t = self.vector_key(t);
+        let lt = self.b.ins().icmp(IntCC::SignedLessThan, r.key, t.key);
+        let eq = self.b.ins().icmp(IntCC::Equal, r.key, t.key);
+        let gt = self.b.ins().icmp(IntCC::SignedGreaterThan, r.key, t.key);
+        let lt = self.b.ins().band(lt, pass[PASS_LESS]);
+        let eq = self.b.ins().band(eq, pass[PASS_EQUAL]);
+        let gt = self.b.ins().band(gt, pass[PASS_GREATER]);
+        let ordered = self.b.ins().bor(lt, eq);
+        let ordered = self.b.ins().bor(ordered, gt);
+        let nan = self.b.ins().bor(r.nan, t.nan);
+        let ordered = self.b.ins().band_not(ordered, nan);
+        let unordered = self.b.ins().band(nan, pass[PASS_UNORDERED]);
+        self.b.ins().bor(ordered, unordered)
+    }
+
+    /// [`Key`] of the float bits `x` (i32x4).
+    fn vector_key(&mut self, x: Value) -> Key {
+        let sign = self.b.ins().sshr_imm_u(x, 31);
+        let magnitude = self.i32_splat(i32::MAX);
+        let mag = self.b.ins().band(x, magnitude);
+        let flipped = self.b.ins().bxor(mag, sign);
+        let key = self.b.ins().isub(flipped, sign);
+        let inf = self.i32_splat(0x7F80_0000);
+        let nan = self.b.ins().icmp(IntCC::SignedGreaterThan, mag, inf);
+        Key { key, nan }
+    }
+
+    /// `filter_direct` with a comparison, for one vector of lanes whose
+    /// references are `r`: each tap's value is 1.0 where the comparison
+    /// passes and 0.0 where it fails, in all four channels, so one sum
+    /// serves them all. As in [`Self::vector_filter`], the zero-weight skip
+    /// and the first `+0 +` are left out: every term is +0 or positive.
+    fn vector_filter_compare(&mut self, prm: &Params, au: &Axis, av: &Axis, r: Value) -> Value {
+        let pass = prm.pass.expect("a comparison form's parameters");
+        let r = self.vector_key(r);
+        let rows = av.index.map(|y| self.b.ins().imul(y, prm.pitch));
+        let cols = au.index.map(|x| self.b.ins().ishl_imm_u(x, 2));
+        let one = self.f32_splat(1.0);
+        let mut acc: Option<Value> = None;
+        for (col, wu) in cols.into_iter().zip(au.weight) {
+            for (row, wv) in rows.into_iter().zip(av.weight) {
+                let off = self.b.ins().iadd(row, col);
+                let t = self.vector_gather(prm.base, off);
+                let passed = self.vector_compare(&pass, &r, t);
+                let passed = self.b.ins().bitcast(types::F32X4, mem(), passed);
+                let x = self.b.ins().band(passed, one);
+                let w = self.b.ins().fmul(wu, wv);
+                let term = self.b.ins().fmul(w, x);
+                acc = Some(match acc {
+                    None => term,
+                    Some(a) => self.b.ins().fadd(a, term),
+                });
+            }
+        }
+        acc.expect("four taps")
+    }
+}
+
+/// A float vector as a signed-comparable integer vector, and which lanes
+/// are NaN (all ones).
+struct Key {
+    key: Value,
+    nan: Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pass_masks_follow_the_comparison_functions() {
+        let all = -1;
+        let cases = [
+            (ComparisonFunc::Never, [0, 0, 0, 0]),
+            (ComparisonFunc::Less, [all, 0, 0, 0]),
+            (ComparisonFunc::Equal, [0, all, 0, 0]),
+            (ComparisonFunc::LessEqual, [all, all, 0, 0]),
+            (ComparisonFunc::Greater, [0, 0, all, 0]),
+            (ComparisonFunc::NotEqual, [all, 0, all, all]),
+            (ComparisonFunc::GreaterEqual, [0, all, all, 0]),
+            (ComparisonFunc::Always, [all, all, all, all]),
+        ];
+        for (func, want) in cases {
+            assert_eq!(pass_masks(func), want, "{func:?}");
+        }
     }
 }
