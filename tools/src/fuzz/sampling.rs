@@ -188,7 +188,34 @@ fn filter(rng: &mut Rng) -> Filter {
     }
 }
 
-fn sampler(rng: &mut Rng) -> SamplerDesc {
+/// Formats the JIT's vector sampling path reads (`jit/texvec.rs`).
+const VECTOR_FORMATS: [Format; 3] = [
+    Format::R8G8B8A8Unorm,
+    Format::B8G8R8A8Unorm,
+    Format::R32Float,
+];
+
+/// A sampler; with `vector`, one the JIT's vector path takes (clamp on
+/// u and v, point or bilinear on both min and mag), the rest random.
+fn sampler(rng: &mut Rng, vector: bool) -> SamplerDesc {
+    let s = any_sampler(rng);
+    if !vector {
+        return s;
+    }
+    let filter = if rng.chance(1, 2) {
+        Filter::POINT
+    } else {
+        Filter::LINEAR
+    };
+    SamplerDesc {
+        filter,
+        address_u: AddressMode::Clamp,
+        address_v: AddressMode::Clamp,
+        ..s
+    }
+}
+
+fn any_sampler(rng: &mut Rng) -> SamplerDesc {
     let one = rng.pick(&ADDRESS);
     // Half the samplers use one mode on every axis (the specialised entries).
     let mode = |rng: &mut Rng| {
@@ -230,10 +257,19 @@ fn sampler(rng: &mut Rng) -> SamplerDesc {
 
 /// The texture: dimension, format, size and mips at random; random bytes
 /// (so float formats hold NaNs and infinities too, and every BC block
-/// mode appears).
-fn texture(rng: &mut Rng) -> (TextureView, &'static str, Vec<u8>) {
-    let (dim, keyword) = rng.pick(&DIMS);
-    let format = rng.pick(FORMATS);
+/// mode appears). With `vector`, a one-mip 2D texture in a format the
+/// JIT's vector sampling path reads.
+fn texture(rng: &mut Rng, vector: bool) -> (TextureView, &'static str, Vec<u8>) {
+    let (dim, keyword) = if vector {
+        (TextureDim::Tex2D, "texture2d")
+    } else {
+        rng.pick(&DIMS)
+    };
+    let format = if vector {
+        rng.pick(&VECTOR_FORMATS)
+    } else {
+        rng.pick(FORMATS)
+    };
     let side = |rng: &mut Rng| rng.range(1, 9);
     let (w, h) = (side(rng), side(rng));
     let (w, h, layers) = match dim {
@@ -246,7 +282,7 @@ fn texture(rng: &mut Rng) -> (TextureView, &'static str, Vec<u8>) {
         - w.max(h)
             .max(if dim == TextureDim::Tex3D { layers } else { 1 })
             .leading_zeros();
-    let mips = rng.range(1, full);
+    let mips = if vector { 1 } else { rng.range(1, full) };
     let view = TextureView::packed(dim, format, [w, h, layers], mips);
     let len = view.size_bytes() as usize;
     let bytes = (0..len).map(|_| rng.next_u32() as u8).collect();
@@ -316,8 +352,12 @@ fn instruction(rng: &mut Rng, dim: TextureDim, dst: &str, t: &mut String) -> &'s
 /// Generates the program and batch of `seed`.
 pub fn generate_sampling(seed: u64) -> SamplingProgram {
     let mut rng = Rng::new(seed ^ 0x5341_4D50_4C45);
-    let (view, keyword, bytes) = texture(&mut rng);
-    let samplers = [sampler(&mut rng), sampler(&mut rng)];
+    // A quarter of the programs have the shape of the JIT's vector
+    // sampling path; its other checks (coordinates in range, the form)
+    // still vary per lane and instruction.
+    let vector = rng.chance(1, 4);
+    let (view, keyword, bytes) = texture(&mut rng, vector);
+    let samplers = [sampler(&mut rng, vector), sampler(&mut rng, vector)];
     let n = rng.range(1, 4) as usize;
     let mut t = format!(
         "ps_5_0\ndcl_sampler s0, mode_default\ndcl_sampler s1, mode_comparison\n\
