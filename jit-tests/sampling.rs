@@ -897,7 +897,7 @@ fn vector_coords(round: u32, size: (u32, u32)) -> Vec<f32> {
 }
 
 /// The vector sampling path (`jit/texvec.rs`: 2D, one level, point or
-/// bilinear, clamp, RGBA8/BGRA8/R8/R8G8) and the shim it falls back to give the
+/// bilinear, clamp, RGBA8/BGRA8) and the shim it falls back to give the
 /// interpreter's bits for every lane, with idle lanes in the batches,
 /// immediate offsets, resource swizzles and every LOD source that cannot
 /// change a one-level choice; the textures and samplers the vector path
@@ -951,12 +951,7 @@ ret
         anisotropic: false,
     };
     let mut cases = Vec::new();
-    for format in [
-        Format::R8G8B8A8Unorm,
-        Format::B8G8R8A8Unorm,
-        Format::R8Unorm,
-        Format::R8G8Unorm,
-    ] {
+    for format in [Format::R8G8B8A8Unorm, Format::B8G8R8A8Unorm] {
         for size in [(1, 1), (3, 5), (16, 16), (64, 7)] {
             for filter in [Filter::POINT, Filter::LINEAR] {
                 for pad in [0, 12] {
@@ -978,7 +973,7 @@ ret
         ),
         (Format::R8G8B8A8Unorm, clamp(mixed)),
         (Format::R8G8B8A8UnormSrgb, clamp(Filter::LINEAR)),
-        (Format::R16G16B16A16Float, clamp(Filter::POINT)),
+        (Format::R8G8Unorm, clamp(Filter::POINT)),
     ] {
         cases.push(VecCase {
             format,

@@ -693,8 +693,8 @@ impl TexPlan {
     /// a non-gather, non-query op on a 2D view whose sampler reads one
     /// level with point or bilinear filtering whatever the LOD and clamps
     /// on both axes, over a level wholly inside memory with offsets below
-    /// 2^31, in R8_UNORM, R8G8_UNORM, R8G8B8A8_UNORM or B8G8R8A8_UNORM
-    /// (non-comparison forms) or R32_FLOAT (comparison forms).
+    /// 2^31, in R8G8B8A8_UNORM or B8G8R8A8_UNORM (non-comparison forms) or
+    /// R32_FLOAT (comparison forms).
     fn vector_desc(&self) -> Option<VecTex> {
         let f = self.form?;
         if f.gather || f.query || self.clamped || self.dim != SampleDim::D2 {
@@ -706,32 +706,20 @@ impl TexPlan {
             return None;
         }
         let format = self.tex.view.format;
-        // (kind, log2 of the texel's bytes, R/B swap, alpha 1.0)
-        let (kind, shift, swap_rb, alpha_one) = match (f.reference.is_some(), format) {
-            (false, Format::R8Unorm) => (KIND_UNORM8X4, 0, 0, -1),
-            (false, Format::R8G8Unorm) => (KIND_UNORM8X4, 1, 0, -1),
-            (false, Format::R8G8B8A8Unorm) => (KIND_UNORM8X4, 2, 0, 0),
-            (false, Format::B8G8R8A8Unorm) => (KIND_UNORM8X4, 2, -1, 0),
-            (true, Format::R32Float) => (KIND_R32_COMPARE, 2, 0, 0),
+        let (kind, swap_rb, pass) = match (f.reference.is_some(), format) {
+            (false, Format::R8G8B8A8Unorm) => (KIND_UNORM8X4, 0, [0; 4]),
+            (false, Format::B8G8R8A8Unorm) => (KIND_UNORM8X4, -1, [0; 4]),
+            (true, Format::R32Float) => (KIND_R32_COMPARE, 0, pass_masks(self.sampler.comparison)),
             _ => return None,
         };
-        let pass = match kind {
-            KIND_R32_COMPARE => pass_masks(self.sampler.comparison),
-            _ => [0; 4],
-        };
         let m = self.tex.direct_level(level)?;
-        // The code reads a whole DWORD at every texel's first byte, at
-        // offsets below 2^31 from the level's start, and no further than
-        // `limit` (lanes past it take the shim).
-        let last = u64::from(m.height.checked_sub(1)?)
+        let end = u64::from(m.height - 1)
             .checked_mul(m.row_pitch)?
-            .checked_add(u64::from(m.width.checked_sub(1)?) << shift)?;
+            .checked_add(u64::from(m.width) * 4)?;
         let pitch = i32::try_from(m.row_pitch).ok()?;
-        if last.checked_add(4)? > i32::MAX as u64 {
+        if end > i32::MAX as u64 {
             return None;
         }
-        let room = (self.tex.data.len() as u64).checked_sub(m.offset.checked_add(4)?)?;
-        let limit = i32::try_from(room.min(i32::MAX as u64)).ok()?;
         let (half, frac_mask) = match mode {
             FilterMode::Linear => (0.5, 255),
             FilterMode::Point => (0.0, 0),
@@ -743,15 +731,7 @@ impl TexPlan {
             half,
             frac_mask,
             pitch,
-            limit,
             swap_rb,
-            texel_shift: shift,
-            texel_mask: match shift {
-                0 => 0xFF,
-                1 => 0xFFFF,
-                _ => -1,
-            },
-            alpha_one,
             pass,
             base: self.tex.data.as_ptr() as u64 + m.offset,
         })

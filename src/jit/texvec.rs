@@ -7,9 +7,8 @@
 //! descriptor, which `sample::vector_table` fills when a dispatch or
 //! batch starts, from the instruction's plan: non-zero `kind` when the
 //! bound view and sampler fit (one level read whatever the LOD, point or
-//! bilinear filtering, clamp addressing on both axes, R8_UNORM,
-//! R8G8_UNORM, R8G8B8A8_UNORM or B8G8R8A8_UNORM, or R32_FLOAT for the
-//! comparison forms, the level wholly
+//! bilinear filtering, clamp addressing on both axes, R8G8B8A8_UNORM or
+//! B8G8R8A8_UNORM, or R32_FLOAT for the comparison forms, the level wholly
 //! inside memory with 32-bit offsets). Out: code that reads the
 //! descriptor and, when it fits and every active lane's fixed-point
 //! coordinates lie within ±2^30 (texel indices within ±2^22), computes
@@ -20,10 +19,9 @@
 //! Invariants: the results are the bits of `Texture::filter_direct` (the
 //! same fixed-point rounding, tap order and unfused `acc + w * x` sums;
 //! see `sem::sample::linear_taps` and `point_tap`, and
-//! `Lower::vector_filter` for the two steps UNORM texels make void); every
-//! texel offset is computed from indices clamped into the level and then
-//! clamped to [`VecTex::limit`], for idle lanes too, so no lane reads
-//! outside the bound memory whatever its coordinates.
+//! `Lower::vector_filter` for the two steps UNORM texels make void); every texel offset is computed from indices clamped
+//! into the level, for idle lanes too, so no lane reads outside the bound
+//! memory whatever its coordinates.
 //!
 //! Why the float mode does not matter here: the coordinates' products
 //! are rounded by IEEE (DAZ only zeroes denormal inputs, and a denormal
@@ -47,10 +45,8 @@ use crate::analysis::{Prepared, ResKind};
 use crate::ir::{OperandType, ResourceDim};
 use crate::sem::sampler::ComparisonFunc;
 
-/// [`VecTex::kind`] of a non-comparison form: one to four UNORM8
-/// channels in the low bytes of a DWORD read at the texel (R8, R8G8,
-/// R8G8B8A8 or B8G8R8A8; see [`VecTex::texel_mask`] and
-/// [`VecTex::swap_rb`]).
+/// [`VecTex::kind`] of a non-comparison form: four UNORM8 channels in a
+/// DWORD (R8G8B8A8 or B8G8R8A8, see [`VecTex::swap_rb`]).
 pub const KIND_UNORM8X4: u32 = 1;
 
 /// [`VecTex::kind`] of a comparison form (`sample_c`, `sample_c_lz`): one
@@ -77,21 +73,9 @@ pub struct VecTex {
     pub frac_mask: i32,
     /// Bytes from one row of the level to the next.
     pub pitch: i32,
-    /// The largest byte offset from `base` at which a DWORD lies wholly
-    /// in the bound memory; a lane whose texel lies past it (the last
-    /// texels of a tightly packed R8 or R8G8 texture) takes the shim.
-    pub limit: i32,
     /// All ones when R is the DWORD's third byte and B its first
     /// (B8G8R8A8), 0 when R is the first (R8G8B8A8).
     pub swap_rb: i32,
-    /// log2 of the bytes per texel: 0 (R8), 1 (R8G8) or 2 (four bytes).
-    pub texel_shift: i32,
-    /// The DWORD read at a texel's first byte, masked to its own bytes
-    /// (0xFF, 0xFFFF or all ones): the channels a format lacks read 0.
-    pub texel_mask: i32,
-    /// All ones when the format has no alpha (R8, R8G8): alpha is 1.0,
-    /// the sum of the taps' weights (exact: multiples of 2^-16 up to 1).
-    pub alpha_one: i32,
     /// Comparison forms: which outcomes of `reference OP texel` pass, each
     /// all ones or 0, in the order [`PASS_LESS`], [`PASS_EQUAL`],
     /// [`PASS_GREATER`], [`PASS_UNORDERED`] (either operand NaN).
@@ -200,18 +184,6 @@ struct Axis {
     in_range: Value,
 }
 
-/// The four taps of every lane of one vector, in `filter_direct`'s order
-/// ((u0, v0), (u0, v1), (u1, v0), (u1, v1)): byte offsets from the level's
-/// first texel, each at most [`VecTex::limit`], and weights.
-struct Taps {
-    offset: [Value; 4],
-    weight: [Value; 4],
-    /// All ones in lanes whose offsets were all at most the limit before
-    /// the clamp (the others read clamped texels, which only idle lanes
-    /// may use).
-    readable: Value,
-}
-
 /// The descriptor's fields as values, splat where the code needs vectors.
 struct Params {
     max: [Value; 2],
@@ -219,13 +191,7 @@ struct Params {
     half: Value,
     frac_mask: Value,
     pitch: Value,
-    /// [`VecTex::limit`], splat.
-    limit: Value,
     swap_rb: Value,
-    /// [`VecTex::texel_shift`] as a scalar (a shift amount).
-    texel_shift: Value,
-    texel_mask: Value,
-    alpha_one: Value,
     /// Comparison forms: [`VecTex::pass`].
     pass: Option<[Value; 4]>,
     base: Value,
@@ -264,14 +230,12 @@ impl Lower<'_, '_> {
             let av = self.vector_axis(v[j], &prm, 1, offsets[1]);
             let idle = self.b.ins().icmp(IntCC::Equal, exec[j], zero);
             let both = self.b.ins().band(au.in_range, av.in_range);
-            let taps = self.vector_taps(&prm, &au, &av);
-            let both = self.b.ins().band(both, taps.readable);
             let fine = self.b.ins().bor(both, idle);
             ok = Some(match ok {
                 Some(o) => self.b.ins().band(o, fine),
                 None => fine,
             });
-            axes.push(taps);
+            axes.push((au, av));
         }
         let all = self.b.ins().vall_true(ok.expect("N > 0"));
         self.b.ins().brif(all, fetch, &[], shim, &[]);
@@ -279,13 +243,13 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(fetch);
         let mut out = [[zero; N]; 4];
         let refs = compare.then(|| self.get_row(io, super::sample::ROW_REF));
-        for (j, taps) in axes.iter().enumerate() {
+        for (j, (au, av)) in axes.iter().enumerate() {
             let texels = match &refs {
                 Some(r) => {
-                    let x = self.vector_filter_compare(&prm, taps, r[j]);
+                    let x = self.vector_filter_compare(&prm, au, av, r[j]);
                     [x; 4]
                 }
-                None => self.vector_filter(&prm, taps),
+                None => self.vector_filter(&prm, au, av),
             };
             for (c, x) in texels.into_iter().enumerate() {
                 out[c][j] = self.b.ins().bitcast(types::I32X4, mem(), x);
@@ -363,11 +327,7 @@ impl Lower<'_, '_> {
             half: splat(self, types::F32X4, offset_of!(VecTex, half)),
             frac_mask: splat(self, types::I32X4, offset_of!(VecTex, frac_mask)),
             pitch: splat(self, types::I32X4, offset_of!(VecTex, pitch)),
-            limit: splat(self, types::I32X4, offset_of!(VecTex, limit)),
             swap_rb: splat(self, types::I32X4, offset_of!(VecTex, swap_rb)),
-            texel_shift: load(self, types::I32, offset_of!(VecTex, texel_shift)),
-            texel_mask: splat(self, types::I32X4, offset_of!(VecTex, texel_mask)),
-            alpha_one: splat(self, types::I32X4, offset_of!(VecTex, alpha_one)),
             pass: compare.then(|| {
                 let pass0 = offset_of!(VecTex, pass);
                 std::array::from_fn(|k| splat(self, types::I32X4, pass0 + 4 * k))
@@ -433,34 +393,8 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// The taps of axes `au` and `av`. With clamp addressing the last tap
-    /// has the largest offset (indices and pitch are non-negative), so
-    /// it alone decides `readable`.
-    fn vector_taps(&mut self, prm: &Params, au: &Axis, av: &Axis) -> Taps {
-        let rows = av.index.map(|y| self.b.ins().imul(y, prm.pitch));
-        let cols = au.index.map(|x| self.b.ins().ishl(x, prm.texel_shift));
-        let mut offset = Vec::with_capacity(4);
-        let mut weight = Vec::with_capacity(4);
-        for (col, wu) in cols.into_iter().zip(au.weight) {
-            for (row, wv) in rows.into_iter().zip(av.weight) {
-                offset.push(self.b.ins().iadd(row, col));
-                weight.push(self.b.ins().fmul(wu, wv));
-            }
-        }
-        let readable = self
-            .b
-            .ins()
-            .icmp(IntCC::SignedLessThanOrEqual, offset[3], prm.limit);
-        let offset: [Value; 4] = std::array::from_fn(|k| self.b.ins().smin(offset[k], prm.limit));
-        Taps {
-            offset,
-            weight: weight.try_into().expect("four taps"),
-            readable,
-        }
-    }
-
-    /// The DWORD at byte offset `off` (i32x4, non-negative, at most
-    /// [`VecTex::limit`]) from `base`, per lane.
+    /// The DWORD texel at byte offset `off` (i32x4, non-negative, inside
+    /// the level) from `base`, per lane.
     fn vector_gather(&mut self, base: Value, off: Value) -> Value {
         let mut v = None;
         for lane in 0..4u8 {
@@ -487,43 +421,42 @@ impl Lower<'_, '_> {
     /// `+0 + w * x` (equal to `w * x`, never -0). The channels are summed
     /// in the DWORD's byte order and R and B exchanged at the end when
     /// the format is B8G8R8A8: each channel's sum reads only that
-    /// channel's bytes. The channels R8 and R8G8 lack read as byte 0, so
-    /// their sums are +0 as `filter_direct`'s are; their alpha, 1.0 per
-    /// texel there, sums to exactly 1.0 (the weights are multiples of
-    /// 2^-16 whose partial sums stay exact), so it is set to 1.0.
-    fn vector_filter(&mut self, prm: &Params, taps: &Taps) -> [Value; 4] {
+    /// channel's bytes.
+    fn vector_filter(&mut self, prm: &Params, au: &Axis, av: &Axis) -> [Value; 4] {
+        let rows = av.index.map(|y| self.b.ins().imul(y, prm.pitch));
+        let cols = au.index.map(|x| self.b.ins().ishl_imm_u(x, 2));
         let byte = self.i32_splat(0xFF);
         let unorm = self.f32_splat(255.0);
         let mut acc: Option<[Value; 4]> = None;
-        for (&off, &w) in taps.offset.iter().zip(&taps.weight) {
-            let t = self.vector_gather(prm.base, off);
-            let t = self.b.ins().band(t, prm.texel_mask);
-            let terms: [Value; 4] = std::array::from_fn(|c| {
-                let ch = match c {
-                    0 => t,
-                    _ => self.b.ins().ushr_imm_u(t, 8 * c as i64),
-                };
-                let ch = match c {
-                    3 => ch,
-                    _ => self.b.ins().band(ch, byte),
-                };
-                let ch = self.b.ins().fcvt_from_sint(types::F32X4, ch);
-                let x = self.b.ins().fdiv(ch, unorm);
-                self.b.ins().fmul(w, x)
-            });
-            acc = Some(match acc {
-                None => terms,
-                Some(a) => std::array::from_fn(|c| self.b.ins().fadd(a[c], terms[c])),
-            });
+        for (col, wu) in cols.into_iter().zip(au.weight) {
+            for (row, wv) in rows.into_iter().zip(av.weight) {
+                let off = self.b.ins().iadd(row, col);
+                let t = self.vector_gather(prm.base, off);
+                let w = self.b.ins().fmul(wu, wv);
+                let terms: [Value; 4] = std::array::from_fn(|c| {
+                    let ch = match c {
+                        0 => t,
+                        _ => self.b.ins().ushr_imm_u(t, 8 * c as i64),
+                    };
+                    let ch = match c {
+                        3 => ch,
+                        _ => self.b.ins().band(ch, byte),
+                    };
+                    let ch = self.b.ins().fcvt_from_sint(types::F32X4, ch);
+                    let x = self.b.ins().fdiv(ch, unorm);
+                    self.b.ins().fmul(w, x)
+                });
+                acc = Some(match acc {
+                    None => terms,
+                    Some(a) => std::array::from_fn(|c| self.b.ins().fadd(a[c], terms[c])),
+                });
+            }
         }
         let [r, g, b, a] = acc.expect("four taps");
         let swap = self.b.ins().bitcast(types::F32X4, mem(), prm.swap_rb);
         let red = self.b.ins().bitselect(swap, b, r);
         let blue = self.b.ins().bitselect(swap, r, b);
-        let opaque = self.b.ins().bitcast(types::F32X4, mem(), prm.alpha_one);
-        let one = self.f32_splat(1.0);
-        let alpha = self.b.ins().bitselect(opaque, one, a);
-        [red, g, blue, alpha]
+        [red, g, blue, a]
     }
 
     /// `reference OP texel` per lane of `r` (the reference's bits) and `t`
@@ -566,21 +499,27 @@ impl Lower<'_, '_> {
     /// passes and 0.0 where it fails, in all four channels, so one sum
     /// serves them all. As in [`Self::vector_filter`], the zero-weight skip
     /// and the first `+0 +` are left out: every term is +0 or positive.
-    fn vector_filter_compare(&mut self, prm: &Params, taps: &Taps, r: Value) -> Value {
+    fn vector_filter_compare(&mut self, prm: &Params, au: &Axis, av: &Axis, r: Value) -> Value {
         let pass = prm.pass.expect("a comparison form's parameters");
         let r = self.vector_key(r);
+        let rows = av.index.map(|y| self.b.ins().imul(y, prm.pitch));
+        let cols = au.index.map(|x| self.b.ins().ishl_imm_u(x, 2));
         let one = self.f32_splat(1.0);
         let mut acc: Option<Value> = None;
-        for (&off, &w) in taps.offset.iter().zip(&taps.weight) {
-            let t = self.vector_gather(prm.base, off);
-            let passed = self.vector_compare(&pass, &r, t);
-            let passed = self.b.ins().bitcast(types::F32X4, mem(), passed);
-            let x = self.b.ins().band(passed, one);
-            let term = self.b.ins().fmul(w, x);
-            acc = Some(match acc {
-                None => term,
-                Some(a) => self.b.ins().fadd(a, term),
-            });
+        for (col, wu) in cols.into_iter().zip(au.weight) {
+            for (row, wv) in rows.into_iter().zip(av.weight) {
+                let off = self.b.ins().iadd(row, col);
+                let t = self.vector_gather(prm.base, off);
+                let passed = self.vector_compare(&pass, &r, t);
+                let passed = self.b.ins().bitcast(types::F32X4, mem(), passed);
+                let x = self.b.ins().band(passed, one);
+                let w = self.b.ins().fmul(wu, wv);
+                let term = self.b.ins().fmul(w, x);
+                acc = Some(match acc {
+                    None => term,
+                    Some(a) => self.b.ins().fadd(a, term),
+                });
+            }
         }
         acc.expect("four taps")
     }
