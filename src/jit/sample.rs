@@ -94,18 +94,26 @@ impl Lower<'_, '_> {
         self.b.ins().stack_addr(types::I64, ss, 0)
     }
 
-    pub(super) fn put_row(&mut self, io: Value, row: usize, v: V) {
+    fn put_row(&mut self, io: Value, row: usize, v: V) {
         for (j, x) in v.iter().enumerate() {
-            let off = ((row * W + 4 * j) * 4) as i32;
-            self.b.ins().store(trusted(), *x, io, off);
+            self.put_vec(io, row, j, *x);
         }
     }
 
-    pub(super) fn get_row(&mut self, io: Value, row: usize) -> V {
-        std::array::from_fn(|j| {
-            let off = ((row * W + 4 * j) * 4) as i32;
-            self.b.ins().load(types::I32X4, trusted(), io, off)
-        })
+    fn get_row(&mut self, io: Value, row: usize) -> V {
+        std::array::from_fn(|j| self.get_vec(io, row, j))
+    }
+
+    /// Vector `j` (lanes `4j..4j + 4`) of io row `row`.
+    pub(super) fn get_vec(&mut self, io: Value, row: usize, j: usize) -> Value {
+        let off = ((row * W + 4 * j) * 4) as i32;
+        self.b.ins().load(types::I32X4, trusted(), io, off)
+    }
+
+    /// Stores `x` as vector `j` of io row `row`.
+    pub(super) fn put_vec(&mut self, io: Value, row: usize, j: usize, x: Value) {
+        let off = ((row * W + 4 * j) * 4) as i32;
+        self.b.ins().store(trusted(), x, io, off);
     }
 
     /// Stores components `0..n` of operand `k` (swizzled, modified) from `row` on.

@@ -219,16 +219,18 @@ impl Lower<'_, '_> {
         let desc = self.vector_desc(slot, kind, shim);
         let prm = self.vector_params(desc, compare);
         let fetch = self.b.create_block();
-        let exec = self.get_row(io, super::sample::ROW_EXEC);
-        let u = self.get_row(io, super::sample::ROW_COORD);
-        let v = self.get_row(io, super::sample::ROW_COORD + 1);
         let zero = self.i32_splat(0);
         let mut axes = Vec::with_capacity(N);
         let mut ok: Option<Value> = None;
+        // One vector at a time, loads and stores beside their use: fewer
+        // values live at once, fewer spills.
         for j in 0..N {
-            let au = self.vector_axis(u[j], &prm, 0, offsets[0]);
-            let av = self.vector_axis(v[j], &prm, 1, offsets[1]);
-            let idle = self.b.ins().icmp(IntCC::Equal, exec[j], zero);
+            let u = self.get_vec(io, super::sample::ROW_COORD, j);
+            let v = self.get_vec(io, super::sample::ROW_COORD + 1, j);
+            let au = self.vector_axis(u, &prm, 0, offsets[0]);
+            let av = self.vector_axis(v, &prm, 1, offsets[1]);
+            let exec = self.get_vec(io, super::sample::ROW_EXEC, j);
+            let idle = self.b.ins().icmp(IntCC::Equal, exec, zero);
             let both = self.b.ins().band(au.in_range, av.in_range);
             let fine = self.b.ins().bor(both, idle);
             ok = Some(match ok {
@@ -241,22 +243,17 @@ impl Lower<'_, '_> {
         self.b.ins().brif(all, fetch, &[], shim, &[]);
         self.b.seal_block(fetch);
         self.b.switch_to_block(fetch);
-        let mut out = [[zero; N]; 4];
-        let refs = compare.then(|| self.get_row(io, super::sample::ROW_REF));
         for (j, (au, av)) in axes.iter().enumerate() {
-            let texels = match &refs {
-                Some(r) => {
-                    let x = self.vector_filter_compare(&prm, au, av, r[j]);
-                    [x; 4]
-                }
-                None => self.vector_filter(&prm, au, av),
+            let texels = if compare {
+                let r = self.get_vec(io, super::sample::ROW_REF, j);
+                [self.vector_filter_compare(&prm, au, av, r); 4]
+            } else {
+                self.vector_filter(&prm, au, av)
             };
             for (c, x) in texels.into_iter().enumerate() {
-                out[c][j] = self.b.ins().bitcast(types::I32X4, mem(), x);
+                let bits = self.b.ins().bitcast(types::I32X4, mem(), x);
+                self.put_vec(io, super::sample::ROW_OUT + c, j, bits);
             }
-        }
-        for (c, rows) in out.into_iter().enumerate() {
-            self.put_row(io, super::sample::ROW_OUT + c, rows);
         }
         self.b.ins().jump(join, &[]);
     }
