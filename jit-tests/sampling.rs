@@ -875,13 +875,7 @@ fn vector_coords(round: u32, size: (u32, u32)) -> Vec<f32> {
         1.0 / size.0 as f32,
         0.5 / size.1 as f32,
     ];
-    let mut seed = 0x9E37_79B9u32.wrapping_mul(round + 1);
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 17;
-        seed ^= seed << 5;
-        seed
-    };
+    let mut next = xorshift(0x9E37_79B9u32.wrapping_mul(round + 1));
     (0..128)
         .map(|k| {
             let r = next();
@@ -905,7 +899,6 @@ fn vector_coords(round: u32, size: (u32, u32)) -> Vec<f32> {
 /// compared as well.
 #[test]
 fn vector_path_gives_the_interpreters_bits() {
-    use sm5jit::jit::{CompileOptions, Tier};
     let text = "cs_5_0
 dcl_sampler s0, mode_default
 dcl_resource_texture2d (float,float,float,float) t0
@@ -933,16 +926,7 @@ if_nz r0.w
 endif
 ret
 ";
-    let program = parse(text);
-    let jit = JitShader::compile_with(
-        &program,
-        &CompileOptions {
-            cache: false,
-            ..CompileOptions::tier(Tier::One)
-        },
-    )
-    .expect("compile");
-    let interp = Interpreter::new(&program).expect("prepare");
+    let (jit, interp) = tier1_and_interpreter(text);
     let clamp = |f| SamplerDesc::new(f, AddressMode::Clamp);
     let mixed = Filter {
         min: FilterMode::Linear,
@@ -1029,6 +1013,32 @@ ret
     }
 }
 
+/// `text` compiled on tier 1 (uncached) and prepared for the interpreter.
+fn tier1_and_interpreter(text: &str) -> (JitShader, Interpreter) {
+    use sm5jit::jit::{CompileOptions, Tier};
+    let program = parse(text);
+    let jit = JitShader::compile_with(
+        &program,
+        &CompileOptions {
+            cache: false,
+            ..CompileOptions::tier(Tier::One)
+        },
+    )
+    .expect("compile");
+    let interp = Interpreter::new(&program).expect("prepare");
+    (jit, interp)
+}
+
+/// A xorshift32 generator from `seed` (non-zero).
+fn xorshift(mut seed: u32) -> impl FnMut() -> u32 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    }
+}
+
 /// The first DWORD at which `want` and `got` differ: its index and both
 /// values.
 fn first_difference(want: &[u8], got: &[u8]) -> Option<(usize, u32, u32)> {
@@ -1069,7 +1079,6 @@ const COMPARE_SPECIALS: [u32; 14] = [
 /// addressing (left to the shim) is compared as well.
 #[test]
 fn vector_compare_path_gives_the_interpreters_bits() {
-    use sm5jit::jit::{CompileOptions, Tier};
     let text = "cs_5_0
 dcl_sampler s0, mode_comparison
 dcl_resource_texture2d (float,float,float,float) t0
@@ -1093,33 +1102,8 @@ iadd r0.z, r0.y, l(16)
 store_raw u0.xyzw, r0.z, r2.xyzw
 ret
 ";
-    let program = parse(text);
-    let jit = JitShader::compile_with(
-        &program,
-        &CompileOptions {
-            cache: false,
-            ..CompileOptions::tier(Tier::One)
-        },
-    )
-    .expect("compile");
-    let interp = Interpreter::new(&program).expect("prepare");
-    let funcs = [
-        ComparisonFunc::Never,
-        ComparisonFunc::Less,
-        ComparisonFunc::Equal,
-        ComparisonFunc::LessEqual,
-        ComparisonFunc::Greater,
-        ComparisonFunc::NotEqual,
-        ComparisonFunc::GreaterEqual,
-        ComparisonFunc::Always,
-    ];
-    let mut seed = 0x2545_F491u32;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 17;
-        seed ^= seed << 5;
-        seed
-    };
+    let (jit, interp) = tier1_and_interpreter(text);
+    let mut next = xorshift(0x2545_F491);
     for (size, pad) in [((1, 1), 0), ((5, 3), 8), ((16, 16), 0)] {
         let (w, h) = size;
         let base = TextureView::tex2d(Format::R32Float, w, h);
@@ -1155,7 +1139,7 @@ ret
                 ]);
             }
             let lane_bytes = words_bytes(&lanes);
-            for func in funcs {
+            for func in ComparisonFunc::ALL {
                 for (filter, address) in [
                     (Filter::POINT, AddressMode::Clamp),
                     (Filter::LINEAR, AddressMode::Clamp),

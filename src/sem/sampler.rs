@@ -78,6 +78,18 @@ pub enum ComparisonFunc {
 }
 
 impl ComparisonFunc {
+    /// Every function, in D3D11_COMPARISON_FUNC order.
+    pub const ALL: [ComparisonFunc; 8] = [
+        ComparisonFunc::Never,
+        ComparisonFunc::Less,
+        ComparisonFunc::Equal,
+        ComparisonFunc::LessEqual,
+        ComparisonFunc::Greater,
+        ComparisonFunc::NotEqual,
+        ComparisonFunc::GreaterEqual,
+        ComparisonFunc::Always,
+    ];
+
     /// `reference OP texel` with IEEE semantics (any NaN: only
     /// `NotEqual` and `Always` pass).
     pub fn test(self, reference: f32, texel: f32) -> bool {

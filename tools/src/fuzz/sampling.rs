@@ -65,17 +65,6 @@ const ADDRESS: [AddressMode; 5] = [
     AddressMode::MirrorOnce,
 ];
 
-const COMPARISONS: [ComparisonFunc; 8] = [
-    ComparisonFunc::Never,
-    ComparisonFunc::Less,
-    ComparisonFunc::Equal,
-    ComparisonFunc::LessEqual,
-    ComparisonFunc::Greater,
-    ComparisonFunc::NotEqual,
-    ComparisonFunc::GreaterEqual,
-    ComparisonFunc::Always,
-];
-
 /// The texture dimensions generated: (view, declaration keyword).
 const DIMS: [(TextureDim, &str); 5] = [
     (TextureDim::Tex2D, "texture2d"),
@@ -243,7 +232,7 @@ fn any_sampler(rng: &mut Rng) -> SamplerDesc {
         address_v: mode(rng),
         address_w: mode(rng),
         border_color: border,
-        comparison: rng.pick(&COMPARISONS),
+        comparison: rng.pick(&ComparisonFunc::ALL),
         mip_lod_bias: if rng.chance(1, 3) {
             (rng.below(9) as f32 - 4.0) / 2.0
         } else {
