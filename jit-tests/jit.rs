@@ -719,9 +719,7 @@ ret
     assert_eq!(out[0][1], 59);
 }
 
-#[test]
-fn tgsm_and_barriers_inside_a_loop() {
-    let text = "cs_5_0
+const TGSM_LOOP: &str = "cs_5_0
 dcl_uav_raw u0
 dcl_tgsm_raw g0, 256
 dcl_tgsm_structured g1, 8, 32
@@ -755,7 +753,216 @@ ishl r0.y, vThreadID.x, l(3)
 store_raw u0.xy, r0.y, r2.xyxx
 ret
 ";
+
+#[test]
+fn tgsm_and_barriers_inside_a_loop() {
+    let text = TGSM_LOOP;
     diff(text, [2, 1, 1], &[uav(0, raw(128), &[0; 128])]);
+}
+
+/// Barrier programs whose control is the same in every thread of the
+/// group run it once per group and each stretch between barriers batch by
+/// batch (`jit/group.rs`); the interpreter's bits either way.
+#[test]
+fn group_level_barrier_programs_give_the_interpreters_bits() {
+    // A halving tree whose start comes from cb0, in a 36-thread group
+    // (the last batch half empty).
+    let tree = "cs_5_0
+dcl_constantbuffer cb0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 3
+dcl_tgsm_structured g0, 4, 64
+dcl_thread_group 36, 1, 1
+imad r0.x, vThreadGroupID.x, l(7), vThreadIDInGroupFlattened.x
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+sync_g_t
+mov r0.y, cb0[0].x
+loop
+  ieq r0.z, r0.y, l(0)
+  breakc_nz r0.z
+  ult r0.z, vThreadIDInGroupFlattened.x, r0.y
+  if_nz r0.z
+    iadd r0.w, vThreadIDInGroupFlattened.x, r0.y
+    ld_structured r1.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+    ld_structured r1.y, r0.w, l(0), g0.xxxx
+    iadd r1.x, r1.x, r1.y
+    store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.x
+  endif
+  sync_g_t
+  ushr r0.y, r0.y, l(1)
+endloop
+ld_structured r1.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+imad r2.x, vThreadGroupID.x, l(36), vThreadIDInGroupFlattened.x
+ishl r2.x, r2.x, l(2)
+store_raw u0.x, r2.x, r1.x
+ret
+";
+    // Nested group loops (the inner trip count from the group id), a
+    // per-thread accumulator set to the group's zero before the loops, a
+    // loop and a divergent `if` without barriers inside the regions, and
+    // two barriers per iteration.
+    let nested = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_tgsm_raw g0, 128
+dcl_thread_group 32, 1, 1
+ishl r3.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw g0.x, r3.x, vThreadID.x
+mov r1.x, l(0)
+mov r0.x, l(0)
+loop
+  uge r0.y, r0.x, l(3)
+  breakc_nz r0.y
+  iadd r0.z, vThreadGroupID.x, l(1)
+  loop
+    ieq r0.w, r0.z, l(0)
+    breakc_nz r0.w
+    sync_g_t
+    iadd r2.x, vThreadIDInGroupFlattened.x, r0.z
+    and r2.x, r2.x, l(31)
+    ishl r2.x, r2.x, l(2)
+    ld_raw r2.y, r2.x, g0.xxxx
+    mov r2.z, l(0)
+    loop
+      uge r2.w, r2.z, vThreadIDInGroupFlattened.x
+      breakc_nz r2.w
+      iadd r1.x, r1.x, r2.z
+      iadd r2.z, r2.z, l(5)
+    endloop
+    and r2.w, vThreadIDInGroupFlattened.x, l(1)
+    if_nz r2.w
+      iadd r1.x, r1.x, r2.y
+    else
+      xor r1.x, r1.x, r2.y
+    endif
+    sync_g_t
+    store_raw g0.x, r3.x, r1.x
+    iadd r0.z, r0.z, l(-1)
+  endloop
+  iadd r0.x, r0.x, l(1)
+endloop
+ishl r3.y, vThreadID.x, l(2)
+store_raw u0.x, r3.y, r1.x
+ret
+";
+    // Scan steps: a read, a barrier, a write and a barrier per step.
+    let scan = "cs_5_0
+dcl_resource_raw t0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_tgsm_structured g0, 4, 64
+dcl_thread_group 64, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+ld_raw r0.y, r0.x, t0.xxxx
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+sync_g_t
+mov r0.z, l(1)
+loop
+  uge r0.w, r0.z, l(64)
+  breakc_nz r0.w
+  uge r0.w, vThreadIDInGroupFlattened.x, r0.z
+  if_nz r0.w
+    iadd r1.x, vThreadIDInGroupFlattened.x, -r0.z
+    ld_structured r1.x, r1.x, l(0), g0.xxxx
+    iadd r0.y, r0.y, r1.x
+  endif
+  sync_g_t
+  store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+  sync_g_t
+  ishl r0.z, r0.z, l(1)
+endloop
+store_raw u0.x, r0.x, r0.y
+ret
+";
+    let input: Vec<u32> = (0..192u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let cases: [(&str, [u32; 3], Vec<Res>); 4] = [
+        (
+            tree,
+            [3, 1, 1],
+            vec![cb(0, &[32, 0, 0, 0]), uav(0, raw(108), &[0; 108])],
+        ),
+        (
+            tree,
+            [2, 1, 1],
+            vec![cb(0, &[5, 0, 0, 0]), uav(0, raw(108), &[0; 108])],
+        ),
+        (nested, [3, 1, 1], vec![uav(0, raw(96), &[0; 96])]),
+        (
+            scan,
+            [3, 1, 1],
+            vec![
+                Res {
+                    class: 't',
+                    slot: 0,
+                    view: raw(192),
+                    data: to_bytes(&input),
+                    counter: None,
+                },
+                uav(0, raw(192), &[0; 192]),
+            ],
+        ),
+    ];
+    for (text, groups, res) in cases {
+        assert!(
+            sm5jit::jit::runs_group_level(&parse(text)),
+            "runs at group level:\n{text}"
+        );
+        let out = diff(text, groups, &res);
+        assert!(out.iter().flatten().any(|&w| w != 0), "writes something");
+    }
+    // The resume scheme's own shape (the accumulator of this test is
+    // per-thread, set to the group's zero before the loop) now also runs
+    // at group level.
+    assert!(sm5jit::jit::runs_group_level(&parse(TGSM_LOOP)));
+}
+
+/// A group loop that never ends stops on the budget at its `endloop`, as
+/// the resume scheme's loops do.
+#[test]
+fn a_runaway_group_loop_stops_with_budget_error() {
+    let program = parse(
+        "cs_5_0
+dcl_uav_raw u0
+dcl_temps 1
+dcl_tgsm_raw g0, 64
+dcl_thread_group 16, 1, 1
+loop
+  sync_g_t
+endloop
+ret
+",
+    );
+    assert!(sm5jit::jit::runs_group_level(&program));
+    let options = CompileOptions {
+        cache: false,
+        ..CompileOptions::tier(Tier::One)
+    };
+    let jit = JitShader::compile_with(&program, &options).expect("compile");
+    let mut res = [uav(0, raw(4), &[0; 4])];
+    let o = DispatchOptions { budget: 10_000 };
+    let err = with_bound(&mut res, |b| {
+        jit.dispatch_threads(b, [2, 1, 1], &o, 1).map(|_| ())
+    })
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RuntimeError::BudgetExhausted {
+                group: [0, 0, 0],
+                inst_index: 2,
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]

@@ -154,6 +154,9 @@ pub struct Lower<'a, 'f> {
     /// batches, before any construct that may drop lanes): register
     /// writes need no blend with the old value.
     pub full_exec: bool,
+    /// `full_exec` at the program's entry (group mode restores it at
+    /// every region's start, where `exec` is the batch's `live` mask).
+    pub entry_full: bool,
     /// Per open construct (`flow.rs`): `full_exec` and `lane_exits` when
     /// it opened, and where its lanes outside `exec` continue.
     pub full_stack: Vec<super::flow::Open>,
@@ -238,6 +241,26 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     pub fn new_vars(&mut self) -> [Variable; N] {
         std::array::from_fn(|_| self.new_var())
+    }
+
+    /// Declares the r# vector variables and, with the uniform analysis,
+    /// their shadows; every one starts at zero, as every register does.
+    pub fn declare_registers(&mut self) {
+        for _ in 0..self.p.temps {
+            let reg: [[Variable; N]; 4] = std::array::from_fn(|_| self.new_vars());
+            self.regs.push(reg);
+        }
+        if self.uniform.is_some() {
+            let zero = self.b.ins().iconst(types::I32, 0);
+            for _ in 0..self.p.temps {
+                let sh: [Variable; 4] = std::array::from_fn(|_| {
+                    let v = self.b.declare_var(types::I32);
+                    self.b.def_var(v, zero);
+                    v
+                });
+                self.shadows.push(sh);
+            }
+        }
     }
 
     pub fn use_vars(&mut self, vars: [Variable; N]) -> V {

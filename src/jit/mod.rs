@@ -47,6 +47,7 @@ mod elementary;
 mod flow;
 mod flushed;
 pub mod fpmode;
+mod group;
 mod lanes;
 mod late;
 pub mod libcalls;
@@ -377,6 +378,35 @@ fn idle_lanes_private(p: &Prepared) -> bool {
     }
 }
 
+/// The group-level plan of a barrier program's tier-1 code (`group.rs`:
+/// the control runs once per group, the code between it batch by batch),
+/// or `None` when it keeps the resume scheme.
+fn group_plan(p: &Prepared, tier: u8, main_end: usize) -> Option<group::GroupPlan> {
+    let on = tier != 0
+        && p.version().kind == ProgramKind::Compute
+        && has_group_barrier(p)
+        && !opt_off("uniform")
+        && !opt_off("groups");
+    on.then(|| group::GroupPlan::new(p, main_end)).flatten()
+}
+
+/// Whether `program`'s tier-1 code runs its barriers at group level
+/// (docs/architecture.md, "Barriers"): a compute program whose every
+/// group barrier sits in control flow that is the same for every thread
+/// of the group. False for a program that does not prepare.
+pub fn runs_group_level(program: &Program) -> bool {
+    let Ok(p) = analysis::prepare(program) else {
+        return false;
+    };
+    let main_end = p
+        .program
+        .insts
+        .iter()
+        .position(|i| i.opcode == Opcode::Label)
+        .unwrap_or(p.program.insts.len());
+    group_plan(&p, 1, main_end).is_some()
+}
+
 /// Whether the program has a `sync_*_t` (a group barrier): its batches
 /// keep a resume id and may take several passes per group.
 fn has_group_barrier(p: &Prepared) -> bool {
@@ -649,18 +679,33 @@ fn build(
         b.ins().brif(never, budget_exit, &[at0.into()], setup, &[]);
         b.seal_block(setup);
         b.switch_to_block(setup);
+        let barriers = has_group_barrier(p);
+        // The main program ends at the first label; subroutines are
+        // lowered where they are called.
+        let insts = &p.program.insts;
+        let main_end = insts
+            .iter()
+            .position(|i| i.opcode == Opcode::Label)
+            .unwrap_or(insts.len());
+        let uniform_on = tier != 0 && runs_in_batches(p) && !opt_off("uniform");
+        let group_plan = group_plan(p, tier, main_end);
         // head(ctx, left): the batch at `ctx`, `left` batches from it to
-        // the end of the group.
+        // the end of the group (not in group mode, whose regions have a
+        // batch loop each).
         let head = b.create_block();
-        let cptr = b.append_block_param(head, types::I64);
-        let left = b.append_block_param(head, types::I32);
         let arg = cranelift_codegen::ir::BlockArg::Value;
-        b.ins().jump(head, &[arg(group), arg(count)]);
-        b.switch_to_block(head);
+        let (cptr, left) = if group_plan.is_some() {
+            (group, count)
+        } else {
+            let cptr = b.append_block_param(head, types::I64);
+            let left = b.append_block_param(head, types::I32);
+            b.ins().jump(head, &[arg(group), arg(count)]);
+            b.switch_to_block(head);
+            (cptr, left)
+        };
         // Tier 0 keeps its variables in the batch's save area (`tier0.rs`).
         let slots = (tier == 0).then(|| b.ins().load(types::I64, trusted(), cptr, OFF_SAVE));
         let next = b.create_block();
-        let barriers = has_group_barrier(p);
         let mut lw = Lower {
             b,
             module,
@@ -696,14 +741,14 @@ fn build(
             late,
             unobserved: false,
             full_exec: !opt_off("full") && entry_exec_full(p),
+            entry_full: !opt_off("full") && entry_exec_full(p),
             full_stack: Vec::new(),
             live: (!opt_off("dead") && idle_lanes_private(p)).then(|| liveness::Liveness::new(p)),
             lane_exits: 0,
             mask_values: Default::default(),
             consecutive: Default::default(),
             splats: Default::default(),
-            uniform: (tier != 0 && runs_in_batches(p) && !opt_off("uniform"))
-                .then(|| uniform::Uniform::new(p, context::W as u32)),
+            uniform: uniform_on.then(|| uniform::Uniform::new(p, context::W as u32)),
             shadows: Vec::new(),
             consec_base: None,
             t0: Default::default(),
@@ -712,117 +757,101 @@ fn build(
         // before the variables are initialised: on tier 0 they live in the
         // save area and hold the state a barrier left there; on tier 1 the
         // resume block defines every variable (reloaded or zero).
-        let dispatch = lw.b.create_block();
-        let start = lw.b.create_block();
-        let resume = barriers.then(|| lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME));
-        if let Some(resume) = resume {
-            let init = lw.b.create_block();
-            lw.b.ins().brif(resume, dispatch, &[], init, &[]);
-            lw.b.seal_block(init);
-            lw.b.switch_to_block(init);
-        }
-        lw.exec = lw.new_vars();
-        for _ in 0..p.temps {
-            let reg: [[cranelift_frontend::Variable; N]; 4] =
-                std::array::from_fn(|_| lw.new_vars());
-            lw.regs.push(reg);
-        }
-        if lw.uniform.is_some() {
-            // Every shadow starts at zero, as every register does.
-            let zero = lw.b.ins().iconst(types::I32, 0);
-            for _ in 0..p.temps {
-                let sh: [cranelift_frontend::Variable; 4] = std::array::from_fn(|_| {
-                    let v = lw.b.declare_var(types::I32);
+        if let Some(plan) = &group_plan {
+            lw.exec = lw.new_vars();
+            lw.declare_registers();
+            lw.group_function(plan, count, fin)?;
+        } else {
+            let dispatch = lw.b.create_block();
+            let start = lw.b.create_block();
+            let resume = barriers.then(|| lw.b.ins().load(types::I32, trusted(), cptr, OFF_RESUME));
+            if let Some(resume) = resume {
+                let init = lw.b.create_block();
+                lw.b.ins().brif(resume, dispatch, &[], init, &[]);
+                lw.b.seal_block(init);
+                lw.b.switch_to_block(init);
+            }
+            lw.exec = lw.new_vars();
+            lw.declare_registers();
+            let live: [cranelift_codegen::ir::Value; N] = std::array::from_fn(|j| {
+                lw.b.ins()
+                    .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
+            });
+            lw.def_vars(lw.exec, live);
+            lw.stage_init();
+            lw.b.ins().jump(start, &[]);
+            lw.b.seal_block(start);
+            lw.b.switch_to_block(start);
+            lw.body(0, main_end)?;
+            lw.stage_finish();
+            if barriers {
+                let done =
+                    lw.b.ins()
+                        .iconst(types::I32, i64::from(context::RESUME_DONE));
+                lw.b.ins().store(trusted(), done, cptr, OFF_RESUME);
+            }
+            lw.b.ins().jump(next, &[]);
+            // The entry dispatch: resume id k resumes after barrier k, a batch
+            // that has ended goes to the next one.
+            lw.b.switch_to_block(dispatch);
+            if let Some(resume) = resume {
+                let mut sw = Switch::new();
+                for (k, (blk, _)) in lw.resumes.iter().enumerate() {
+                    sw.set_entry(k as u128 + 1, *blk);
+                }
+                // An unknown resume id (never produced) ends the batch too.
+                sw.emit(&mut lw.b, resume, next);
+            } else {
+                lw.b.ins().jump(next, &[]);
+            }
+            // The next batch, or the next pass over the group's batches.
+            lw.b.switch_to_block(next);
+            if tier == 1 {
+                // No value flows into the next batch: every variable restarts
+                // as zero there (as in the first batch), so the loop carries
+                // nothing through the SSA variables.
+                let zero = lw.vsplat(0);
+                for v in lw.all_vars.clone() {
                     lw.b.def_var(v, zero);
-                    v
-                });
-                lw.shadows.push(sh);
+                }
+                let zero = lw.b.ins().iconst(types::I32, 0);
+                for sh in lw.shadows.clone() {
+                    for v in sh {
+                        lw.b.def_var(v, zero);
+                    }
+                }
+            }
+            let following = lw.b.ins().iadd_imm_s(cptr, context::CTX_SIZE);
+            let rest = lw.b.ins().iadd_imm_s(left, -1);
+            if barriers {
+                let last = lw.b.create_block();
+                lw.b.ins()
+                    .brif(rest, head, &[arg(following), arg(rest)], last, &[]);
+                lw.b.switch_to_block(last);
+                let again = lw.b.create_block();
+                let w = lw.b.ins().load(types::I32, trusted(), group, OFF_WAITING);
+                lw.b.ins().brif(w, again, &[], fin, &[]);
+                lw.b.switch_to_block(again);
+                let zero = lw.b.ins().iconst(types::I32, 0);
+                lw.b.ins().store(trusted(), zero, group, OFF_WAITING);
+                lw.b.ins().jump(head, &[arg(group), arg(count)]);
+            } else {
+                lw.b.ins()
+                    .brif(rest, head, &[arg(following), arg(rest)], fin, &[]);
             }
         }
-        let live: [cranelift_codegen::ir::Value; N] = std::array::from_fn(|j| {
-            lw.b.ins()
-                .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
-        });
-        lw.def_vars(lw.exec, live);
-        lw.stage_init();
-        lw.b.ins().jump(start, &[]);
-        lw.b.seal_block(start);
-        lw.b.switch_to_block(start);
-        // The main program ends at the first label; subroutines are
-        // lowered where they are called.
-        let insts = &p.program.insts;
-        let main_end = insts
-            .iter()
-            .position(|i| i.opcode == Opcode::Label)
-            .unwrap_or(insts.len());
-        lw.body(0, main_end)?;
-        lw.stage_finish();
-        if barriers {
-            let done =
-                lw.b.ins()
-                    .iconst(types::I32, i64::from(context::RESUME_DONE));
-            lw.b.ins().store(trusted(), done, cptr, OFF_RESUME);
-        }
-        lw.b.ins().jump(next, &[]);
         // The budget exit.
         lw.b.switch_to_block(budget_exit);
         let at = lw.b.block_params(budget_exit)[0];
         lw.b.ins().store(trusted(), at, group, OFF_STOPPED_AT);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_BUDGET));
         lw.b.ins().return_(&[st]);
-        // The entry dispatch: resume id k resumes after barrier k, a batch
-        // that has ended goes to the next one.
-        lw.b.switch_to_block(dispatch);
-        if let Some(resume) = resume {
-            let mut sw = Switch::new();
-            for (k, (blk, _)) in lw.resumes.iter().enumerate() {
-                sw.set_entry(k as u128 + 1, *blk);
-            }
-            // An unknown resume id (never produced) ends the batch too.
-            sw.emit(&mut lw.b, resume, next);
-        } else {
-            lw.b.ins().jump(next, &[]);
-        }
-        // The next batch, or the next pass over the group's batches.
-        lw.b.switch_to_block(next);
-        if tier == 1 {
-            // No value flows into the next batch: every variable restarts
-            // as zero there (as in the first batch), so the loop carries
-            // nothing through the SSA variables.
-            let zero = lw.vsplat(0);
-            for v in lw.all_vars.clone() {
-                lw.b.def_var(v, zero);
-            }
-            let zero = lw.b.ins().iconst(types::I32, 0);
-            for sh in lw.shadows.clone() {
-                for v in sh {
-                    lw.b.def_var(v, zero);
-                }
-            }
-        }
-        let following = lw.b.ins().iadd_imm_s(cptr, context::CTX_SIZE);
-        let rest = lw.b.ins().iadd_imm_s(left, -1);
-        if barriers {
-            let last = lw.b.create_block();
-            lw.b.ins()
-                .brif(rest, head, &[arg(following), arg(rest)], last, &[]);
-            lw.b.switch_to_block(last);
-            let again = lw.b.create_block();
-            let w = lw.b.ins().load(types::I32, trusted(), group, OFF_WAITING);
-            lw.b.ins().brif(w, again, &[], fin, &[]);
-            lw.b.switch_to_block(again);
-            let zero = lw.b.ins().iconst(types::I32, 0);
-            lw.b.ins().store(trusted(), zero, group, OFF_WAITING);
-            lw.b.ins().jump(head, &[arg(group), arg(count)]);
-        } else {
-            lw.b.ins()
-                .brif(rest, head, &[arg(following), arg(rest)], fin, &[]);
-        }
         lw.b.switch_to_block(fin);
         let st = lw.b.ins().iconst(types::I32, i64::from(STATUS_DONE));
         lw.b.ins().return_(&[st]);
         save_slots = match tier {
             0 => lw.all_vars.len(),
+            _ if group_plan.is_some() => group::save_slots(p.temps as usize),
             _ => lw.resumes.iter().map(|r| r.1).max().unwrap_or(0),
         };
         lw.b.seal_all_blocks();

@@ -251,12 +251,19 @@ impl Lower<'_, '_> {
     /// shadows of the components uniform at barrier `k`, rebuilt as the OR
     /// of their active lanes (which all hold the value).
     pub fn reload_shadows(&mut self, k: usize) {
+        self.reload_shadows_where(k, |_, _| true);
+    }
+
+    /// [`Self::reload_shadows`] for the components `(r, c)` that `which`
+    /// picks (group mode keeps the group-uniform ones from the group).
+    pub fn reload_shadows_where(&mut self, k: usize, which: impl Fn(usize, usize) -> bool) {
         let Some(u) = self.uniform.as_ref() else {
             return;
         };
         // (register, component, consecutive)
         let uniform: Vec<(usize, usize, bool)> = (0..self.shadows.len())
             .flat_map(|r| (0..4).map(move |c| (r, c)))
+            .filter(|&(r, c)| which(r, c))
             .filter_map(|(r, c)| {
                 if u.uniform_at(k, r as u32, c) {
                     Some((r, c, false))

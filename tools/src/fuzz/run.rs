@@ -405,6 +405,9 @@ fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), Str
         *report.opcodes.entry(inst.opcode).or_default() += 1;
     }
     operand_forms(&g.program, &mut report.forms);
+    if sm5jit::jit::runs_group_level(&g.program) {
+        *report.forms.entry("group_level").or_default() += 1;
+    }
     for (k, v) in &g.forms {
         *report.forms.entry(k).or_default() += v;
     }

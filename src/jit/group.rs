@@ -1,0 +1,820 @@
+//! Group-level execution of barrier programs (tier 1).
+//!
+//! In: a prepared compute program with group barriers. Out: a
+//! [`GroupPlan`] when the program's barriers all sit in group-uniform
+//! control flow (the main program's top level, or the top level of loops
+//! whose every exit is a `breakc` on a value equal in every thread of the
+//! group), and the lowering of such a program as one walk over its
+//! structure: the group-uniform control (those loops, their breaks and
+//! the scalar integer instructions next to them) runs once per group on
+//! scalars, and each stretch of code between them (a *region*) runs as a
+//! loop over the group's batches, which reloads the batch's live
+//! registers from its save area and stores them back at the end. A
+//! batch that would only pass through a region (reduce's later halving
+//! steps) costs a few instructions instead of a resume, a restore and a
+//! save.
+//!
+//! Invariants:
+//! - the threads run the same instructions in the same order as in the
+//!   resume scheme (`flow.rs`, "barriers"), and every access to memory
+//!   other threads see (u#, g#) gives the same result: a region runs its
+//!   batches in wave order, and between two barriers no region writes
+//!   what another reads or writes ([`GroupPlan::new`] checks this on
+//!   every path);
+//! - a scalar kept for the group (a shadow, `shadow.rs`) is only read
+//!   where the group analysis (`Uniform` with no thread-id row uniform)
+//!   says every thread of the group holds that value;
+//! - a batch's save area holds every live r# component that is not
+//!   group-uniform at a region's start: regions store those live at their
+//!   end, and a value group-uniform on one side of a group loop's edge
+//!   and per-thread on the other ([`GroupPlan::risk`]) is computed and
+//!   stored by a region, never as a scalar item alone.
+//!
+//! Programs that do not qualify (a barrier under a branch or a loop with
+//! a divergent exit, a `ret` before the end, a `call`, two regions
+//! between two barriers where one writes memory the other reads or
+//! writes) keep the resume scheme.
+//! `SM5JIT_NO_OPT=groups` turns this off.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
+
+use super::context::{CTX_SIZE, N, OFF_BUDGET, OFF_LIVE, OFF_SAVE, W};
+use super::liveness::Liveness;
+use super::lower::{trusted, Lower};
+use super::uniform::{scalar_op, Uniform};
+use super::JitError;
+use crate::analysis::Prepared;
+use crate::ir::{sync_flags, Instruction, Opcode, OperandType};
+
+/// One piece of a group-level sequence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// Instructions `start..end` (no barrier among them), run batch by
+    /// batch; `memory`: what they read and write of u# and g#.
+    Region {
+        start: usize,
+        end: usize,
+        memory: Access,
+    },
+    /// A scalar integer instruction whose result is group-uniform: only
+    /// its shadows are computed, once.
+    Scalar(usize),
+    /// A `breakc` on a group-uniform condition, directly in a group loop.
+    Break(usize),
+    /// A group barrier: the regions before it have run for every batch.
+    Barrier(usize),
+    /// A loop with barriers whose exits are all group-uniform breaks:
+    /// `loop` at `at`, `endloop` at `end`.
+    Loop {
+        at: usize,
+        end: usize,
+        body: Vec<Item>,
+    },
+}
+
+/// The main program as group-level items, and the analysis that proves
+/// the scalars group-uniform.
+pub struct GroupPlan {
+    pub items: Vec<Item>,
+    /// `Uniform` with no thread-id row uniform: uniform across the group.
+    pub group: Uniform,
+    /// Per r# component (`4 * r + c`): group-uniform where some group
+    /// loop edge leaves and not where it arrives (see [`at_risk`]).
+    pub risk: Vec<bool>,
+}
+
+fn is_barrier(inst: &Instruction) -> bool {
+    inst.opcode == Opcode::Sync && inst.sync_flags() & sync_flags::THREADS_IN_GROUP != 0
+}
+
+/// Memory other threads can see, as bits: bit 0 every u# (views may
+/// share a buffer through the C ABI), bit `1 + i` g#`i` (the last bit
+/// also every higher g#).
+type Places = u64;
+
+/// What a run of instructions reads and writes of [`Places`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    pub reads: Places,
+    pub writes: Places,
+}
+
+impl Access {
+    fn join(self, o: Access) -> Access {
+        Access {
+            reads: self.reads | o.reads,
+            writes: self.writes | o.writes,
+        }
+    }
+
+    /// Whether running `self` and `o` in either order can give different
+    /// results: one writes what the other reads or writes.
+    fn conflicts(self, o: Access) -> bool {
+        self.writes & (o.reads | o.writes) != 0 || o.writes & self.reads != 0
+    }
+}
+
+/// What `inst` reads and writes of the memory other threads see. Loads
+/// read; stores, atomics and counters write (and read); `abort` ends the
+/// dispatch, so it counts as writing everything: the batches before it
+/// must have done what they do in wave order.
+fn access(inst: &Instruction) -> Access {
+    use Opcode::*;
+    if inst.opcode == Abort {
+        return Access {
+            reads: Places::MAX,
+            writes: Places::MAX,
+        };
+    }
+    let places = inst.operands.iter().fold(0, |m, o| match o.ty {
+        OperandType::Uav => m | 1,
+        OperandType::Tgsm => {
+            let g = o.imm_index(0).unwrap_or(u32::MAX).min(62);
+            m | 1 << (1 + g)
+        }
+        _ => m,
+    });
+    let load = matches!(
+        inst.opcode,
+        LdRaw | LdStructured | LdUavTyped | LdRawS | LdStructuredS | LdUavTypedS
+    );
+    Access {
+        reads: places,
+        writes: if load { 0 } else { places },
+    }
+}
+
+/// The index of the instruction closing the construct opened at `k`
+/// (`loop`, `if`, `switch`), or `None` when it is not closed before `end`.
+fn construct_end(insts: &[Instruction], k: usize, end: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, inst) in insts.iter().enumerate().take(end).skip(k) {
+        match inst.opcode {
+            Opcode::Loop | Opcode::If | Opcode::Switch => depth += 1,
+            Opcode::EndLoop | Opcode::EndIf | Opcode::EndSwitch => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Why a program keeps the resume scheme (for the unit tests).
+type NotGroup = &'static str;
+
+impl GroupPlan {
+    /// The plan of `p`'s main program (instructions `0..main_end`), or
+    /// `None` when it does not qualify (see the module doc).
+    pub fn new(p: &Prepared, main_end: usize) -> Option<GroupPlan> {
+        Self::build(p, main_end).ok()
+    }
+
+    fn build(p: &Prepared, main_end: usize) -> Result<GroupPlan, NotGroup> {
+        // Every thread-id row varies across the group: with a batch this
+        // wide, no row is uniform.
+        let group = Uniform::new(p, u32::MAX);
+        let insts = &p.program.insts[..main_end];
+        if insts
+            .iter()
+            .any(|i| matches!(i.opcode, Opcode::Call | Opcode::Callc))
+        {
+            return Err("call");
+        }
+        // A `ret` is allowed only as the last instruction.
+        let last = main_end.saturating_sub(1);
+        if insts.iter().enumerate().any(|(k, i)| {
+            matches!(i.opcode, Opcode::Ret | Opcode::Retc)
+                && !(k == last && i.opcode == Opcode::Ret)
+        }) {
+            return Err("ret before the end");
+        }
+        let end = if insts.last().is_some_and(|i| i.opcode == Opcode::Ret) {
+            last
+        } else {
+            main_end
+        };
+        let live = Liveness::new(p);
+        let bits = 4 * p.temps as usize;
+        // The loops and breaks do not depend on which scalars are peeled
+        // off the regions, so a first pass finds the components at risk.
+        let first = sequence(insts, &group, 0, end, false, &vec![false; bits])?;
+        let mut risk = vec![false; bits];
+        at_risk(&first, &group, &live, &mut risk);
+        let items = sequence(insts, &group, 0, end, false, &risk)?;
+        let (mut since, mut exits) = (Access::default(), Access::default());
+        if !memory_in_order(&items, &mut since, &mut exits) {
+            return Err("conflicting memory accesses in two regions between barriers");
+        }
+        // A component at risk that is read before any write still holds
+        // the program's initial zero, which no region has stored.
+        if (0..bits).any(|b| risk[b] && live.live_at(0, (b / 4) as u32, b % 4)) {
+            return Err("a register read before it is written meets a group loop");
+        }
+        Ok(GroupPlan { items, group, risk })
+    }
+}
+
+/// The items of `start..end`; `in_loop`: the top level of a group loop's
+/// body.
+fn sequence(
+    insts: &[Instruction],
+    gu: &Uniform,
+    start: usize,
+    end: usize,
+    in_loop: bool,
+    risk: &[bool],
+) -> Result<Vec<Item>, NotGroup> {
+    let mut items = Vec::new();
+    let mut region: Option<usize> = None;
+    let mut k = start;
+    while k < end {
+        let inst = &insts[k];
+        if is_barrier(inst) {
+            close(insts, gu, risk, &mut items, &mut region, k);
+            items.push(Item::Barrier(k));
+            k += 1;
+            continue;
+        }
+        match inst.opcode {
+            Opcode::Loop | Opcode::If | Opcode::Switch => {
+                let e = construct_end(insts, k, end).ok_or("unclosed construct")?;
+                let barriers = insts[k..e].iter().any(is_barrier);
+                if !barriers {
+                    region.get_or_insert(k);
+                    k = e + 1;
+                    continue;
+                }
+                if inst.opcode != Opcode::Loop {
+                    return Err("barrier under a branch");
+                }
+                if !gu.uniform_loop(k) {
+                    return Err("barrier in a loop with a divergent exit");
+                }
+                close(insts, gu, risk, &mut items, &mut region, k);
+                let body = sequence(insts, gu, k + 1, e, true, risk)?;
+                items.push(Item::Loop {
+                    at: k,
+                    end: e,
+                    body,
+                });
+                k = e + 1;
+            }
+            Opcode::Breakc if in_loop => {
+                if !gu.uniform_break(k) {
+                    return Err("divergent break of a group loop");
+                }
+                close(insts, gu, risk, &mut items, &mut region, k);
+                items.push(Item::Break(k));
+                k += 1;
+            }
+            Opcode::Break | Opcode::Continue | Opcode::Continuec if in_loop => {
+                return Err("break or continue of a group loop")
+            }
+            _ => {
+                region.get_or_insert(k);
+                k += 1;
+            }
+        }
+    }
+    close(insts, gu, risk, &mut items, &mut region, end);
+    Ok(items)
+}
+
+/// Whether instruction `k` is computed for the group as a scalar only:
+/// its result is group-uniform, and no component it writes is at risk
+/// (those are computed in a region, whose end stores them).
+fn group_scalar(insts: &[Instruction], gu: &Uniform, risk: &[bool], k: usize) -> bool {
+    let inst = &insts[k];
+    let Some(dst) = inst.operands.first() else {
+        return false;
+    };
+    let Some(r) = dst.imm_index(0) else {
+        return false;
+    };
+    scalar_op(inst.opcode)
+        && dst.ty == OperandType::Temp
+        && (0..4)
+            .filter(|c| dst.write_mask() & (1 << c) != 0)
+            .all(|c| {
+                gu.shadowed_write(k, inst, c)
+                    && !risk.get(4 * r as usize + c).copied().unwrap_or(true)
+            })
+}
+
+/// Ends the open region at `end`: its leading and trailing group scalars
+/// become [`Item::Scalar`]s (they touch no memory, so peeling them off
+/// the ends never splits a region's memory accesses).
+fn close(
+    insts: &[Instruction],
+    gu: &Uniform,
+    risk: &[bool],
+    items: &mut Vec<Item>,
+    region: &mut Option<usize>,
+    end: usize,
+) {
+    let Some(mut start) = region.take() else {
+        return;
+    };
+    while start < end && group_scalar(insts, gu, risk, start) {
+        items.push(Item::Scalar(start));
+        start += 1;
+    }
+    let mut stop = end;
+    while stop > start && group_scalar(insts, gu, risk, stop - 1) {
+        stop -= 1;
+    }
+    if start < stop {
+        let memory = insts[start..stop]
+            .iter()
+            .fold(Access::default(), |a, i| a.join(access(i)));
+        items.push(Item::Region {
+            start,
+            end: stop,
+            memory,
+        });
+    }
+    items.extend((stop..end).map(Item::Scalar));
+}
+
+/// Walks `items` with `since`: what the regions run since the last
+/// barrier accessed; `exits` collects `since` at the breaks. False when a
+/// region's accesses conflict with an earlier one's before the next
+/// barrier: running the batches region by region would then order them
+/// differently from wave order.
+fn memory_in_order(items: &[Item], since: &mut Access, exits: &mut Access) -> bool {
+    for item in items {
+        match item {
+            Item::Region { memory, .. } => {
+                if memory.conflicts(*since) {
+                    return false;
+                }
+                *since = since.join(*memory);
+            }
+            Item::Scalar(_) => {}
+            Item::Barrier(_) => *since = Access::default(),
+            Item::Break(_) => *exits = exits.join(*since),
+            Item::Loop { body, .. } => {
+                let entry = *since;
+                let mut head = entry;
+                loop {
+                    let (mut s, mut ex) = (head, Access::default());
+                    if !memory_in_order(body, &mut s, &mut ex) {
+                        return false;
+                    }
+                    let next = entry.join(s);
+                    if next == head {
+                        *since = ex;
+                        break;
+                    }
+                    head = next;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Marks in `risk` the r# components that are group-uniform where a group
+/// loop's edge (entry, back edge, break) leaves and not where it arrives,
+/// while live there. Such a value reaches per-thread code through the
+/// save area: a scalar item would define only its shadow, and a region
+/// stores group-uniform components only when they are at risk.
+fn at_risk(items: &[Item], gu: &Uniform, live: &Liveness, risk: &mut [bool]) {
+    for item in items {
+        let Item::Loop { at, end, body } = item else {
+            continue;
+        };
+        let head = at + 1;
+        let breaks = body.iter().filter_map(|i| match i {
+            Item::Break(k) => Some((*k, end + 1)),
+            _ => None,
+        });
+        for (from, to) in [(*at, head), (*end, head)].into_iter().chain(breaks) {
+            for (b, flag) in risk.iter_mut().enumerate() {
+                let (r, c) = ((b / 4) as u32, b % 4);
+                if gu.uniform_at(from, r, c) && !gu.uniform_at(to, r, c) && live.live_at(to, r, c) {
+                    *flag = true;
+                }
+            }
+        }
+        at_risk(body, gu, live, risk);
+    }
+}
+
+/// A group loop being lowered.
+struct GroupLoop {
+    exit: Block,
+}
+
+impl Lower<'_, '_> {
+    /// Lowers the main program by `plan`, from the current block (at the
+    /// group level, `self.ctx` = the first context), then jumps to `fin`.
+    /// `count` is the number of batches.
+    pub fn group_function(
+        &mut self,
+        plan: &GroupPlan,
+        count: Value,
+        fin: Block,
+    ) -> Result<(), JitError> {
+        let mut loops = Vec::new();
+        self.group_items(plan, &plan.items, count, &mut loops)?;
+        self.b.ins().jump(fin, &[]);
+        Ok(())
+    }
+
+    fn group_items(
+        &mut self,
+        plan: &GroupPlan,
+        items: &[Item],
+        count: Value,
+        loops: &mut Vec<GroupLoop>,
+    ) -> Result<(), JitError> {
+        for item in items {
+            match item {
+                Item::Region { start, end, .. } => self.region(plan, *start, *end, count)?,
+                Item::Scalar(k) => {
+                    self.at = *k;
+                    let inst = &self.p.program.insts[*k];
+                    self.shadow_writes(*k, inst);
+                }
+                Item::Break(k) => {
+                    self.at = *k;
+                    let inst = &self.p.program.insts[*k];
+                    let c = self
+                        .uniform_cond(*k, inst)
+                        .ok_or_else(|| self.unsupported(Opcode::Breakc))?;
+                    let exit = loops.last().map(|l| l.exit);
+                    let exit = exit.ok_or_else(|| self.unsupported(Opcode::Breakc))?;
+                    let stay = self.b.create_block();
+                    if inst.test_nz() {
+                        self.b.ins().brif(c, exit, &[], stay, &[]);
+                    } else {
+                        self.b.ins().brif(c, stay, &[], exit, &[]);
+                    }
+                    self.b.seal_block(stay);
+                    self.b.switch_to_block(stay);
+                }
+                Item::Barrier(_) => {}
+                Item::Loop { at, end, body } => {
+                    let head = self.b.create_block();
+                    let exit = self.b.create_block();
+                    self.b.ins().jump(head, &[]);
+                    self.b.switch_to_block(head);
+                    loops.push(GroupLoop { exit });
+                    self.group_items(plan, body, count, loops)?;
+                    loops.pop();
+                    self.at = *end;
+                    self.group_charge(*at, *end, count);
+                    self.b.ins().jump(head, &[]);
+                    self.b.seal_block(head);
+                    self.b.seal_block(exit);
+                    self.b.switch_to_block(exit);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The budget of one iteration of the group loop `at..end`: what
+    /// every batch would be charged at its `endloop` (`flow.rs`), for all
+    /// `count` batches at once.
+    fn group_charge(&mut self, at: usize, end: usize, count: Value) {
+        let cost = self.loop_len.get(&at).copied().unwrap_or(1).max(1);
+        let per = cost.saturating_mul(W as u64).min(u32::MAX as u64) as i64;
+        let n = self.b.ins().uextend(types::I64, count);
+        let charge = self.b.ins().imul_imm_s(n, per);
+        let left = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.group, OFF_BUDGET);
+        let ok = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, left, charge);
+        let again = self.b.create_block();
+        let at_v = self.b.ins().iconst(types::I32, end as i64);
+        self.b
+            .ins()
+            .brif(ok, again, &[], self.budget_exit, &[at_v.into()]);
+        self.b.seal_block(again);
+        self.b.switch_to_block(again);
+        let rest = self.b.ins().isub(left, charge);
+        self.b.ins().store(trusted(), rest, self.group, OFF_BUDGET);
+    }
+
+    /// Runs instructions `start..end` for every batch of the group: the
+    /// batch's live registers come from its save area (group-uniform ones
+    /// from their group scalars), the region's code runs on them, and the
+    /// registers live after it go back to the save area.
+    fn region(
+        &mut self,
+        plan: &GroupPlan,
+        start: usize,
+        end: usize,
+        count: Value,
+    ) -> Result<(), JitError> {
+        let temps = self.regs.len();
+        let gu = &plan.group;
+        let live = |lw: &Self, k: usize, r: usize, c: usize| {
+            lw.live
+                .as_ref()
+                .is_none_or(|l: &Liveness| l.live_at(k, r as u32, c))
+        };
+        // The group scalars every batch starts the region with.
+        let mut entry: Vec<(usize, usize, Value)> = Vec::new();
+        for r in 0..temps {
+            for c in 0..4 {
+                if gu.uniform_at(start, r as u32, c) {
+                    let v = self.b.use_var(self.shadows[r][c]);
+                    entry.push((r, c, v));
+                }
+            }
+        }
+        let head = self.b.create_block();
+        let cptr = self.b.append_block_param(head, types::I64);
+        let left = self.b.append_block_param(head, types::I32);
+        let arg = cranelift_codegen::ir::BlockArg::Value;
+        let group = self.group;
+        self.b.ins().jump(head, &[arg(group), arg(count)]);
+        self.b.switch_to_block(head);
+        self.ctx = cptr;
+        self.full_exec = self.entry_full;
+        // Every variable starts the batch defined: nothing flows from one
+        // batch into the next.
+        let zero = self.vsplat(0);
+        for v in self.all_vars.clone() {
+            self.b.def_var(v, zero);
+        }
+        let zero_s = self.b.ins().iconst(types::I32, 0);
+        for sh in self.shadows.clone() {
+            for v in sh {
+                self.b.def_var(v, zero_s);
+            }
+        }
+        let exec: [Value; N] = std::array::from_fn(|j| {
+            self.b
+                .ins()
+                .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
+        });
+        self.def_vars(self.exec, exec);
+        let save = self.b.ins().load(types::I64, trusted(), cptr, OFF_SAVE);
+        for &(r, c, v) in &entry {
+            self.b.def_var(self.shadows[r][c], v);
+            if live(self, start, r, c) {
+                let s = self.b.ins().splat(types::I32X4, v);
+                self.def_vars(self.regs[r][c], [s; N]);
+            }
+        }
+        for r in 0..temps {
+            for c in 0..4 {
+                if gu.uniform_at(start, r as u32, c) || !live(self, start, r, c) {
+                    continue;
+                }
+                let vals: [Value; N] = std::array::from_fn(|j| {
+                    self.b
+                        .ins()
+                        .load(types::I32X4, trusted(), save, slot(r, c, j))
+                });
+                self.def_vars(self.regs[r][c], vals);
+            }
+        }
+        self.reload_shadows_where(start, |r, c| !gu.uniform_at(start, r as u32, c));
+        self.body(start, end)?;
+        for r in 0..temps {
+            for c in 0..4 {
+                let kept = gu.uniform_at(end, r as u32, c) && !plan.risk[4 * r + c];
+                if kept || !live(self, end, r, c) {
+                    continue;
+                }
+                let vals = self.use_vars(self.regs[r][c]);
+                for (j, v) in vals.into_iter().enumerate() {
+                    self.b.ins().store(trusted(), v, save, slot(r, c, j));
+                }
+            }
+        }
+        let following = self.b.ins().iadd_imm_s(cptr, CTX_SIZE);
+        let rest = self.b.ins().iadd_imm_s(left, -1);
+        let after = self.b.create_block();
+        self.b
+            .ins()
+            .brif(rest, head, &[arg(following), arg(rest)], after, &[]);
+        self.b.seal_block(head);
+        self.b.seal_block(after);
+        self.b.switch_to_block(after);
+        self.ctx = group;
+        Ok(())
+    }
+}
+
+/// The save-area offset of vector `j` of `r#.c` in group mode.
+fn slot(r: usize, c: usize, j: usize) -> i32 {
+    (16 * ((4 * r + c) * N + j)) as i32
+}
+
+/// Save slots a group-mode function needs per batch.
+pub fn save_slots(temps: usize) -> usize {
+    4 * temps * N
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(text: &str) -> Result<GroupPlan, NotGroup> {
+        let program = crate::asm::parse_program(text).expect("assembles");
+        let p = crate::analysis::prepare(&program).expect("prepares");
+        let end = p
+            .program
+            .insts
+            .iter()
+            .position(|i| i.opcode == Opcode::Label)
+            .unwrap_or(p.program.insts.len());
+        GroupPlan::build(&p, end)
+    }
+
+    const HEAD: &str = "cs_5_0\n\
+        dcl_uav_raw u0\n\
+        dcl_input vThreadIDInGroupFlattened\n\
+        dcl_input vThreadGroupID.x\n\
+        dcl_temps 2\n\
+        dcl_tgsm_structured g0, 4, 64\n\
+        dcl_thread_group 64, 1, 1\n";
+
+    #[test]
+    fn a_halving_loop_runs_at_group_level() {
+        let text = format!(
+            "{HEAD}\
+            store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), vThreadIDInGroupFlattened.x\n\
+            sync_g_t\n\
+            mov r0.y, l(32)\n\
+            loop\n\
+              ieq r0.z, r0.y, l(0)\n\
+              breakc_nz r0.z\n\
+              ult r0.z, vThreadIDInGroupFlattened.x, r0.y\n\
+              if_nz r0.z\n\
+                ld_structured r1.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx\n\
+                store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.x\n\
+              endif\n\
+              sync_g_t\n\
+              ushr r0.y, r0.y, l(1)\n\
+            endloop\n\
+            store_raw u0.x, l(0), r0.y\n\
+            ret\n"
+        );
+        let plan = plan(&text).expect("qualifies");
+        let region = |start, end, places: Places| Item::Region {
+            start,
+            end,
+            memory: Access {
+                reads: places,
+                writes: places,
+            },
+        };
+        assert_eq!(
+            plan.items,
+            vec![
+                region(0, 1, 0b10),
+                Item::Barrier(1),
+                Item::Scalar(2),
+                Item::Loop {
+                    at: 3,
+                    end: 13,
+                    body: vec![
+                        Item::Scalar(4),
+                        Item::Break(5),
+                        region(6, 11, 0b10),
+                        Item::Barrier(11),
+                        Item::Scalar(12),
+                    ],
+                },
+                region(14, 15, 0b01),
+            ]
+        );
+    }
+
+    #[test]
+    fn divergent_barriers_and_unordered_memory_keep_the_resume_scheme() {
+        // A barrier under an `if`.
+        let under_if = format!(
+            "{HEAD}\
+            if_nz vThreadIDInGroupFlattened.x\n\
+              sync_g_t\n\
+            endif\n\
+            ret\n"
+        );
+        assert_eq!(plan(&under_if).err(), Some("barrier under a branch"));
+        // A loop left by a per-thread condition.
+        let divergent = format!(
+            "{HEAD}\
+            loop\n\
+              ult r0.z, vThreadIDInGroupFlattened.x, r0.y\n\
+              breakc_nz r0.z\n\
+              iadd r0.y, r0.y, l(1)\n\
+              sync_g_t\n\
+            endloop\n\
+            ret\n"
+        );
+        assert_eq!(
+            plan(&divergent).err(),
+            Some("barrier in a loop with a divergent exit")
+        );
+        // Memory accesses on both sides of the loop's group-uniform break,
+        // with no barrier between: group order would differ from wave order.
+        let racy = format!(
+            "{HEAD}\
+            mov r0.y, l(4)\n\
+            loop\n\
+              store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y\n\
+              ieq r0.z, r0.y, l(0)\n\
+              breakc_nz r0.z\n\
+              ld_structured r1.x, l(0), l(0), g0.xxxx\n\
+              store_raw u0.x, l(0), r1.x\n\
+              sync_g_t\n\
+              iadd r0.y, r0.y, l(-1)\n\
+            endloop\n\
+            ret\n"
+        );
+        assert_eq!(
+            plan(&racy).err(),
+            Some("conflicting memory accesses in two regions between barriers")
+        );
+        // An early return.
+        let early = format!(
+            "{HEAD}\
+            retc_nz vThreadIDInGroupFlattened.x\n\
+            sync_g_t\n\
+            ret\n"
+        );
+        assert_eq!(plan(&early).err(), Some("ret before the end"));
+    }
+
+    #[test]
+    fn a_scalar_that_becomes_per_thread_in_the_loop_stays_in_a_region() {
+        // r1.x starts as the group's zero and becomes a per-thread sum in
+        // the loop: its `mov` runs per batch, whose region stores it.
+        let text = format!(
+            "{HEAD}\
+            mov r0.y, l(3)\n\
+            mov r1.x, l(0)\n\
+            loop\n\
+              ieq r0.z, r0.y, l(0)\n\
+              breakc_nz r0.z\n\
+              iadd r1.x, r1.x, vThreadIDInGroupFlattened.x\n\
+              sync_g_t\n\
+              iadd r0.y, r0.y, l(-1)\n\
+            endloop\n\
+            store_raw u0.x, l(0), r1.x\n\
+            ret\n"
+        );
+        let got = plan(&text).expect("qualifies");
+        assert!(got.risk[4]);
+        assert!(!got.risk[1]);
+        assert_eq!(got.items[0], Item::Scalar(0));
+        assert_eq!(
+            got.items[1],
+            Item::Region {
+                start: 1,
+                end: 2,
+                memory: Access::default()
+            }
+        );
+        // The same loop without the `mov`: r1.x is read before any write.
+        let unset = text.replace("mov r1.x, l(0)\n", "");
+        assert_eq!(
+            plan(&unset).err(),
+            Some("a register read before it is written meets a group loop")
+        );
+    }
+
+    #[test]
+    fn memory_after_the_loop_meets_the_last_iterations_region() {
+        // The region after the loop runs before any barrier once the
+        // break is taken, after the loop's first region of that iteration.
+        let text = format!(
+            "{HEAD}\
+            mov r0.y, l(4)\n\
+            loop\n\
+              store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y\n\
+              ieq r0.z, r0.y, l(0)\n\
+              breakc_nz r0.z\n\
+              sync_g_t\n\
+              iadd r0.y, r0.y, l(-1)\n\
+            endloop\n\
+            ld_structured r1.x, l(0), l(0), g0.xxxx\n\
+            store_raw u0.x, l(0), r1.x\n\
+            ret\n"
+        );
+        // Stores to another place after the loop do not conflict.
+        let other = text.replace("ld_structured r1.x, l(0), l(0), g0.xxxx\n", "");
+        assert!(plan(&other).is_ok());
+        assert_eq!(
+            plan(&text).err(),
+            Some("conflicting memory accesses in two regions between barriers")
+        );
+    }
+}
