@@ -881,10 +881,28 @@ endloop
 store_raw u0.x, r0.x, r0.y
 ret
 ";
+    // Code after a plain `break` never runs: its (unmasked) scalar must
+    // not reach the loop's exit, where the group scalar feeds the store.
+    let dead = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_thread_group 8, 1, 1
+loop
+  break
+  mov r1.y, l(0x807fffff)
+endloop
+sync_g_t
+ishl r0.x, vThreadIDInGroupFlattened.x, l(2)
+iadd r1.x, r1.y, l(7)
+store_raw u0.x, r0.x, r1.x
+ret
+";
     let input: Vec<u32> = (0..192u32)
         .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
         .collect();
-    let cases: [(&str, [u32; 3], Vec<Res>); 4] = [
+    let cases: [(&str, [u32; 3], Vec<Res>); 5] = [
+        (dead, [1, 1, 1], vec![uav(0, raw(8), &[0; 8])]),
         (
             tree,
             [3, 1, 1],

@@ -185,6 +185,20 @@ impl Lower<'_, '_> {
                 return self.uniform_break(inst, c);
             }
         }
+        // An unconditional `break` directly in its loop leaves with every
+        // active lane, as the analysis assumes: the code after it is never
+        // reached, so its shadow writes (which no mask guards) cannot
+        // reach the loop's exit.
+        if op == F::Break && self.uniform.as_ref().is_some_and(|u| u.uniform_break(i)) {
+            if let Some(Frame::Loop { exit, .. }) = self.stack.last() {
+                let exit = *exit;
+                self.b.ins().jump(exit, &[]);
+                let dead = self.b.create_block();
+                self.b.seal_block(dead);
+                self.b.switch_to_block(dead);
+                return Ok(());
+            }
+        }
         if matches!(
             op,
             F::Ret | F::Retc | F::Break | F::Breakc | F::Continue | F::Continuec

@@ -42,7 +42,7 @@ use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use super::context::{CTX_SIZE, N, OFF_BUDGET, OFF_LIVE, OFF_SAVE, W};
 use super::liveness::Liveness;
 use super::lower::{trusted, Lower};
-use super::uniform::{scalar_op, Uniform};
+use super::uniform::{first_comp, scalar_op, Uniform};
 use super::JitError;
 use crate::analysis::Prepared;
 use crate::ir::{sync_flags, Instruction, Opcode, OperandType};
@@ -437,17 +437,16 @@ impl Lower<'_, '_> {
         for item in items {
             match item {
                 Item::Region { start, end, .. } => self.region(plan, *start, *end, count)?,
-                Item::Scalar(k) => {
-                    self.at = *k;
-                    let inst = &self.p.program.insts[*k];
-                    self.shadow_writes(*k, inst);
-                }
+                Item::Scalar(k) => self.group_scalar(plan, *k),
                 Item::Break(k) => {
                     self.at = *k;
                     let inst = &self.p.program.insts[*k];
-                    let c = self
-                        .uniform_cond(*k, inst)
+                    let op = inst
+                        .operands
+                        .first()
                         .ok_or_else(|| self.unsupported(Opcode::Breakc))?;
+                    // Group-uniform (`Item::Break`): the shadows hold it.
+                    let c = self.uniform_src(op, first_comp(op));
                     let exit = loops.last().map(|l| l.exit);
                     let exit = exit.ok_or_else(|| self.unsupported(Opcode::Breakc))?;
                     let stay = self.b.create_block();
@@ -478,6 +477,25 @@ impl Lower<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// [`Item::Scalar`] `k`: the shadows of the components it writes,
+    /// from the group analysis (all of them are group-uniform there).
+    fn group_scalar(&mut self, plan: &GroupPlan, k: usize) {
+        self.at = k;
+        let inst = &self.p.program.insts[k];
+        let Some(r) = inst.operands.first().and_then(|d| d.imm_index(0)) else {
+            return;
+        };
+        let mask = inst.operands[0].write_mask();
+        // Every value first: a source may be a component written here.
+        let vals: Vec<(usize, Value)> = (0..4)
+            .filter(|c| mask & (1 << c) != 0 && plan.group.shadowed_write(k, inst, *c))
+            .map(|c| (c, self.scalar_alu(inst, c)))
+            .collect();
+        for (c, v) in vals {
+            self.b.def_var(self.shadows[r as usize][c], v);
+        }
     }
 
     /// The budget of one iteration of the group loop `at..end`: what
@@ -585,6 +603,21 @@ impl Lower<'_, '_> {
         }
         self.reload_shadows_where(start, |r, c| !gu.uniform_at(start, r as u32, c));
         self.body(start, end)?;
+        // A component group-uniform after the region leaves it in its
+        // shadow; where the batch analysis did not keep that shadow (it
+        // gave up on a loop the group analysis settled), the lanes give it.
+        let lost: Vec<(usize, usize, bool)> = (0..temps)
+            .flat_map(|r| (0..4).map(move |c| (r, c)))
+            .filter(|&(r, c)| {
+                gu.uniform_at(end, r as u32, c)
+                    && !self
+                        .uniform
+                        .as_ref()
+                        .is_some_and(|u| u.uniform_at(end, r as u32, c))
+            })
+            .map(|(r, c)| (r, c, false))
+            .collect();
+        self.shadows_from_lanes(&lost);
         for r in 0..temps {
             for c in 0..4 {
                 let kept = gu.uniform_at(end, r as u32, c) && !plan.risk[4 * r + c];

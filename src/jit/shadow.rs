@@ -21,7 +21,7 @@ use crate::ir::{Instruction, Modifier, Opcode, Operand, OperandType};
 impl Lower<'_, '_> {
     /// Component `comp` of `op` as a scalar, modifier applied (integer
     /// `-`); the caller checked with the analysis that it is uniform.
-    fn uniform_src(&mut self, op: &Operand, comp: usize) -> Value {
+    pub(super) fn uniform_src(&mut self, op: &Operand, comp: usize) -> Value {
         let v = self.uniform_operand(op, comp);
         match op.modifier {
             Modifier::Neg => self.b.ins().ineg(v),
@@ -154,7 +154,7 @@ impl Lower<'_, '_> {
 
     /// Destination component `c` of `inst` (a [`super::uniform::scalar_op`])
     /// on scalars: the same integer op the vector lowering does per lane.
-    fn scalar_alu(&mut self, inst: &Instruction, c: usize) -> Value {
+    pub(super) fn scalar_alu(&mut self, inst: &Instruction, c: usize) -> Value {
         let srcs: Vec<Value> = inst
             .operands
             .iter()
@@ -274,11 +274,18 @@ impl Lower<'_, '_> {
                 }
             })
             .collect();
-        if uniform.is_empty() {
+        self.shadows_from_lanes(&uniform);
+    }
+
+    /// Defines the shadows of `comps` (register, component, consecutive)
+    /// as the OR of their active lanes, which all hold the value (the
+    /// base, for a consecutive one).
+    pub fn shadows_from_lanes(&mut self, comps: &[(usize, usize, bool)]) {
+        if comps.is_empty() {
             return;
         }
         let exec = self.use_vars(self.exec);
-        for (r, c, consec) in uniform {
+        for &(r, c, consec) in comps {
             let mut v = self.use_vars(self.regs[r][c]);
             if consec {
                 // The base: value - vThreadIDInGroup.x in each lane.
