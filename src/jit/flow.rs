@@ -471,27 +471,7 @@ impl Lower<'_, '_> {
             types::I64,
             cost.saturating_mul(W as u64).min(i64::MAX as u64) as i64,
         );
-        let left = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), self.group, OFF_BUDGET);
-        let ok = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, left, charge);
-        // Out of budget: the shared exit stores this `endloop`'s index
-        // for the error. No block of its own: a block outside the loop
-        // dominated by a block inside it makes Cranelift's elaboration
-        // forget the loop (see `budget_exit` in `jit/mod.rs`).
-        let again = self.b.create_block();
-        let at = self.b.ins().iconst(types::I32, self.at as i64);
-        self.b
-            .ins()
-            .brif(ok, again, &[], self.budget_exit, &[at.into()]);
-        self.b.seal_block(again);
-        self.b.switch_to_block(again);
-        let rest = self.b.ins().isub(left, charge);
-        self.b.ins().store(trusted(), rest, self.group, OFF_BUDGET);
+        self.charge_budget(charge, self.at);
         let any = self.any(next);
         self.b.ins().brif(any, head, &[], exit, &[]);
         self.b.seal_block(head);
@@ -501,6 +481,33 @@ impl Lower<'_, '_> {
         self.set_exec(s);
         self.pop_full(false);
         Ok(())
+    }
+
+    /// Takes `charge` (i64) from the group's loop budget; when less is
+    /// left, the function leaves through the budget exit naming the
+    /// `endloop` at `at`.
+    pub(super) fn charge_budget(&mut self, charge: cranelift_codegen::ir::Value, at: usize) {
+        let left = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.group, OFF_BUDGET);
+        let ok = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, left, charge);
+        // Out of budget: the shared exit stores the `endloop`'s index for
+        // the error. No block of its own: a block outside the loop
+        // dominated by a block inside it makes Cranelift's elaboration
+        // forget the loop (see `budget_exit` in `jit/mod.rs`).
+        let again = self.b.create_block();
+        let at = self.b.ins().iconst(types::I32, at as i64);
+        self.b
+            .ins()
+            .brif(ok, again, &[], self.budget_exit, &[at.into()]);
+        self.b.seal_block(again);
+        self.b.switch_to_block(again);
+        let rest = self.b.ins().isub(left, charge);
+        self.b.ins().store(trusted(), rest, self.group, OFF_BUDGET);
     }
 
     /// `breakc` on the uniform scalar condition `c`, directly in its loop:

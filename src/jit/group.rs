@@ -36,10 +36,9 @@
 //! writes) keep the resume scheme.
 //! `SM5JIT_NO_OPT=groups` turns this off.
 
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
-use super::context::{CTX_SIZE, N, OFF_BUDGET, OFF_LIVE, OFF_SAVE, W};
+use super::context::{CTX_SIZE, N, OFF_LIVE, OFF_SAVE, W};
 use super::liveness::Liveness;
 use super::lower::{trusted, Lower};
 use super::uniform::{first_comp, scalar_op, Uniform};
@@ -506,23 +505,7 @@ impl Lower<'_, '_> {
         let per = cost.saturating_mul(W as u64).min(u32::MAX as u64) as i64;
         let n = self.b.ins().uextend(types::I64, count);
         let charge = self.b.ins().imul_imm_s(n, per);
-        let left = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), self.group, OFF_BUDGET);
-        let ok = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, left, charge);
-        let again = self.b.create_block();
-        let at_v = self.b.ins().iconst(types::I32, end as i64);
-        self.b
-            .ins()
-            .brif(ok, again, &[], self.budget_exit, &[at_v.into()]);
-        self.b.seal_block(again);
-        self.b.switch_to_block(again);
-        let rest = self.b.ins().isub(left, charge);
-        self.b.ins().store(trusted(), rest, self.group, OFF_BUDGET);
+        self.charge_budget(charge, end);
     }
 
     /// Runs instructions `start..end` for every batch of the group: the
