@@ -522,6 +522,18 @@ impl Lower<'_, '_> {
             return Err(self.unsupported(Opcode::Breakc));
         };
         let exit = *exit;
+        self.break_to(inst, c, exit);
+        Ok(())
+    }
+
+    /// Jumps to `exit` when the scalar condition `c` of `breakc` `inst`
+    /// holds (`_nz`: non-zero) and goes on in a new block otherwise.
+    pub(super) fn break_to(
+        &mut self,
+        inst: &Instruction,
+        c: cranelift_codegen::ir::Value,
+        exit: cranelift_codegen::ir::Block,
+    ) {
         let stay = self.b.create_block();
         if inst.test_nz() {
             self.b.ins().brif(c, exit, &[], stay, &[]);
@@ -530,7 +542,6 @@ impl Lower<'_, '_> {
         }
         self.b.seal_block(stay);
         self.b.switch_to_block(stay);
-        Ok(())
     }
 
     /// The lanes that leave: all active lanes, or those whose condition holds.

@@ -448,14 +448,7 @@ impl Lower<'_, '_> {
                     let c = self.uniform_src(op, first_comp(op));
                     let exit = loops.last().map(|l| l.exit);
                     let exit = exit.ok_or_else(|| self.unsupported(Opcode::Breakc))?;
-                    let stay = self.b.create_block();
-                    if inst.test_nz() {
-                        self.b.ins().brif(c, exit, &[], stay, &[]);
-                    } else {
-                        self.b.ins().brif(c, stay, &[], exit, &[]);
-                    }
-                    self.b.seal_block(stay);
-                    self.b.switch_to_block(stay);
+                    self.break_to(inst, c, exit);
                 }
                 Item::Barrier(_) => {}
                 Item::Loop { at, end, body } => {
