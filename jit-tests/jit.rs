@@ -943,6 +943,93 @@ ret
     assert!(sm5jit::jit::runs_group_level(&parse(TGSM_LOOP)));
 }
 
+/// A group-level region that is one `if` on the flat thread id against a
+/// group-uniform bound runs only the batches holding a thread it admits
+/// (`jit/span.rs`): every relation, signed and unsigned, with bounds
+/// below 0, past the group and past 2^31, in a group of 44 threads (the
+/// last batch half empty); the interpreter's bits.
+#[test]
+fn regions_skip_the_batches_their_thread_test_leaves_out() {
+    let text = "cs_5_0
+dcl_constantbuffer cb0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 4
+dcl_tgsm_structured g0, 4, 44
+dcl_thread_group 44, 1, 1
+imad r3.x, vThreadGroupID.x, l(1000), vThreadIDInGroupFlattened.x
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r3.x
+mov r2.x, vThreadIDInGroupFlattened.x
+sync_g_t
+mov r0.x, l(0)
+loop
+  uge r0.y, r0.x, l(4)
+  breakc_nz r0.y
+  imad r0.z, r0.x, l(9), cb0[0].x
+  ult r1.x, vThreadIDInGroupFlattened.x, r0.z
+  if_nz r1.x
+    ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+    iadd r1.y, r1.y, l(1)
+    store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.y
+  endif
+  sync_g_t
+  ilt r1.x, r0.z, vThreadIDInGroupFlattened.x
+  if_nz r1.x
+    ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+    iadd r1.y, r1.y, l(100)
+    store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.y
+  endif
+  sync_g_t
+  ige r1.x, cb0[0].y, vThreadIDInGroupFlattened.x
+  if_z r1.x
+    ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+    iadd r1.y, r1.y, l(10000)
+    store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.y
+  endif
+  sync_g_t
+  ieq r1.x, vThreadIDInGroupFlattened.x, r0.z
+  if_nz r1.x
+    iadd r2.x, r2.x, l(0x100000)
+  endif
+  sync_g_t
+  ult r1.x, vThreadIDInGroupFlattened.x, cb0[0].z
+  if_z r1.x
+    iadd r2.x, r2.x, l(0x1000000)
+  endif
+  sync_g_t
+  iadd r0.x, r0.x, l(1)
+endloop
+if_z vThreadIDInGroupFlattened.x
+  store_structured g0.x, l(43), l(0), r2.x
+endif
+sync_g_t
+ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+imad r3.y, vThreadGroupID.x, l(44), vThreadIDInGroupFlattened.x
+ishl r3.y, r3.y, l(3)
+store_raw u0.xy, r3.y, r1.y
+iadd r3.y, r3.y, l(4)
+store_raw u0.x, r3.y, r2.x
+ret
+";
+    assert!(sm5jit::jit::runs_group_level(&parse(text)));
+    let bounds: [[u32; 4]; 8] = [
+        [5, 20, 30, 0],
+        [0, 0, 0, 0],
+        [0xFFFF_FFF0, 0xFFFF_FFFF, 44, 0],
+        [40, 0x7FFF_FFFF, 0xFFFF_FFFF, 0],
+        [0x8000_0000, 43, 8, 0],
+        [0xFFFF_FFFE, 0x8000_0000, 43, 0],
+        // Bounds at the last thread of a batch and the first of the next.
+        [7, 15, 23, 0],
+        [8, 23, 16, 0],
+    ];
+    for b in bounds {
+        let out = diff(text, [2, 1, 1], &[cb(0, &b), uav(0, raw(176), &[0; 176])]);
+        assert!(out.iter().flatten().any(|&w| w != 0), "writes something");
+    }
+}
+
 /// A group loop that never ends stops on the budget at its `endloop`, as
 /// the resume scheme's loops do.
 #[test]

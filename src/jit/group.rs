@@ -41,6 +41,7 @@ use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use super::context::{CTX_SIZE, N, OFF_LIVE, OFF_SAVE, W};
 use super::liveness::Liveness;
 use super::lower::{trusted, Lower};
+use super::span::{self, Facts, Span};
 use super::uniform::{first_comp, scalar_op, Uniform};
 use super::JitError;
 use crate::analysis::Prepared;
@@ -55,6 +56,9 @@ pub enum Item {
         start: usize,
         end: usize,
         memory: Access,
+        /// The flat thread ids it can act on, when the batches holding
+        /// none of them can skip it (`span.rs`).
+        span: Option<Span>,
     },
     /// A scalar integer instruction whose result is group-uniform: only
     /// its shadows are computed, once.
@@ -204,7 +208,7 @@ impl GroupPlan {
         let first = sequence(insts, &group, 0, end, false, &vec![false; bits])?;
         let mut risk = vec![false; bits];
         at_risk(&first, &group, &live, &mut risk);
-        let items = sequence(insts, &group, 0, end, false, &risk)?;
+        let mut items = sequence(insts, &group, 0, end, false, &risk)?;
         let (mut since, mut exits) = (Access::default(), Access::default());
         if !memory_in_order(&items, &mut since, &mut exits) {
             return Err("conflicting memory accesses in two regions between barriers");
@@ -213,6 +217,15 @@ impl GroupPlan {
         // the program's initial zero, which no region has stored.
         if (0..bits).any(|b| risk[b] && live.live_at(0, (b / 4) as u32, b % 4)) {
             return Err("a register read before it is written meets a group loop");
+        }
+        let facts = Facts {
+            p,
+            group: &group,
+            live: &live,
+            risk: &risk,
+        };
+        if !super::opt_off("spans") {
+            add_spans(&mut items, &facts);
         }
         Ok(GroupPlan { items, group, risk })
     }
@@ -335,9 +348,23 @@ fn close(
             start,
             end: stop,
             memory,
+            span: None,
         });
     }
     items.extend((stop..end).map(Item::Scalar));
+}
+
+/// Sets the span of every region of `items` that has one.
+fn add_spans(items: &mut [Item], facts: &Facts) {
+    for item in items {
+        match item {
+            Item::Region {
+                start, end, span, ..
+            } => *span = span::span(facts, *start, *end),
+            Item::Loop { body, .. } => add_spans(body, facts),
+            _ => {}
+        }
+    }
 }
 
 /// Walks `items` with `since`: what the regions run since the last
@@ -435,7 +462,9 @@ impl Lower<'_, '_> {
     ) -> Result<(), JitError> {
         for item in items {
             match item {
-                Item::Region { start, end, .. } => self.region(plan, *start, *end, count)?,
+                Item::Region {
+                    start, end, span, ..
+                } => self.region(plan, *start, *end, span.as_ref(), count)?,
                 Item::Scalar(k) => self.group_scalar(plan, *k),
                 Item::Break(k) => {
                     self.at = *k;
@@ -504,12 +533,14 @@ impl Lower<'_, '_> {
     /// Runs instructions `start..end` for every batch of the group: the
     /// batch's live registers come from its save area (group-uniform ones
     /// from their group scalars), the region's code runs on them, and the
-    /// registers live after it go back to the save area.
+    /// registers live after it go back to the save area. With a `span`,
+    /// only the batches holding one of its threads run.
     fn region(
         &mut self,
         plan: &GroupPlan,
         start: usize,
         end: usize,
+        span: Option<&Span>,
         count: Value,
     ) -> Result<(), JitError> {
         let temps = self.regs.len();
@@ -534,7 +565,18 @@ impl Lower<'_, '_> {
         let left = self.b.append_block_param(head, types::I32);
         let arg = cranelift_codegen::ir::BlockArg::Value;
         let group = self.group;
-        self.b.ins().jump(head, &[arg(group), arg(count)]);
+        let after = self.b.create_block();
+        match span {
+            None => {
+                self.b.ins().jump(head, &[arg(group), arg(count)]);
+            }
+            Some(span) => {
+                let (first, n) = self.span_batches(span, count);
+                let offset = self.b.ins().imul_imm_s(first, CTX_SIZE);
+                let from = self.b.ins().iadd(group, offset);
+                self.b.ins().brif(n, head, &[arg(from), arg(n)], after, &[]);
+            }
+        }
         self.b.switch_to_block(head);
         self.ctx = cptr;
         self.full_exec = self.entry_full;
@@ -608,7 +650,6 @@ impl Lower<'_, '_> {
         }
         let following = self.b.ins().iadd_imm_s(cptr, CTX_SIZE);
         let rest = self.b.ins().iadd_imm_s(left, -1);
-        let after = self.b.create_block();
         self.b
             .ins()
             .brif(rest, head, &[arg(following), arg(rest)], after, &[]);
@@ -632,6 +673,7 @@ pub fn save_slots(temps: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::span::{Bound, Rel};
     use super::*;
 
     fn plan(text: &str) -> Result<GroupPlan, NotGroup> {
@@ -676,18 +718,29 @@ mod tests {
             ret\n"
         );
         let plan = plan(&text).expect("qualifies");
-        let region = |start, end, places: Places| Item::Region {
+        let region = |start, end, places: Places, span| Item::Region {
             start,
             end,
             memory: Access {
                 reads: places,
                 writes: places,
             },
+            span,
+        };
+        // Only threads below r0.y enter the halving step's `if`.
+        let below = Span {
+            rel: Rel::Below,
+            signed: false,
+            bound: Bound::Operand {
+                at: 6,
+                operand: 2,
+                comp: 1,
+            },
         };
         assert_eq!(
             plan.items,
             vec![
-                region(0, 1, 0b10),
+                region(0, 1, 0b10, None),
                 Item::Barrier(1),
                 Item::Scalar(2),
                 Item::Loop {
@@ -696,12 +749,12 @@ mod tests {
                     body: vec![
                         Item::Scalar(4),
                         Item::Break(5),
-                        region(6, 11, 0b10),
+                        region(6, 11, 0b10, Some(below)),
                         Item::Barrier(11),
                         Item::Scalar(12),
                     ],
                 },
-                region(14, 15, 0b01),
+                region(14, 15, 0b01, None),
             ]
         );
     }
@@ -789,7 +842,8 @@ mod tests {
             Item::Region {
                 start: 1,
                 end: 2,
-                memory: Access::default()
+                memory: Access::default(),
+                span: None,
             }
         );
         // The same loop without the `mov`: r1.x is read before any write.

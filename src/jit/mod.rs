@@ -61,6 +61,7 @@ mod ranges;
 mod runner;
 mod sample;
 mod shadow;
+mod span;
 mod stage;
 mod texvec;
 mod tier0;
@@ -105,7 +106,10 @@ use plan::Plan;
 /// `vectex` (every sampling instruction calls the texture shim, none
 /// takes `texvec.rs`'s vector path), `t0call` (tier 0 lowers ALU, typed and atomic instructions inline
 /// instead of calling `tier0_alu`'s routines), `vecexp` (`exp` and `log`
-/// through per-lane shims instead of vector code, `elementary.rs`).
+/// through per-lane shims instead of vector code, `elementary.rs`),
+/// `groups` (barrier programs keep the resume scheme, `group.rs`),
+/// `spans` (a group-level region runs every batch, even those its `if`
+/// on the thread id leaves out, `span.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
