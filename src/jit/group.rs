@@ -533,7 +533,8 @@ impl Lower<'_, '_> {
     /// Runs instructions `start..end` for every batch of the group: the
     /// batch's live registers come from its save area (group-uniform ones
     /// from their group scalars), the region's code runs on them, and the
-    /// registers live after it go back to the save area. With a `span`,
+    /// registers live after it that it may have changed go back to the
+    /// save area. With a `span`,
     /// only the batches holding one of its threads run.
     fn region(
         &mut self,
@@ -636,10 +637,14 @@ impl Lower<'_, '_> {
             .map(|(r, c)| (r, c, false))
             .collect();
         self.shadows_from_lanes(&lost);
+        // A component loaded from the save area and not written here is
+        // already there.
+        let written = span::written(&self.p.program.insts[start..end], 4 * temps);
         for r in 0..temps {
             for c in 0..4 {
                 let kept = gu.uniform_at(end, r as u32, c) && !plan.risk[4 * r + c];
-                if kept || !live(self, end, r, c) {
+                let loaded = live(self, start, r, c) && !gu.uniform_at(start, r as u32, c);
+                if kept || !live(self, end, r, c) || (loaded && !written[4 * r + c]) {
                     continue;
                 }
                 let vals = self.use_vars(self.regs[r][c]);

@@ -177,9 +177,9 @@ fn writes(inst: &Instruction, r: u32, c: usize) -> bool {
     })
 }
 
-/// The r# component bits the instructions `range` may write (every
-/// component of a dynamically indexed or unknown destination).
-fn written(insts: &[Instruction], bits: usize) -> Vec<bool> {
+/// The r# component bits (`4 * r + c`) `insts` may write (every
+/// component for a dynamically indexed destination).
+pub(super) fn written(insts: &[Instruction], bits: usize) -> Vec<bool> {
     let mut out = vec![false; bits];
     for inst in insts {
         for d in inst.operands.iter().take(inst.opcode.dst_count()) {
