@@ -233,7 +233,16 @@ impl Uniform {
                     written: vec![0; words],
                 }),
                 Opcode::Break | Opcode::Breakc => {
-                    let direct = matches!(stack.last(), Some(Frame::Loop { .. }));
+                    // A `continue` earlier in the iteration may have parked
+                    // lanes for the next one: jumping to the exit with the
+                    // rest would drop them.
+                    let direct = matches!(
+                        stack.last(),
+                        Some(Frame::Loop {
+                            has_continue: false,
+                            ..
+                        })
+                    );
                     let uniform =
                         direct && (inst.opcode == Opcode::Break || u.cond_uniform(inst, &cur));
                     u.uniform_break[k] = uniform;
@@ -690,6 +699,30 @@ ret
         assert!(!u.uniform_loop(at(&p, Opcode::Loop, 0)));
         // The continue lets lanes at the head differ.
         assert!(!u.uniform_at(at(&p, Opcode::Loop, 0) + 1, 0, 0));
+    }
+
+    #[test]
+    fn a_break_after_a_continue_is_not_uniform() {
+        // Lanes 1 and 2 continue; the `break` leaves with lane 0 only,
+        // (fuzz seed 3738) and so does a `breakc` on a uniform value.
+        let (p, u) = analyse(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 4
+dcl_thread_group 1, 3, 1
+mov r0.y, vThreadIDInGroupFlattened.x
+loop
+  and r3.w, r0.y, l(3)
+  continuec_nz r3.w
+  breakc_z l(0)
+  break
+endloop
+ret
+",
+        );
+        assert!(!u.uniform_break(at(&p, Opcode::Breakc, 0)));
+        assert!(!u.uniform_break(at(&p, Opcode::Break, 0)));
     }
 
     #[test]
