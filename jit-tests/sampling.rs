@@ -891,12 +891,12 @@ fn vector_coords(round: u32, size: (u32, u32)) -> Vec<f32> {
 }
 
 /// The vector sampling path (`jit/texvec.rs`: 2D, one level, point or
-/// bilinear, clamp, RGBA8/BGRA8) and the shim it falls back to give the
-/// interpreter's bits for every lane, with idle lanes in the batches,
-/// immediate offsets, resource swizzles and every LOD source that cannot
-/// change a one-level choice; the textures and samplers the vector path
-/// does not take (wrap, other formats, unequal min/mag filters) are
-/// compared as well.
+/// bilinear, clamp or wrap, RGBA8/BGRA8) and the shim it falls back to
+/// give the interpreter's bits for every lane, with idle lanes in the
+/// batches, immediate offsets, resource swizzles and every LOD source
+/// that cannot change a one-level choice; the textures and samplers the
+/// vector path does not take (other formats; unequal min/mag filters,
+/// whose choice follows these per-lane LODs) are compared as well.
 #[test]
 fn vector_path_gives_the_interpreters_bits() {
     let text = "cs_5_0
@@ -938,12 +938,12 @@ ret
     for format in [Format::R8G8B8A8Unorm, Format::B8G8R8A8Unorm] {
         for size in [(1, 1), (3, 5), (16, 16), (64, 7)] {
             for filter in [Filter::POINT, Filter::LINEAR] {
-                for pad in [0, 12] {
+                for (pad, address) in [(0, AddressMode::Clamp), (12, AddressMode::Wrap)] {
                     cases.push(VecCase {
                         format,
                         size,
                         pad,
-                        sampler: clamp(filter),
+                        sampler: SamplerDesc::new(filter, address),
                     });
                 }
             }
@@ -953,7 +953,7 @@ ret
     for (format, sampler) in [
         (
             Format::R8G8B8A8Unorm,
-            SamplerDesc::new(Filter::LINEAR, AddressMode::Wrap),
+            SamplerDesc::new(Filter::LINEAR, AddressMode::Mirror),
         ),
         (Format::R8G8B8A8Unorm, clamp(mixed)),
         (Format::R8G8B8A8UnormSrgb, clamp(Filter::LINEAR)),
@@ -1173,6 +1173,200 @@ ret
                             lanes[4 * (i / 8) + 2],
                         );
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Pixel batches through [`tier1_and_interpreter`]: `count` pixels in
+/// quads, v1 of each given by `v1(pixel)`, results as DWORDs (pixel by
+/// pixel, output by output).
+fn pixel_batch_both(
+    text: &str,
+    tex: &Tex,
+    sampler: SamplerDesc,
+    v1: &[[f32; 4]],
+) -> (Vec<u32>, Vec<u32>) {
+    use sm5jit::runtime::batch::BatchInputs;
+    let (jit, interp) = tier1_and_interpreter(text);
+    let data: Vec<u32> = v1
+        .iter()
+        .flat_map(|v| [0, 0, 0, 0].into_iter().chain(v.map(f32::to_bits)))
+        .collect();
+    let inputs = BatchInputs::new(v1.len(), 2, &data);
+    let mut b = Bindings::new();
+    b.srv(Slot::new(tex.slot), &tex.data, View::Texture(tex.view));
+    b.sampler(Slot::new(0), sampler);
+    let o = DispatchOptions::default();
+    let words = |r: sm5jit::runtime::batch::BatchResult| -> Vec<u32> {
+        (0..v1.len())
+            .flat_map(|i| r.outputs(i).unwrap_or_default())
+            .flat_map(|(_, v)| v)
+            .collect()
+    };
+    let i = interp.run_batch(&b, &inputs, &o).expect("interpreter");
+    let j = jit.run_batch(&b, &inputs, &o).expect("jit");
+    (words(i), words(j))
+}
+
+/// A quad's v1 values: `base` at the top-left pixel, `dx` added across
+/// and `dy` down.
+fn quad(base: [f32; 4], dx: [f32; 4], dy: [f32; 4]) -> [[f32; 4]; 4] {
+    std::array::from_fn(|l| {
+        let (x, y) = ((l & 1) as f32, (l >> 1) as f32);
+        std::array::from_fn(|c| base[c] + x * dx[c] + y * dy[c])
+    })
+}
+
+/// Trilinear filtering in a pixel quad, worked by hand: a 2x2 texture
+/// whose level 0 is all 64 and level 1 all 192, point-filtered within
+/// each level (one tap of weight 1) and blended between them. A
+/// horizontal step of 1/sqrt(2) texture widths is sqrt(2) texels of
+/// level 0: LOD 0.5, weight 128/256 on level 1.
+#[test]
+fn implicit_lod_blends_two_mips_in_a_pixel_quad() {
+    let text = "ps_5_0
+dcl_sampler s0, mode_default
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_input_ps linear v1.xy
+dcl_output o0.xyzw
+sample o0.xyzw, v1.xyxx, t0.xyzw, s0
+ret
+";
+    let view = TextureView {
+        mip_levels: 2,
+        ..TextureView::tex2d(Format::R8G8B8A8Unorm, 2, 2)
+    };
+    let mut data = vec![64u8; 16];
+    data.extend([192u8; 4]);
+    let t = tex(0, data, view);
+    let sampler = SamplerDesc::new(
+        Filter {
+            min: FilterMode::Point,
+            mag: FilterMode::Point,
+            mip: FilterMode::Linear,
+            anisotropic: false,
+        },
+        AddressMode::Wrap,
+    );
+    let step = std::f32::consts::FRAC_1_SQRT_2;
+    let v1: Vec<[f32; 4]> = [
+        quad(
+            [0.25, 0.25, 0.0, 0.0],
+            [step, 0.0, 0.0, 0.0],
+            [0.0, 0.1, 0.0, 0.0],
+        ),
+        // A step of half a texel: magnified, level 0 alone.
+        quad(
+            [0.25, 0.25, 0.0, 0.0],
+            [0.25, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0],
+        ),
+    ]
+    .concat();
+    let (want, got) = pixel_batch_both(text, &t, sampler, &v1);
+    assert_eq!(want, got, "interpreter against JIT");
+    let blended = (64.0f32 / 255.0) * (1.0 - 0.5) + (192.0f32 / 255.0) * 0.5;
+    for p in 0..8 {
+        let expect = if p < 4 { blended } else { 64.0 / 255.0 };
+        assert_eq!(got[4 * p], expect.to_bits(), "pixel {p}");
+    }
+}
+
+/// The vector sampling path with mips (`jit/texvec.rs`: each quad's
+/// levels chosen from its gradient LOD, two levels blended, wrap or
+/// clamp addressing) gives the interpreter's bits: smooth quads whose
+/// LODs run from magnification past the last level, non-power-of-two
+/// sizes (wrap by division), coordinates far outside the texture,
+/// immediate offsets, a swizzle, a sample in divergent flow (idle lanes
+/// and a wholly idle quad), and samplers with LOD bias and clamps.
+#[test]
+fn mipped_vector_path_gives_the_interpreters_bits() {
+    let text = "ps_5_0
+dcl_sampler s0, mode_default
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_input_ps linear v1.xyzw
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+dcl_temps 1
+sample o0.xyzw, v1.xyxx, t0.xyzw, s0
+mov o1.xyzw, l(0, 0, 0, 0)
+lt r0.x, v1.z, l(0.5)
+if_nz r0.x
+  sample_aoffimmi(1,-2,0) o1.xyzw, v1.yxyy, t0.zyxw, s0
+endif
+ret
+";
+    let trilinear = Filter::LINEAR;
+    let point_mip = Filter {
+        mip: FilterMode::Point,
+        ..Filter::LINEAR
+    };
+    let min_only = Filter {
+        min: FilterMode::Linear,
+        mag: FilterMode::Point,
+        mip: FilterMode::Linear,
+        anisotropic: false,
+    };
+    let mut samplers = Vec::new();
+    for filter in [trilinear, point_mip, min_only, Filter::POINT] {
+        for (u, v) in [
+            (AddressMode::Wrap, AddressMode::Wrap),
+            (AddressMode::Clamp, AddressMode::Wrap),
+            (AddressMode::Clamp, AddressMode::Clamp),
+        ] {
+            samplers.push(SamplerDesc {
+                address_u: u,
+                address_v: v,
+                ..SamplerDesc::new(filter, AddressMode::Clamp)
+            });
+        }
+    }
+    samplers.push(SamplerDesc {
+        mip_lod_bias: 0.75,
+        min_lod: 1.0,
+        max_lod: 2.5,
+        ..SamplerDesc::new(trilinear, AddressMode::Wrap)
+    });
+    let steps = [0.0, 0.01, 0.03, 0.07, 0.13, 0.4, -0.06, 1.7];
+    let mut next = xorshift(0x0051_A7E5);
+    let mut pick = |n: usize| (next() >> 8) as usize % n;
+    for (format, size, mips) in [
+        (Format::R8G8B8A8Unorm, (16, 16), 5),
+        (Format::B8G8R8A8Unorm, (13, 7), 4),
+        (Format::R8G8B8A8Unorm, (64, 3), 7),
+    ] {
+        let view = TextureView {
+            mip_levels: mips,
+            ..TextureView::tex2d(format, size.0, size.1)
+        };
+        let n = view.size_bytes() as usize;
+        let data: Vec<u8> = (0..n).map(|k| (k * 97 % 253) as u8).collect();
+        let t = tex(0, data, view);
+        for (s, sampler) in samplers.iter().enumerate() {
+            for round in 0..6 {
+                let quads: Vec<[[f32; 4]; 4]> = (0..6)
+                    .map(|q| {
+                        let far = if q == 5 { 300.0 } else { 0.0 };
+                        let base = std::array::from_fn(|c| match c {
+                            2 => (q % 3) as f32 * 0.4,
+                            _ => (pick(4001) as f32 / 1000.0 - 2.0) + far * (c as f32 - 0.5),
+                        });
+                        let dx = std::array::from_fn(|_| steps[pick(steps.len())]);
+                        let dy = std::array::from_fn(|_| steps[pick(steps.len())]);
+                        quad(base, dx, dy)
+                    })
+                    .collect();
+                let v1 = quads.concat();
+                let (want, got) = pixel_batch_both(text, &t, *sampler, &v1);
+                if let Some(i) = (0..want.len()).find(|&i| want[i] != got[i]) {
+                    panic!(
+                        "{format:?} {size:?} sampler {s} round {round}: word {i} (pixel {}), interpreter {:#010x}, JIT {:#010x}",
+                        i / 8,
+                        want[i],
+                        got[i]
+                    );
                 }
             }
         }

@@ -512,6 +512,7 @@ fn compile_code(
     builder.symbol(DOUBLE_SHIM, double::double_op as *const u8);
     builder.symbol(lanes::SYMBOL, lanes::preserving_call as *const u8);
     builder.symbol(sample::SHIM, sample::texture_shim as *const u8);
+    builder.symbol(texvec::QUAD_MIPS, sample::quad_mips as *const u8);
     let mut module = JITModule::new(builder);
     let built = build(&mut module, prepared, plan, tier, dump);
     let Built {

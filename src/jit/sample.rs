@@ -28,7 +28,9 @@ use cranelift_module::{Linkage, Module};
 
 use super::context::{N, OFF_TYPED, W};
 use super::lower::{trusted, Lower, Ty, V};
-use super::texvec::{pass_masks, VecTable, VecTex, KIND_R32_COMPARE, KIND_UNORM8X4};
+use super::texvec::{
+    pass_masks, VecLevel, VecMips, VecTable, VecTex, KIND_R32_COMPARE, KIND_UNORM8X4,
+};
 use super::typed::{TypedEnv, TypedView};
 use super::JitError;
 use crate::ir::{
@@ -38,7 +40,7 @@ use crate::runtime::batch::QUAD;
 use crate::runtime::sampling::sample_count;
 use crate::runtime::sampling::{self as shared, quad_gradients, SampleArgs, FULLY_MAPPED};
 use crate::runtime::sampling::{SpecName, SpecUser};
-use crate::runtime::texture::{BlockCache, Chosen, SampleDim, Spec, Texture};
+use crate::runtime::texture::{BlockCache, Chosen, Dyn, SampleDim, Spec, Texture};
 use crate::runtime::Format;
 use crate::runtime::{SamplerDesc, TextureData, View};
 use crate::sem::sample::gather_offset;
@@ -71,6 +73,9 @@ const RASTERIZER: u32 = u32::MAX;
 pub struct TexState {
     /// The io slot, created at the first texture instruction.
     io: Option<cranelift_codegen::ir::StackSlot>,
+    /// The vector path's per-quad mips slot (`texvec`), created at the
+    /// first instruction that may need it.
+    pub(super) mips: Option<cranelift_codegen::ir::StackSlot>,
     /// Range header → the entry the current instruction's index selected.
     pub(super) dyn_entries: Vec<(usize, Value)>,
 }
@@ -698,21 +703,29 @@ pub fn plans(shader: &super::JitShader, env: &TypedEnv) -> Vec<TexPlan> {
 impl TexPlan {
     /// The descriptor of the vector path (`texvec.rs`) for this plan, or
     /// the empty one when the bound texture or sampler does not fit it:
-    /// a non-gather, non-query op on a 2D view whose sampler reads one
-    /// level with point or bilinear filtering whatever the LOD and clamps
-    /// on both axes, over a level wholly inside memory with offsets below
-    /// 2^31, in R8G8B8A8_UNORM or B8G8R8A8_UNORM (non-comparison forms) or
-    /// R32_FLOAT (comparison forms).
+    /// a non-gather, non-query op without a LOD clamp on a 2D view, in
+    /// R8G8B8A8_UNORM or B8G8R8A8_UNORM (non-comparison forms) or
+    /// R32_FLOAT (comparison forms), through a sampler that wraps or
+    /// clamps on u and v, with either
+    /// - one choice of level and filter whatever the LOD (`fixed`), or
+    /// - an LOD that is the same for every lane of a quad (implicit
+    ///   without a bias, or zero): `mipped`, each quad's choice made by
+    ///   [`quad_mips`] when the batch runs.
+    ///
+    /// Every level read must be wholly inside memory with offsets below
+    /// 2^31 ([`vec_level`]).
     fn vector_desc(&self) -> Option<VecTex> {
         let f = self.form?;
         if f.gather || f.query || self.clamped || self.dim != SampleDim::D2 {
             return None;
         }
-        let (level, mode) = self.lod_free?.single_level()?;
         let [u, v, _] = self.sampler.address();
-        if u != AddressMode::Clamp || v != AddressMode::Clamp {
-            return None;
-        }
+        let wrap = |m: AddressMode| match m {
+            AddressMode::Clamp => Some(0),
+            AddressMode::Wrap => Some(1),
+            _ => None,
+        };
+        let wrap = [wrap(u)?, wrap(v)?];
         let format = self.tex.view.format;
         let (kind, swap_rb, pass) = match (f.reference.is_some(), format) {
             (false, Format::R8G8B8A8Unorm) => (KIND_UNORM8X4, 0, [0; 4]),
@@ -720,29 +733,164 @@ impl TexPlan {
             (true, Format::R32Float) => (KIND_R32_COMPARE, 0, pass_masks(self.sampler.comparison)),
             _ => return None,
         };
-        let m = self.tex.direct_level(level)?;
-        let end = u64::from(m.height - 1)
-            .checked_mul(m.row_pitch)?
-            .checked_add(u64::from(m.width) * 4)?;
-        let pitch = i32::try_from(m.row_pitch).ok()?;
-        if end > i32::MAX as u64 {
-            return None;
-        }
-        let (half, frac_mask) = match mode {
-            FilterMode::Linear => (0.5, 255),
-            FilterMode::Point => (0.0, 0),
+        let (mipped, fixed) = match self.lod_free {
+            Some(chosen) => (0, vec_mips(&self.tex, &chosen)?),
+            None if quad_uniform(&f) => {
+                // Idle quads read level 0: it must be readable.
+                vec_level(&self.tex, 0)?;
+                (1, VecMips::default())
+            }
+            None => return None,
         };
         Some(VecTex {
             kind,
-            max: [m.width as i32 - 1, m.height as i32 - 1],
-            size: [m.width as f32, m.height as f32],
-            half,
-            frac_mask,
-            pitch,
             swap_rb,
             pass,
-            base: self.tex.data.as_ptr() as u64 + m.offset,
+            wrap,
+            mipped,
+            _pad: 0,
+            fixed,
         })
+    }
+
+    /// Each quad's [`VecMips`] for the lanes of `io` (pixel quads when
+    /// `quads`), made as [`sample_rows`] makes them: the quad's gradient
+    /// LOD from its four coordinate rows, then [`shared::quad_choice`].
+    /// A quad with no active lane reads level 0 (its results are not
+    /// used). None when a choice is one the vector code does not read: a
+    /// level outside [`vec_level`], or an implicit LOD outside pixel
+    /// quads.
+    fn quad_mips(&self, quads: bool, io: &Io) -> Option<[VecMips; N]> {
+        let f = self.form?;
+        let implicit = matches!(f.lod, LodSource::Implicit { .. });
+        if !quad_uniform(&f) || (implicit && !quads) {
+            return None;
+        }
+        let mut out = [VecMips::default(); N];
+        // The previous quad's gradients and choice: neighbouring quads
+        // of a smooth surface repeat them, and the choice is a function
+        // of the gradients alone.
+        let mut last: Option<(Option<Gradients>, Chosen)> = None;
+        let mut made: Option<(Chosen, VecMips)> = None;
+        for (q, m) in out.iter_mut().enumerate() {
+            let first = q * QUAD;
+            let lanes = first..first + QUAD;
+            let chosen = if lanes.clone().all(|l| row(io, ROW_EXEC, l) == 0) {
+                self.tex.choose::<Dyn>(&self.sampler, 0.0)
+            } else {
+                let grads = implicit.then(|| {
+                    quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, first + k)))
+                });
+                match last {
+                    Some((g, c)) if g == grads => c,
+                    _ => {
+                        let lod = grads.map(|(dx, dy)| {
+                            shared::gradient_lod(&self.tex, self.dim, [0.0; 4], dx, dy)
+                        });
+                        let c =
+                            shared::quad_choice::<Dyn>(&f, &self.tex, &self.sampler, lod, false)
+                                .chosen?;
+                        last = Some((grads, c));
+                        c
+                    }
+                }
+            };
+            *m = match made {
+                Some((c, v)) if c == chosen => v,
+                _ => {
+                    let v = vec_mips(&self.tex, &chosen)?;
+                    made = Some((chosen, v));
+                    v
+                }
+            };
+        }
+        Some(out)
+    }
+}
+
+/// Whether op form `f` has the same LOD in every lane of a pixel quad
+/// (what [`TexPlan::quad_mips`] chooses from): implicit without a bias,
+/// or zero.
+fn quad_uniform(f: &SampleForm) -> bool {
+    matches!(f.lod, LodSource::Implicit { bias: None } | LodSource::Zero)
+}
+
+/// Level `level` of `tex` for the vector code: a direct level (every
+/// texel inside memory) whose texels all lie below 2^31 bytes from its
+/// first and whose pitch fits an i32.
+fn vec_level(tex: &Texture, level: u32) -> Option<VecLevel> {
+    let m = tex.direct_level(level)?;
+    let end = u64::from(m.height - 1)
+        .checked_mul(m.row_pitch)?
+        .checked_add(u64::from(m.width) * 4)?;
+    let pitch = i32::try_from(m.row_pitch).ok()?;
+    let dims = [i32::try_from(m.width).ok()?, i32::try_from(m.height).ok()?];
+    if end > i32::MAX as u64 {
+        return None;
+    }
+    Some(VecLevel {
+        base: tex.data.as_ptr() as u64 + m.offset,
+        max: dims.map(|d| d - 1),
+        size: [m.width as f32, m.height as f32],
+        dims,
+        pitch,
+        _pad: 0,
+    })
+}
+
+/// A mip choice as the vector code reads it: the levels
+/// `Texture::sample_chosen` filters (the second only when it blends it
+/// in) and the filter's half-texel shift and fraction mask.
+fn vec_mips(tex: &Texture, chosen: &Chosen) -> Option<VecMips> {
+    let (l0, l1, weight, mode) = chosen.parts();
+    let two = !(weight == 0.0 || l1 == l0);
+    let first = vec_level(tex, l0)?;
+    let second = if two { vec_level(tex, l1)? } else { first };
+    let (half, frac_mask) = match mode {
+        FilterMode::Linear => (0.5, 255),
+        FilterMode::Point => (0.0, 0),
+    };
+    Some(VecMips {
+        level: [first, second],
+        half,
+        frac_mask,
+        weight,
+        two: i32::from(two),
+    })
+}
+
+/// Writes each quad's [`VecMips`] for the vector path of the sample
+/// instruction at `inst` ([`TexPlan::quad_mips`]): 1 when it did, 0 when
+/// the instruction must take the shim instead.
+///
+/// # Safety
+/// `env` is the dispatch's live [`TypedEnv`] (or null); `io` points to the
+/// generated code's `ROWS * W` DWORD slot and `out` to its mips slot of
+/// [`N`] [`VecMips`].
+pub unsafe extern "C" fn quad_mips(
+    env: *const TypedEnv,
+    inst: u32,
+    io: *const u32,
+    out: *mut VecMips,
+) -> u32 {
+    // Float work in Rust runs in the default float mode (`fpmode`).
+    let _mode = super::fpmode::DefaultMode::enter();
+    // SAFETY: the caller passes its live `TypedEnv` (or null).
+    let Some(env) = (unsafe { env.as_ref() }) else {
+        return 0;
+    };
+    // SAFETY: the caller passes its io slot of ROWS * W DWORDs.
+    let io = unsafe { &*io.cast::<Io>() };
+    let Ok(k) = env.plans.binary_search_by_key(&inst, |p| p.at) else {
+        return 0;
+    };
+    match env.plans[k].quad_mips(env.quads, io) {
+        Some(mips) => {
+            // SAFETY: the caller's mips slot holds N VecMips.
+            unsafe { out.cast::<[VecMips; N]>().write_unaligned(mips) };
+            1
+        }
+        None => 0,
     }
 }
 

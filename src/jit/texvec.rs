@@ -6,21 +6,27 @@
 //! declared `texture2d` and a fixed s#) and, at run time, its [`VecTex`]
 //! descriptor, which `sample::vector_table` fills when a dispatch or
 //! batch starts, from the instruction's plan: non-zero `kind` when the
-//! bound view and sampler fit (one level read whatever the LOD, point or
-//! bilinear filtering, clamp addressing on both axes, R8G8B8A8_UNORM or
-//! B8G8R8A8_UNORM, or R32_FLOAT for the comparison forms, the level wholly
-//! inside memory with 32-bit offsets). Out: code that reads the
-//! descriptor and, when it fits and every active lane's fixed-point
-//! coordinates lie within ±2^30 (texel indices within ±2^22), computes
-//! taps, weights, texel reads, decode or comparison and the weighted sum
-//! as vectors into the io slot's result rows; otherwise it branches to
-//! the texture shim (`sample.rs`), which does the same work per lane.
+//! bound view and sampler fit (R8G8B8A8_UNORM or B8G8R8A8_UNORM, or
+//! R32_FLOAT for the comparison forms; wrap or clamp addressing on u and
+//! v; every level read wholly inside memory with 32-bit offsets; and
+//! either one level and filter whatever the LOD, or an LOD the lanes of
+//! a quad share: implicit without a bias, or zero). Out: code that reads
+//! the descriptor, takes each quad's levels from it or from
+//! [`QUAD_MIPS`] (a call per batch that makes the quads' mip choices
+//! from their gradients, as the shim would), and, when every active
+//! lane's fixed-point coordinates lie within ±2^30 (texel indices within
+//! ±2^22), computes taps, addressing, weights, texel reads, decode or
+//! comparison, the weighted sum and the blend of two levels as vectors
+//! into the io slot's result rows; otherwise it branches to the texture
+//! shim (`sample.rs`), which does the same work per lane.
 //!
 //! Invariants: the results are the bits of `Texture::filter_direct` (the
 //! same fixed-point rounding, tap order and unfused `acc + w * x` sums;
 //! see `sem::sample::linear_taps` and `point_tap`, and
-//! `Lower::vector_filter` for the two steps UNORM texels make void); every texel offset is computed from indices clamped
-//! into the level, for idle lanes too, so no lane reads outside the bound
+//! `Lower::vector_filter` for the two steps UNORM texels make void; the
+//! blend `a * (1 - w) + b * w` of `Texture::sample_chosen`); every texel
+//! offset is computed from indices clamped into the level (after the
+//! wrap, too), for idle lanes as well, so no lane reads outside the bound
 //! memory whatever its coordinates.
 //!
 //! Why the float mode does not matter here: the coordinates' products
@@ -29,14 +35,19 @@
 //! texels, weights (multiples of 2^-16) and their products and sums are
 //! never denormal. Comparisons, whose operands (R32_FLOAT texels and the
 //! shader's references) may be denormal, are made on integers
-//! (`vector_compare`), and their 1.0 and 0.0 sum like UNORM texels.
+//! (`vector_compare`), and their 1.0 and 0.0 sum like UNORM texels. The
+//! blend of two levels multiplies such sums by multiples of 1/256, never
+//! denormal either; wrapping divides integer-valued floats.
 
 use std::collections::BTreeMap;
 use std::mem::offset_of;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value,
+};
+use cranelift_module::{Linkage, Module};
 
 use super::context::{N, OFF_TYPED};
 use super::lower::{mem, trusted, Lower};
@@ -54,6 +65,43 @@ pub const KIND_UNORM8X4: u32 = 1;
 /// [`VecTex::pass`] says.
 pub const KIND_R32_COMPARE: u32 = 2;
 
+/// One mip level as the vector code reads it (a
+/// `Texture::direct_level` whose texels all lie within 2^31 bytes of its
+/// first).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VecLevel {
+    /// The address of the level's first texel.
+    pub base: u64,
+    /// The level's width and height, less one (the clamp bounds).
+    pub max: [i32; 2],
+    /// The level's width and height as floats.
+    pub size: [f32; 2],
+    /// The level's width and height (the wrap moduli).
+    pub dims: [i32; 2],
+    /// Bytes from one row of the level to the next.
+    pub pitch: i32,
+    pub _pad: i32,
+}
+
+/// The levels the lanes of one pixel quad read and how they mix: a
+/// `Chosen` (`Texture::sample_chosen`) in the form the code reads.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VecMips {
+    /// The first level, and the second (read only when `two` is set).
+    pub level: [VecLevel; 2],
+    /// 0.5 for bilinear filtering, 0 for point (`linear_taps`/`point_tap`).
+    pub half: f32,
+    /// 255 for bilinear filtering (the second tap's weight in 256ths), 0
+    /// for point (the second tap then weighs 0).
+    pub frac_mask: i32,
+    /// The second level's weight (a multiple of 1/256).
+    pub weight: f32,
+    /// Non-zero when the second level is read and blended in.
+    pub two: i32,
+}
+
 /// What the vector code of one instruction reads at run time.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -62,17 +110,6 @@ pub struct VecTex {
     /// [`KIND_R32_COMPARE`]: the vector path (each instruction's code
     /// accepts the one kind that fits its form).
     pub kind: u32,
-    /// The level's width and height, less one (the clamp bounds).
-    pub max: [i32; 2],
-    /// The level's width and height as floats.
-    pub size: [f32; 2],
-    /// 0.5 for bilinear filtering, 0 for point (`linear_taps`/`point_tap`).
-    pub half: f32,
-    /// 255 for bilinear filtering (the second tap's weight in 256ths), 0
-    /// for point (the second tap then weighs 0 and is skipped).
-    pub frac_mask: i32,
-    /// Bytes from one row of the level to the next.
-    pub pitch: i32,
     /// All ones when R is the DWORD's third byte and B its first
     /// (B8G8R8A8), 0 when R is the first (R8G8B8A8).
     pub swap_rb: i32,
@@ -80,9 +117,20 @@ pub struct VecTex {
     /// all ones or 0, in the order [`PASS_LESS`], [`PASS_EQUAL`],
     /// [`PASS_GREATER`], [`PASS_UNORDERED`] (either operand NaN).
     pub pass: [i32; 4],
-    /// The address of the level's first texel.
-    pub base: u64,
+    /// Per axis (u, v): non-zero for wrap addressing, 0 for clamp.
+    pub wrap: [i32; 2],
+    /// Non-zero when each quad's levels follow from its LOD: the code
+    /// then calls [`QUAD_MIPS`] for them; 0 when `fixed` holds the one
+    /// choice every LOD makes.
+    pub mipped: i32,
+    pub _pad: i32,
+    /// The levels of every lane when `mipped` is 0.
+    pub fixed: VecMips,
 }
+
+/// The symbol of `sample::quad_mips`, which writes each quad's
+/// [`VecMips`] for a descriptor with [`VecTex::mipped`] set.
+pub const QUAD_MIPS: &str = "sm5jit_quad_mips";
 
 /// Positions in [`VecTex::pass`].
 pub const PASS_LESS: usize = 0;
@@ -176,25 +224,50 @@ pub fn candidates(
     out
 }
 
-/// One axis of every lane of one vector: the clamped indices of the two
-/// taps, their weights, and whether the lane's coordinate was in range.
+/// One axis of every lane of one vector: the addressed indices of the
+/// two taps (inside the level), their weights, and whether the lane's
+/// coordinate was in range.
 struct Axis {
     index: [Value; 2],
     weight: [Value; 2],
     in_range: Value,
 }
 
-/// The descriptor's fields as values, splat where the code needs vectors.
-struct Params {
-    max: [Value; 2],
-    size: [Value; 2],
-    half: Value,
-    frac_mask: Value,
-    pitch: Value,
+/// The descriptor's fields every quad shares, as values.
+struct Statics {
     swap_rb: Value,
     /// Comparison forms: [`VecTex::pass`].
     pass: Option<[Value; 4]>,
+    /// [`VecTex::wrap`] (i32 scalars).
+    wrap: [Value; 2],
+}
+
+/// One quad's [`VecMips`] fields other than its levels, splat where the
+/// code needs vectors.
+struct QuadVals {
+    half: Value,
+    frac_mask: Value,
+    weight: Value,
+    /// [`VecMips::two`] (an i32 scalar).
+    two: Value,
+}
+
+/// One [`VecLevel`] as values, splat where the code needs vectors.
+struct LevelVals {
     base: Value,
+    max: [Value; 2],
+    size: [Value; 2],
+    dims: [Value; 2],
+    pitch: Value,
+}
+
+/// What the fetch of one quad needs from the range checks before it.
+struct QuadFetch {
+    at: Value,
+    quad: QuadVals,
+    level: LevelVals,
+    u: Axis,
+    v: Axis,
 }
 
 impl Lower<'_, '_> {
@@ -202,6 +275,10 @@ impl Lower<'_, '_> {
     /// already in the io slot, with descriptor `slot` and immediate texel
     /// offsets `offsets`: ends in `join` with the result rows written, or
     /// in `shim` (not sealed: the caller adds its call there).
+    ///
+    /// Each vector of lanes is one pixel quad (`QUAD` lanes), so its
+    /// levels, filter and blend weight are scalars: the descriptor's
+    /// `fixed` ones, or the ones [`QUAD_MIPS`] chose from the quad's LOD.
     pub(super) fn vector_sample(
         &mut self,
         io: Value,
@@ -217,45 +294,137 @@ impl Lower<'_, '_> {
             KIND_UNORM8X4
         };
         let desc = self.vector_desc(slot, kind, shim);
-        let prm = self.vector_params(desc, compare);
+        let st = self.vector_statics(desc, compare);
+        let (mips, stride) = self.quad_mips(desc, io, shim);
         let fetch = self.b.create_block();
         let zero = self.i32_splat(0);
-        let mut axes = Vec::with_capacity(N);
+        let mut quads = Vec::with_capacity(N);
         let mut ok: Option<Value> = None;
         // One vector at a time, loads and stores beside their use: fewer
         // values live at once, fewer spills.
         for j in 0..N {
-            let u = self.get_vec(io, super::sample::ROW_COORD, j);
-            let v = self.get_vec(io, super::sample::ROW_COORD + 1, j);
-            let au = self.vector_axis(u, &prm, 0, offsets[0]);
-            let av = self.vector_axis(v, &prm, 1, offsets[1]);
+            let step = self.b.ins().imul_imm_u(stride, j as i64);
+            let at = self.b.ins().iadd(mips, step);
+            let quad = self.quad_vals(at);
+            let level = self.level_vals(at, 0);
+            let (u, v) = self.vector_axes(io, j, &quad, &level, &st, offsets);
             let exec = self.get_vec(io, super::sample::ROW_EXEC, j);
             let idle = self.b.ins().icmp(IntCC::Equal, exec, zero);
-            let both = self.b.ins().band(au.in_range, av.in_range);
+            let both = self.b.ins().band(u.in_range, v.in_range);
             let fine = self.b.ins().bor(both, idle);
             ok = Some(match ok {
                 Some(o) => self.b.ins().band(o, fine),
                 None => fine,
             });
-            axes.push((au, av));
+            quads.push(QuadFetch {
+                at,
+                quad,
+                level,
+                u,
+                v,
+            });
         }
         let all = self.b.ins().vall_true(ok.expect("N > 0"));
         self.b.ins().brif(all, fetch, &[], shim, &[]);
         self.b.seal_block(fetch);
         self.b.switch_to_block(fetch);
-        for (j, (au, av)) in axes.iter().enumerate() {
-            let texels = if compare {
-                let r = self.get_vec(io, super::sample::ROW_REF, j);
-                [self.vector_filter_compare(&prm, au, av, r); 4]
-            } else {
-                self.vector_filter(&prm, au, av)
-            };
+        for (j, q) in quads.iter().enumerate() {
+            let texels = self.vector_quad(io, j, q, &st, offsets, compare);
             for (c, x) in texels.into_iter().enumerate() {
                 let bits = self.b.ins().bitcast(types::I32X4, mem(), x);
                 self.put_vec(io, super::sample::ROW_OUT + c, j, bits);
             }
         }
         self.b.ins().jump(join, &[]);
+    }
+
+    /// Both axes of vector `j` of the coordinate rows on `level`.
+    fn vector_axes(
+        &mut self,
+        io: Value,
+        j: usize,
+        quad: &QuadVals,
+        level: &LevelVals,
+        st: &Statics,
+        offsets: [i8; 3],
+    ) -> (Axis, Axis) {
+        let u = self.get_vec(io, super::sample::ROW_COORD, j);
+        let v = self.get_vec(io, super::sample::ROW_COORD + 1, j);
+        let au = self.vector_axis(u, quad, level, st.wrap[0], 0, offsets[0]);
+        let av = self.vector_axis(v, quad, level, st.wrap[1], 1, offsets[1]);
+        (au, av)
+    }
+
+    /// The four channels of quad `j` (all alike for a comparison): its
+    /// first level filtered, and when [`VecMips::two`] is set the second
+    /// too and the two blended as `Texture::sample_chosen` blends them,
+    /// `a * (1 - w) + b * w`.
+    ///
+    /// The second level needs no range check of its own: its size is at
+    /// most the first's on each axis, so `|c * size - half|` is at most
+    /// the larger of the first level's and `half`.
+    fn vector_quad(
+        &mut self,
+        io: Value,
+        j: usize,
+        q: &QuadFetch,
+        st: &Statics,
+        offsets: [i8; 3],
+        compare: bool,
+    ) -> Vec<Value> {
+        let first = self.vector_level(io, j, st, &q.level, &q.u, &q.v, compare);
+        let second = self.b.create_block();
+        let done = self.b.create_block();
+        let out: Vec<Value> = first
+            .iter()
+            .map(|_| self.b.append_block_param(done, types::F32X4))
+            .collect();
+        let args: Vec<BlockArg> = first.iter().copied().map(BlockArg::Value).collect();
+        self.b.ins().brif(q.quad.two, second, &[], done, &args);
+        self.b.seal_block(second);
+        self.b.switch_to_block(second);
+        let level = self.level_vals(q.at, 1);
+        let (u, v) = self.vector_axes(io, j, &q.quad, &level, st, offsets);
+        let b = self.vector_level(io, j, st, &level, &u, &v, compare);
+        let one = self.f32_splat(1.0);
+        let keep = self.b.ins().fsub(one, q.quad.weight);
+        let blended: Vec<BlockArg> = first
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| {
+                let x = self.b.ins().fmul(x, keep);
+                let y = self.b.ins().fmul(y, q.quad.weight);
+                BlockArg::Value(self.b.ins().fadd(x, y))
+            })
+            .collect();
+        self.b.ins().jump(done, &blended);
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        match out.as_slice() {
+            [x] => vec![*x; 4],
+            _ => out,
+        }
+    }
+
+    /// One level's filtered channels for vector `j`: four, or the one
+    /// comparison sum.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_level(
+        &mut self,
+        io: Value,
+        j: usize,
+        st: &Statics,
+        level: &LevelVals,
+        u: &Axis,
+        v: &Axis,
+        compare: bool,
+    ) -> Vec<Value> {
+        if compare {
+            let r = self.get_vec(io, super::sample::ROW_REF, j);
+            vec![self.vector_filter_compare(st, level, u, v, r)]
+        } else {
+            self.vector_filter(st, level, u, v).to_vec()
+        }
     }
 
     /// Goes on in a new block when `cond` is non-zero, else branches to
@@ -296,40 +465,142 @@ impl Lower<'_, '_> {
         desc
     }
 
-    fn vector_params(&mut self, desc: Value, compare: bool) -> Params {
-        let load = |s: &mut Self, ty, off: usize| s.b.ins().load(ty, trusted(), desc, off as i32);
-        let splat = |s: &mut Self, ty, off: usize| {
-            let x = load(
-                s,
-                if ty == types::F32X4 {
-                    types::F32
-                } else {
-                    types::I32
-                },
-                off,
-            );
-            s.b.ins().splat(ty, x)
+    /// Where the quads' [`VecMips`] are and the bytes from one to the
+    /// next: the descriptor's `fixed` (stride 0) when it is not
+    /// `mipped`, else the mips slot after [`QUAD_MIPS`] filled it; a
+    /// zero from the call (a choice the vector path does not read)
+    /// branches to `shim`.
+    fn quad_mips(&mut self, desc: Value, io: Value, shim: Block) -> (Value, Value) {
+        let mipped = self.b.ins().load(
+            types::I32,
+            trusted(),
+            desc,
+            offset_of!(VecTex, mipped) as i32,
+        );
+        let call = self.b.create_block();
+        let chosen = self.b.create_block();
+        let mips = self.b.append_block_param(chosen, types::I64);
+        let stride = self.b.append_block_param(chosen, types::I64);
+        let fixed = self
+            .b
+            .ins()
+            .iadd_imm_u(desc, offset_of!(VecTex, fixed) as i64);
+        let none = self.b.ins().iconst(types::I64, 0);
+        let args = [BlockArg::Value(fixed), BlockArg::Value(none)];
+        self.b.ins().brif(mipped, call, &[], chosen, &args);
+        self.b.seal_block(call);
+        self.b.switch_to_block(call);
+        let slot = self.mips_addr();
+        let ok = self.call_quad_mips(io, slot);
+        let size = self
+            .b
+            .ins()
+            .iconst(types::I64, std::mem::size_of::<VecMips>() as i64);
+        let args = [BlockArg::Value(slot), BlockArg::Value(size)];
+        self.b.ins().brif(ok, chosen, &args, shim, &[]);
+        self.b.seal_block(chosen);
+        self.b.switch_to_block(chosen);
+        (mips, stride)
+    }
+
+    /// The mips slot's address: [`N`] [`VecMips`], one per quad.
+    fn mips_addr(&mut self) -> Value {
+        let ss = match self.tex.mips {
+            Some(ss) => ss,
+            None => {
+                let size = (N * std::mem::size_of::<VecMips>()) as u32;
+                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    size,
+                    3,
+                ));
+                self.tex.mips = Some(ss);
+                ss
+            }
         };
-        let max0 = offset_of!(VecTex, max);
-        let size0 = offset_of!(VecTex, size);
-        Params {
-            max: [
-                splat(self, types::I32X4, max0),
-                splat(self, types::I32X4, max0 + 4),
-            ],
-            size: [
-                splat(self, types::F32X4, size0),
-                splat(self, types::F32X4, size0 + 4),
-            ],
-            half: splat(self, types::F32X4, offset_of!(VecTex, half)),
-            frac_mask: splat(self, types::I32X4, offset_of!(VecTex, frac_mask)),
-            pitch: splat(self, types::I32X4, offset_of!(VecTex, pitch)),
-            swap_rb: splat(self, types::I32X4, offset_of!(VecTex, swap_rb)),
+        self.b.ins().stack_addr(types::I64, ss, 0)
+    }
+
+    /// Calls [`QUAD_MIPS`] for the instruction at `self.at`: its result
+    /// (non-zero when the slot at `slot` was filled).
+    fn call_quad_mips(&mut self, io: Value, slot: Value) -> Value {
+        let mut sig = self.module.make_signature();
+        for t in [types::I64, types::I32, types::I64, types::I64] {
+            sig.params.push(AbiParam::new(t));
+        }
+        sig.returns.push(AbiParam::new(types::I32));
+        let f = self
+            .module
+            .declare_function(QUAD_MIPS, Linkage::Import, &sig)
+            .expect("the quad-mips shim is declared with one signature");
+        let fr = self.module.declare_func_in_func(f, self.b.func);
+        let env = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_TYPED);
+        let at = self.b.ins().iconst(types::I32, self.at as i64);
+        let call = self.b.ins().call(fr, &[env, at, io, slot]);
+        self.b.inst_results(call)[0]
+    }
+
+    fn vector_statics(&mut self, desc: Value, compare: bool) -> Statics {
+        let int =
+            |s: &mut Self, off: usize| s.b.ins().load(types::I32, trusted(), desc, off as i32);
+        let wrap0 = offset_of!(VecTex, wrap);
+        let swap = int(self, offset_of!(VecTex, swap_rb));
+        Statics {
+            swap_rb: self.b.ins().splat(types::I32X4, swap),
             pass: compare.then(|| {
                 let pass0 = offset_of!(VecTex, pass);
-                std::array::from_fn(|k| splat(self, types::I32X4, pass0 + 4 * k))
+                std::array::from_fn(|k| {
+                    let x = int(self, pass0 + 4 * k);
+                    self.b.ins().splat(types::I32X4, x)
+                })
             }),
-            base: load(self, types::I64, offset_of!(VecTex, base)),
+            wrap: [int(self, wrap0), int(self, wrap0 + 4)],
+        }
+    }
+
+    /// A field of type `ty` (a scalar) at `off` from `at`, splat to `vty`.
+    fn splat_field(&mut self, at: Value, off: usize, ty: types::Type, vty: types::Type) -> Value {
+        let x = self.b.ins().load(ty, trusted(), at, off as i32);
+        self.b.ins().splat(vty, x)
+    }
+
+    fn quad_vals(&mut self, at: Value) -> QuadVals {
+        let (f, i) = ((types::F32, types::F32X4), (types::I32, types::I32X4));
+        QuadVals {
+            half: self.splat_field(at, offset_of!(VecMips, half), f.0, f.1),
+            frac_mask: self.splat_field(at, offset_of!(VecMips, frac_mask), i.0, i.1),
+            weight: self.splat_field(at, offset_of!(VecMips, weight), f.0, f.1),
+            two: self
+                .b
+                .ins()
+                .load(types::I32, trusted(), at, offset_of!(VecMips, two) as i32),
+        }
+    }
+
+    /// Level `k` (0 or 1) of the [`VecMips`] at `at`.
+    fn level_vals(&mut self, at: Value, k: usize) -> LevelVals {
+        let l = offset_of!(VecMips, level) + k * std::mem::size_of::<VecLevel>();
+        let (f, i) = ((types::F32, types::F32X4), (types::I32, types::I32X4));
+        let pair = |s: &mut Self, off: usize, (t, v): (types::Type, types::Type)| {
+            [
+                s.splat_field(at, l + off, t, v),
+                s.splat_field(at, l + off + 4, t, v),
+            ]
+        };
+        LevelVals {
+            base: self.b.ins().load(
+                types::I64,
+                trusted(),
+                at,
+                (l + offset_of!(VecLevel, base)) as i32,
+            ),
+            max: pair(self, offset_of!(VecLevel, max), i),
+            size: pair(self, offset_of!(VecLevel, size), f),
+            dims: pair(self, offset_of!(VecLevel, dims), i),
+            pitch: self.splat_field(at, l + offset_of!(VecLevel, pitch), i.0, i.1),
         }
     }
 
@@ -344,14 +615,23 @@ impl Lower<'_, '_> {
     }
 
     /// `linear_taps` (or `point_tap`, with `half` and `frac_mask` 0) of
-    /// coordinate vector `c` (i32x4 bits) on axis `a`, with the clamp
-    /// address mode applied to both indices. The fixed-point value is
-    /// exact when `|c * size - half| * 256 < 2^30` (`in_range`); other
-    /// lanes get clamped garbage, which only idle lanes may use.
-    fn vector_axis(&mut self, c: Value, prm: &Params, a: usize, offset: i8) -> Axis {
+    /// coordinate vector `c` (i32x4 bits) on axis `a` of `level`, with
+    /// the address mode applied to both indices ([`Self::vector_address`]).
+    /// The fixed-point value is exact when `|c * size - half| * 256 <
+    /// 2^30` (`in_range`); other lanes get addressed garbage, which only
+    /// idle lanes may use.
+    fn vector_axis(
+        &mut self,
+        c: Value,
+        q: &QuadVals,
+        level: &LevelVals,
+        wrap: Value,
+        a: usize,
+        offset: i8,
+    ) -> Axis {
         let c = self.b.ins().bitcast(types::F32X4, mem(), c);
-        let x = self.b.ins().fmul(c, prm.size[a]);
-        let x = self.b.ins().fsub(x, prm.half);
+        let x = self.b.ins().fmul(c, level.size[a]);
+        let x = self.b.ins().fsub(x, q.half);
         let scale = self.f32_splat(256.0);
         let s = self.b.ins().fmul(x, scale);
         let mag = self.b.ins().fabs(s);
@@ -370,24 +650,84 @@ impl Lower<'_, '_> {
                 self.b.ins().iadd(i0, o)
             }
         };
-        let one = self.i32_splat(1);
-        let i1 = self.b.ins().iadd(i0, one);
-        let frac = self.b.ins().band(fixed, prm.frac_mask);
+        let frac = self.b.ins().band(fixed, q.frac_mask);
         let frac = self.b.ins().fcvt_from_sint(types::F32X4, frac);
         let inv = self.f32_splat(1.0 / 256.0);
         let w1 = self.b.ins().fmul(frac, inv);
         let onef = self.f32_splat(1.0);
         let w0 = self.b.ins().fsub(onef, w1);
-        let zero = self.i32_splat(0);
-        let index = [i0, i1].map(|i| {
-            let i = self.b.ins().smax(i, zero);
-            self.b.ins().smin(i, prm.max[a])
-        });
         Axis {
-            index,
+            index: self.vector_address(i0, level, wrap, a),
             weight: [w0, w1],
             in_range,
         }
+    }
+
+    /// `sem::sample::address` of the taps `i0` and `i0 + 1` on axis `a`
+    /// of `level`: wrapped when `wrap` (a scalar) is non-zero, clamped
+    /// otherwise. Both results are clamped into the level at the end,
+    /// which changes no wrapped index but keeps every texel read inside
+    /// the level whatever the lane's coordinate.
+    fn vector_address(
+        &mut self,
+        i0: Value,
+        level: &LevelVals,
+        wrap: Value,
+        a: usize,
+    ) -> [Value; 2] {
+        let wrapped = self.b.create_block();
+        let merged = self.b.create_block();
+        let out = [(); 2].map(|_| self.b.append_block_param(merged, types::I32X4));
+        let one = self.i32_splat(1);
+        let i1 = self.b.ins().iadd(i0, one);
+        self.b.ins().brif(
+            wrap,
+            wrapped,
+            &[],
+            merged,
+            &[BlockArg::Value(i0), BlockArg::Value(i1)],
+        );
+        self.b.seal_block(wrapped);
+        self.b.switch_to_block(wrapped);
+        let n = level.dims[a];
+        let r0 = self.vector_modulo(i0, n, level.size[a]);
+        // r0 + 1 lies in [1, n]: n wraps to 0.
+        let r1 = self.b.ins().iadd(r0, one);
+        let over = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, r1, n);
+        let back = self.b.ins().band(over, n);
+        let r1 = self.b.ins().isub(r1, back);
+        self.b
+            .ins()
+            .jump(merged, &[BlockArg::Value(r0), BlockArg::Value(r1)]);
+        self.b.seal_block(merged);
+        self.b.switch_to_block(merged);
+        let zero = self.i32_splat(0);
+        out.map(|i| {
+            let i = self.b.ins().smax(i, zero);
+            self.b.ins().smin(i, level.max[a])
+        })
+    }
+
+    /// `i` modulo `n` (i32x4, `n` ≥ 1; `nf` is `n` as floats), in
+    /// `[0, n)`: the quotient `floor(i / n)` in f32 is off by at most one
+    /// for `|i| < 2^23` (the float quotient's error is below 0.5), which
+    /// one correction each way repairs. Every index reaching here is
+    /// within 2^23 + 8 (a saturated fixed-point value shifted by 8, plus
+    /// an offset of at most 8).
+    fn vector_modulo(&mut self, i: Value, n: Value, nf: Value) -> Value {
+        let fi = self.b.ins().fcvt_from_sint(types::F32X4, i);
+        let q = self.b.ins().fdiv(fi, nf);
+        let q = self.b.ins().floor(q);
+        let q = self.b.ins().fcvt_to_sint_sat(types::I32X4, q);
+        let qn = self.b.ins().imul(q, n);
+        let r = self.b.ins().isub(i, qn);
+        let zero = self.i32_splat(0);
+        let neg = self.b.ins().icmp(IntCC::SignedLessThan, r, zero);
+        let up = self.b.ins().band(neg, n);
+        let r = self.b.ins().iadd(r, up);
+        let over = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, r, n);
+        let down = self.b.ins().band(over, n);
+        self.b.ins().isub(r, down)
     }
 
     /// The DWORD texel at byte offset `off` (i32x4, non-negative, inside
@@ -419,8 +759,14 @@ impl Lower<'_, '_> {
     /// in the DWORD's byte order and R and B exchanged at the end when
     /// the format is B8G8R8A8: each channel's sum reads only that
     /// channel's bytes.
-    fn vector_filter(&mut self, prm: &Params, au: &Axis, av: &Axis) -> [Value; 4] {
-        let rows = av.index.map(|y| self.b.ins().imul(y, prm.pitch));
+    fn vector_filter(
+        &mut self,
+        st: &Statics,
+        level: &LevelVals,
+        au: &Axis,
+        av: &Axis,
+    ) -> [Value; 4] {
+        let rows = av.index.map(|y| self.b.ins().imul(y, level.pitch));
         let cols = au.index.map(|x| self.b.ins().ishl_imm_u(x, 2));
         let byte = self.i32_splat(0xFF);
         let unorm = self.f32_splat(255.0);
@@ -428,7 +774,7 @@ impl Lower<'_, '_> {
         for (col, wu) in cols.into_iter().zip(au.weight) {
             for (row, wv) in rows.into_iter().zip(av.weight) {
                 let off = self.b.ins().iadd(row, col);
-                let t = self.vector_gather(prm.base, off);
+                let t = self.vector_gather(level.base, off);
                 let w = self.b.ins().fmul(wu, wv);
                 let terms: [Value; 4] = std::array::from_fn(|c| {
                     let ch = match c {
@@ -450,7 +796,7 @@ impl Lower<'_, '_> {
             }
         }
         let [r, g, b, a] = acc.expect("four taps");
-        let swap = self.b.ins().bitcast(types::F32X4, mem(), prm.swap_rb);
+        let swap = self.b.ins().bitcast(types::F32X4, mem(), st.swap_rb);
         let red = self.b.ins().bitselect(swap, b, r);
         let blue = self.b.ins().bitselect(swap, r, b);
         [red, g, blue, a]
@@ -496,17 +842,24 @@ impl Lower<'_, '_> {
     /// passes and 0.0 where it fails, in all four channels, so one sum
     /// serves them all. As in [`Self::vector_filter`], the zero-weight skip
     /// and the first `+0 +` are left out: every term is +0 or positive.
-    fn vector_filter_compare(&mut self, prm: &Params, au: &Axis, av: &Axis, r: Value) -> Value {
-        let pass = prm.pass.expect("a comparison form's parameters");
+    fn vector_filter_compare(
+        &mut self,
+        st: &Statics,
+        level: &LevelVals,
+        au: &Axis,
+        av: &Axis,
+        r: Value,
+    ) -> Value {
+        let pass = st.pass.expect("a comparison form's parameters");
         let r = self.vector_key(r);
-        let rows = av.index.map(|y| self.b.ins().imul(y, prm.pitch));
+        let rows = av.index.map(|y| self.b.ins().imul(y, level.pitch));
         let cols = au.index.map(|x| self.b.ins().ishl_imm_u(x, 2));
         let one = self.f32_splat(1.0);
         let mut acc: Option<Value> = None;
         for (col, wu) in cols.into_iter().zip(au.weight) {
             for (row, wv) in rows.into_iter().zip(av.weight) {
                 let off = self.b.ins().iadd(row, col);
-                let t = self.vector_gather(prm.base, off);
+                let t = self.vector_gather(level.base, off);
                 let passed = self.vector_compare(&pass, &r, t);
                 let passed = self.b.ins().bitcast(types::F32X4, mem(), passed);
                 let x = self.b.ins().band(passed, one);

@@ -183,6 +183,14 @@ impl Chosen {
         let c = self.choice;
         (c.weight == 0.0 || c.level1 == c.level0).then_some((c.level0, self.mode))
     }
+
+    /// The first level, the second, the second's weight and the filter:
+    /// [`Texture::sample_chosen`] filters the first level, and blends in
+    /// the second when the weight is not 0 and the levels differ.
+    pub fn parts(&self) -> (u32, u32, f32, FilterMode) {
+        let c = self.choice;
+        (c.level0, c.level1, c.weight, self.mode)
+    }
 }
 
 /// A mip level every texel of which lies inside the texture's memory

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use super::rng::Rng;
 use sm5jit::interp::Interpreter;
 use sm5jit::ir::Program;
-use sm5jit::jit::JitShader;
+use sm5jit::jit::{CompileOptions, JitShader, Tier};
 use sm5jit::runtime::batch::BatchInputs;
 use sm5jit::runtime::{
     AddressMode, Bindings, ComparisonFunc, DispatchOptions, Filter, FilterMode, Format,
@@ -142,6 +142,17 @@ fn address_name(a: AddressMode) -> &'static str {
     }
 }
 
+/// A quad's smooth coordinates: a base per component and its steps to
+/// the right and down the quad (small, so the quad's LOD lies between
+/// the mips of the small fuzz textures).
+fn quad_ramp(rng: &mut Rng) -> ([f32; 4], [f32; 4], [f32; 4]) {
+    let steps = [0.0, 0.015625, 0.03, 0.07, 0.1, 0.3, -0.05];
+    let base = std::array::from_fn(|_| rng.below(6001) as f32 / 1000.0 - 3.0);
+    let dx = std::array::from_fn(|_| rng.pick(&steps));
+    let dy = std::array::from_fn(|_| rng.pick(&steps));
+    (base, dx, dy)
+}
+
 /// A float that is sometimes an edge value: NaN, ±∞, huge, negative,
 /// denormal, zero of either sign; otherwise ordinary in [-1.5, 2.5].
 fn value(rng: &mut Rng) -> f32 {
@@ -184,22 +195,18 @@ const VECTOR_FORMATS: [Format; 3] = [
     Format::R32Float,
 ];
 
-/// A sampler; with `vector`, one the JIT's vector path takes (clamp on
-/// u and v, point or bilinear on both min and mag), the rest random.
+/// A sampler; with `vector`, one the JIT's vector path takes (clamp or
+/// wrap on u and v), the rest random: filters (so mip blending and the
+/// min/mag switch), LOD bias and clamps.
 fn sampler(rng: &mut Rng, vector: bool) -> SamplerDesc {
     let s = any_sampler(rng);
     if !vector {
         return s;
     }
-    let filter = if rng.chance(1, 2) {
-        Filter::POINT
-    } else {
-        Filter::LINEAR
-    };
+    let mode = |rng: &mut Rng| rng.pick(&[AddressMode::Clamp, AddressMode::Wrap]);
     SamplerDesc {
-        filter,
-        address_u: AddressMode::Clamp,
-        address_v: AddressMode::Clamp,
+        address_u: mode(rng),
+        address_v: mode(rng),
         ..s
     }
 }
@@ -246,8 +253,8 @@ fn any_sampler(rng: &mut Rng) -> SamplerDesc {
 
 /// The texture: dimension, format, size and mips at random; random bytes
 /// (so float formats hold NaNs and infinities too, and every BC block
-/// mode appears). With `vector`, a one-mip 2D texture in a format the
-/// JIT's vector sampling path reads.
+/// mode appears). With `vector`, a 2D texture in a format the JIT's
+/// vector sampling path reads.
 fn texture(rng: &mut Rng, vector: bool) -> (TextureView, &'static str, Vec<u8>) {
     let (dim, keyword) = if vector {
         (TextureDim::Tex2D, "texture2d")
@@ -271,7 +278,7 @@ fn texture(rng: &mut Rng, vector: bool) -> (TextureView, &'static str, Vec<u8>) 
         - w.max(h)
             .max(if dim == TextureDim::Tex3D { layers } else { 1 })
             .leading_zeros();
-    let mips = if vector { 1 } else { rng.range(1, full) };
+    let mips = rng.range(1, full);
     let view = TextureView::packed(dim, format, [w, h, layers], mips);
     let len = view.size_bytes() as usize;
     let bytes = (0..len).map(|_| rng.next_u32() as u8).collect();
@@ -360,7 +367,11 @@ pub fn generate_sampling(seed: u64) -> SamplingProgram {
     // r0: coordinates (scaled position plus a per-pixel value, so quads
     // have gradients); r1: bias, LOD, references; r2: ddy; r3: integer
     // texel coordinates and mip; r4: gather offsets.
-    let scale = rng.pick(&["0.0625", "0.25", "1.5", "-0.5", "0"]);
+    let scale = if vector && rng.chance(1, 2) {
+        "0"
+    } else {
+        rng.pick(&["0.0625", "0.25", "1.5", "-0.5", "0"])
+    };
     t.push_str("dcl_temps 6\n");
     let _ = writeln!(
         t,
@@ -378,13 +389,26 @@ pub fn generate_sampling(seed: u64) -> SamplingProgram {
     let count = 4 * quads;
     let mut data = Vec::with_capacity(count * 12);
     let mut helpers = Vec::with_capacity(count);
+    // Vector-shaped programs give most quads smooth coordinates (v1 a
+    // base plus small steps across the quad), whose LODs fall between
+    // the mips, so that levels are blended; the rest stay random.
+    let mut smooth = None;
     for inv in 0..count {
         let (q, lane) = ((inv / 4) as u32, (inv % 4) as u32);
         let x = 2 * (q % (WIDTH / 2)) + (lane & 1);
         let y = 2 * (q / (WIDTH / 2)) + (lane >> 1);
         data.extend([x as f32 + 0.5, y as f32 + 0.5, 0.0, 0.0].map(f32::to_bits));
-        for _ in 0..8 {
-            data.push(value(&mut rng).to_bits());
+        if lane == 0 {
+            smooth = (vector && rng.chance(3, 4)).then(|| quad_ramp(&mut rng));
+        }
+        for c in 0..8 {
+            let v = match smooth {
+                Some((base, dx, dy)) if c < 4 => {
+                    base[c] + (lane & 1) as f32 * dx[c] + (lane >> 1) as f32 * dy[c]
+                }
+                _ => value(&mut rng),
+            };
+            data.push(v.to_bits());
         }
         helpers.push(rng.chance(1, 8));
     }
@@ -404,14 +428,15 @@ pub fn generate_sampling(seed: u64) -> SamplingProgram {
     }
 }
 
-/// Runs `p` on the interpreter and the JIT; `Err` names the first
-/// difference (lane fates or any output bit).
+/// Runs `p` on the interpreter and on the JIT's two tiers (tier 1 has
+/// the vector sampling path, tier 0 calls the shim for every texture
+/// instruction); `Err` names the first difference (lane fates or any
+/// output bit).
 pub fn compare_sampling(p: &SamplingProgram) -> Result<(), String> {
     sm5jit::validate::validate(&p.program).map_err(|e| format!("invalid: {e}"))?;
     let inputs = BatchInputs::new(p.count, 3, &p.data).with_helpers(&p.helpers);
     let o = DispatchOptions::default();
     let interp = Interpreter::new(&p.program).map_err(|e| e.to_string())?;
-    let jit = JitShader::compile(&p.program).map_err(|e| e.to_string())?;
     let mut b = Bindings::new();
     b.srv(Slot::new(0), &p.bytes, View::Texture(p.view));
     b.sampler(Slot::new(0), p.samplers[0]);
@@ -419,19 +444,23 @@ pub fn compare_sampling(p: &SamplingProgram) -> Result<(), String> {
     let ri = interp
         .run_batch(&b, &inputs, &o)
         .map_err(|e| e.to_string())?;
-    let rj = jit.run_batch(&b, &inputs, &o).map_err(|e| e.to_string())?;
-    if ri.lanes != rj.lanes {
-        return Err(format!(
-            "lanes: interpreter {:?}, JIT {:?}",
-            ri.lanes, rj.lanes
-        ));
-    }
-    for inv in 0..p.count {
-        let (a, j) = (ri.outputs(inv), rj.outputs(inv));
-        if a != j {
+    for tier in [Tier::Zero, Tier::One] {
+        let jit = JitShader::compile_with(&p.program, &CompileOptions::tier(tier))
+            .map_err(|e| e.to_string())?;
+        let rj = jit.run_batch(&b, &inputs, &o).map_err(|e| e.to_string())?;
+        if ri.lanes != rj.lanes {
             return Err(format!(
-                "sampling pixel {inv}: interpreter {a:08x?}, JIT {j:08x?}"
+                "lanes: interpreter {:?}, JIT {tier:?} {:?}",
+                ri.lanes, rj.lanes
             ));
+        }
+        for inv in 0..p.count {
+            let (a, j) = (ri.outputs(inv), rj.outputs(inv));
+            if a != j {
+                return Err(format!(
+                    "sampling pixel {inv}: interpreter {a:08x?}, JIT {tier:?} {j:08x?}"
+                ));
+            }
         }
     }
     Ok(())
