@@ -325,6 +325,15 @@ fn integer_ops_on_edge_values() {
         "ubfe r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy\nibfe r3.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
         "bfi r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy, r1.wxyz",
         "msad r2.xyzw, r1.xyzw, r1.yzwx, r1.zwxy",
+        // utof of values known below 2^31 takes the signed conversion:
+        // shifted right by 1 to 31 (not 0), and-ed with such a value or a
+        // constant without bit 31 (not 0x80000000 or 0xffffffff).
+        "ushr r2.xyzw, r1.xyzw, l(1, 8, 31, 0)\nutof r3.xyzw, r2.xyzw",
+        "and r2.xyzw, r1.xyzw, l(0x7fffffff, 0x80000000, 0xff, 0xffffffff)\nutof r3.xyzw, r2.xyzw",
+        "ushr r2.xyzw, r1.xyzw, l(4)\nand r2.xyzw, r1.yzwx, r2.xyzw\nutof r3.xyzw, r2.xyzw",
+        "ushr r2.xyzw, r1.xyzw, l(32)\nutof r3.xyzw, r2.xyzw",
+        // Adds of the literal 0 are left out.
+        "imad r2.xyzw, r1.xyzw, r1.yzwx, l(0, 1, 0, -1)\niadd r3.xyzw, l(0, 0, 7, 0), r1.xyzw",
     ] {
         alu_case(body);
     }

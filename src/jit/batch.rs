@@ -189,30 +189,42 @@ impl JitBatchRunner<'_> {
         }
     }
 
-    /// Copies the outputs of the `W` lanes from `first` out of `a`.
+    /// Copies the outputs of the `W` lanes from `first` out of `a`: each
+    /// lane's fate, then each output register's four rows into the
+    /// written lanes' values (lanes that wrote nothing keep the zeros of
+    /// `BatchResult::reset`).
     fn store_lanes(&self, a: &Areas, inputs: &BatchInputs, first: usize, result: &mut BatchResult) {
         let p = &self.shader.inner.prepared;
-        let n = p.outputs.len();
-        let lane = |r: u32, l: usize| -> [u32; 4] {
-            let at = r as usize * 4;
-            std::array::from_fn(|comp| a.outputs.get((at + comp) * W + l).copied().unwrap_or(0))
-        };
-        for l in 0..W.min(inputs.count - first) {
+        let live = W.min(inputs.count - first);
+        let mut written = [false; W];
+        for (l, w) in written.iter_mut().enumerate().take(live) {
             let inv = first + l;
             result.lanes[inv] = if inputs.is_helper(inv) {
                 LaneResult::Helper
             } else if a.ctx.discarded[l] != 0 {
                 LaneResult::Discarded
             } else {
-                let values = &mut result.values[inv * n..(inv + 1) * n];
-                for (v, &r) in values.iter_mut().zip(&p.outputs) {
-                    *v = lane(r, l);
-                }
-                if let Some(r) = p.special_reg {
-                    result.set_specials(inv, lane(r, l));
-                }
+                *w = true;
                 LaneResult::Written
             };
+        }
+        let n = p.outputs.len();
+        if n > 0 {
+            let values = &mut result.values[first * n..(first + live) * n];
+            for (k, &r) in p.outputs.iter().enumerate() {
+                let rows = output_rows(&a.outputs, r);
+                for (l, lane) in values.chunks_exact_mut(n).enumerate() {
+                    if written[l] {
+                        lane[k] = std::array::from_fn(|c| rows[c][l]);
+                    }
+                }
+            }
+        }
+        if let Some(r) = p.special_reg {
+            let rows = output_rows(&a.outputs, r);
+            for l in (0..live).filter(|&l| written[l]) {
+                result.set_specials(first + l, std::array::from_fn(|c| rows[c][l]));
+            }
         }
     }
 
@@ -266,4 +278,17 @@ impl JitBatchRunner<'_> {
         }
         Ok(())
     }
+}
+
+/// Register `r`'s four component rows of `W` lanes in an output area
+/// (zeros for a register past its end).
+fn output_rows(outputs: &[u32], r: u32) -> [[u32; W]; 4] {
+    let mut rows = [[0; W]; 4];
+    let at = r as usize * 4 * W;
+    if let Some(area) = outputs.get(at..at + 4 * W) {
+        for (row, src) in rows.iter_mut().zip(area.chunks_exact(W)) {
+            row.copy_from_slice(src);
+        }
+    }
+    rows
 }

@@ -174,6 +174,12 @@ pub struct Lower<'a, 'f> {
     /// v0 + 2, v0 + 3` (thread ids along x): the contiguous memory path
     /// needs no run-time shape test for them (`memory.rs`).
     pub consecutive: HashSet<Value>,
+    /// `i32x4` values whose every lane has bit 31 clear (a logical right
+    /// shift by a literal of 1 to 31, an `and` with such a value or
+    /// constant): `utof` converts them as signed integers, one
+    /// instruction instead of x86's unsigned sequence, with the same
+    /// result (`convert`).
+    pub nonneg: HashSet<Value>,
     /// `i32x4` constants made by `vsplat`, with their lane value.
     pub splats: HashMap<Value, u32>,
     /// Uniform r# components (`uniform.rs`; tier 1 of compute programs).
@@ -960,17 +966,23 @@ impl<'a, 'f> Lower<'a, 'f> {
         use IntInst::*;
         let i = Ty::Int;
         match op {
-            IAdd => self.cw(inst, i, false, |s, [a, b]| s.b.ins().iadd(a, b)),
+            IAdd => self.cw(inst, i, false, |s, [a, b]| s.add_int(a, b)),
             INeg => self.cw(inst, i, false, |s, [a]| s.b.ins().ineg(a)),
             IMad | UMad => self.cw(inst, i, false, |s, [a, b, c]| {
                 let m = s.b.ins().imul(a, b);
-                s.b.ins().iadd(m, c)
+                s.add_int(m, c)
             }),
             IMax => self.cw(inst, i, false, |s, [a, b]| s.b.ins().smax(a, b)),
             IMin => self.cw(inst, i, false, |s, [a, b]| s.b.ins().smin(a, b)),
             UMax => self.cw(inst, i, false, |s, [a, b]| s.b.ins().umax(a, b)),
             UMin => self.cw(inst, i, false, |s, [a, b]| s.b.ins().umin(a, b)),
-            And => self.cw(inst, i, false, |s, [a, b]| s.b.ins().band(a, b)),
+            And => self.cw(inst, i, false, |s, [a, b]| {
+                let r = s.b.ins().band(a, b);
+                if s.is_nonneg(a) || s.is_nonneg(b) {
+                    s.nonneg.insert(r);
+                }
+                r
+            }),
             Or => self.cw(inst, i, false, |s, [a, b]| s.b.ins().bor(a, b)),
             Xor => self.cw(inst, i, false, |s, [a, b]| s.b.ins().bxor(a, b)),
             Not => self.cw(inst, i, false, |s, [a]| s.b.ins().bnot(a)),
@@ -1011,13 +1023,35 @@ impl<'a, 'f> Lower<'a, 'f> {
                 let f = s.b.ins().fcvt_from_sint(types::F32X4, a);
                 s.i(f)
             }),
+            // Below 2^31 the signed conversion rounds the same value.
             Utof => self.cw(inst, Ty::Int, sat, |s, [a]| {
-                let f = s.b.ins().fcvt_from_uint(types::F32X4, a);
+                let f = if s.is_nonneg(a) {
+                    s.b.ins().fcvt_from_sint(types::F32X4, a)
+                } else {
+                    s.b.ins().fcvt_from_uint(types::F32X4, a)
+                };
                 s.i(f)
             }),
             F32tof16 => self.lanes1(inst, Ty::Float, false, Shim::F32ToF16),
             F16tof32 => self.lanes1(inst, Ty::Int, sat, Shim::F16ToF32),
         }
+    }
+
+    /// `a + b` on `i32x4`, or the other operand when one is the literal 0
+    /// (`imad r, a, b, l(0)` and swizzled literals with zero lanes are
+    /// common, and Cranelift keeps the add).
+    fn add_int(&mut self, a: Value, b: Value) -> Value {
+        match (self.splats.get(&a), self.splats.get(&b)) {
+            (_, Some(0)) => a,
+            (Some(0), _) => b,
+            _ => self.b.ins().iadd(a, b),
+        }
+    }
+
+    /// Whether every lane of `i32x4` value `v` is known to have bit 31
+    /// clear ([`Lower::nonneg`], or a constant that has).
+    fn is_nonneg(&self, v: Value) -> bool {
+        self.nonneg.contains(&v) || self.splats.get(&v).is_some_and(|&x| x >> 31 == 0)
     }
 
     /// `c != 0 ? a : b` per lane.
@@ -1180,7 +1214,11 @@ impl<'a, 'f> Lower<'a, 'f> {
                     .copied()
                     .unwrap_or(0);
                 let s = self.b.ins().iconst(types::I32, i64::from(amt & 31));
-                self.map1(a, |b, x| shift_op(b, op, x, s))
+                let r = self.map1(a, |b, x| shift_op(b, op, x, s));
+                if op == Opcode::UShr && amt & 31 != 0 {
+                    self.nonneg.extend(r);
+                }
+                r
             } else {
                 let amt = self.src(amount_op, c, Ty::Int)?;
                 let mut r = a;

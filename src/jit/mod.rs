@@ -752,6 +752,7 @@ fn build(
             lane_exits: 0,
             mask_values: Default::default(),
             consecutive: Default::default(),
+            nonneg: Default::default(),
             splats: Default::default(),
             uniform: uniform_on.then(|| uniform::Uniform::new(p, context::W as u32)),
             shadows: Vec::new(),

@@ -160,21 +160,41 @@ impl Lower<'_, '_> {
 
     /// Calls the shim for instruction `self.at` on resource-table `entry`.
     fn call_texture_shim(&mut self, io: Value, entry: Value) {
-        let mut sig = self.module.make_signature();
-        for t in [types::I64, types::I32, types::I32, types::I64] {
-            sig.params.push(AbiParam::new(t));
-        }
-        let f = self
-            .module
-            .declare_function(SHIM, Linkage::Import, &sig)
-            .expect("the texture shim is declared with one signature");
-        let fr = self.module.declare_func_in_func(f, self.b.func);
-        let env = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), self.ctx, OFF_TYPED);
+        let fr = self.import_shim(
+            SHIM,
+            &[types::I64, types::I32, types::I32, types::I64],
+            None,
+        );
+        let env = self.typed_env();
         let at = self.b.ins().iconst(types::I32, self.at as i64);
         self.b.ins().call(fr, &[env, entry, at, io]);
+    }
+
+    /// A reference, in the function being built, to the imported shim
+    /// `name` with parameters `params` and result `ret` (every symbol is
+    /// declared with one signature: `jit/mod.rs` registers it).
+    pub(super) fn import_shim(
+        &mut self,
+        name: &str,
+        params: &[types::Type],
+        ret: Option<types::Type>,
+    ) -> cranelift_codegen::ir::FuncRef {
+        let mut sig = self.module.make_signature();
+        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        sig.returns.extend(ret.map(AbiParam::new));
+        let f = self
+            .module
+            .declare_function(name, Linkage::Import, &sig)
+            .expect("each shim is declared with one signature");
+        self.module.declare_func_in_func(f, self.b.func)
+    }
+
+    /// The batch's typed environment pointer (`TypedEnv`, null when the
+    /// shader binds no typed views), loaded from the context.
+    pub(super) fn typed_env(&mut self) -> Value {
+        self.b
+            .ins()
+            .load(types::I64, trusted(), self.ctx, OFF_TYPED)
     }
 
     /// The shim's four result rows, swizzled by `swz` and written to

@@ -45,11 +45,10 @@ use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value,
+    types, Block, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value,
 };
-use cranelift_module::{Linkage, Module};
 
-use super::context::{N, OFF_TYPED};
+use super::context::N;
 use super::lower::{mem, trusted, Lower};
 use super::typed::TypedEnv;
 use crate::analysis::{Prepared, ResKind};
@@ -440,10 +439,7 @@ impl Lower<'_, '_> {
     /// environment has one and its kind is `want`; every other case
     /// branches to `shim`.
     fn vector_desc(&mut self, slot: usize, want: u32, shim: Block) -> Value {
-        let env = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), self.ctx, OFF_TYPED);
+        let env = self.typed_env();
         self.go_on_if(env, shim);
         let len = self.b.ins().load(types::I64, trusted(), env, OFF_TABLE_LEN);
         let inside = self
@@ -524,20 +520,9 @@ impl Lower<'_, '_> {
     /// Calls [`QUAD_MIPS`] for the instruction at `self.at`: its result
     /// (non-zero when the slot at `slot` was filled).
     fn call_quad_mips(&mut self, io: Value, slot: Value) -> Value {
-        let mut sig = self.module.make_signature();
-        for t in [types::I64, types::I32, types::I64, types::I64] {
-            sig.params.push(AbiParam::new(t));
-        }
-        sig.returns.push(AbiParam::new(types::I32));
-        let f = self
-            .module
-            .declare_function(QUAD_MIPS, Linkage::Import, &sig)
-            .expect("the quad-mips shim is declared with one signature");
-        let fr = self.module.declare_func_in_func(f, self.b.func);
-        let env = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), self.ctx, OFF_TYPED);
+        let params = [types::I64, types::I32, types::I64, types::I64];
+        let fr = self.import_shim(QUAD_MIPS, &params, Some(types::I32));
+        let env = self.typed_env();
         let at = self.b.ins().iconst(types::I32, self.at as i64);
         let call = self.b.ins().call(fr, &[env, at, io, slot]);
         self.b.inst_results(call)[0]
