@@ -1372,3 +1372,76 @@ ret
         }
     }
 }
+
+/// Quads with equal gradients, batch after batch: the JIT keeps each
+/// sampling instruction's last mip choice per thread across batches
+/// (`sample::quad_mips`), keyed by the bindings' environment. Runs the
+/// same gradients through different textures, samplers and two sampling
+/// instructions of one texture, each set of bindings after another on
+/// this thread: a choice kept for one set and used for another (a stale
+/// level address, another filter's levels) would change the bits.
+#[test]
+fn repeated_gradients_across_batches_and_bindings_give_the_interpreters_bits() {
+    let text = "ps_5_0
+dcl_sampler s0, mode_default
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_input_ps linear v1.xyzw
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+sample o0.xyzw, v1.xyxx, t0.xyzw, s0
+sample o1.xyzw, v1.zwzz, t0.xyzw, s0
+ret
+";
+    let samplers = [
+        SamplerDesc::new(Filter::LINEAR, AddressMode::Wrap),
+        SamplerDesc::new(
+            Filter {
+                mip: FilterMode::Point,
+                ..Filter::LINEAR
+            },
+            AddressMode::Clamp,
+        ),
+        SamplerDesc {
+            mip_lod_bias: 1.25,
+            ..SamplerDesc::new(Filter::LINEAR, AddressMode::Wrap)
+        },
+    ];
+    let mut next = xorshift(0x00C0_FFEE);
+    for (k, (format, size, mips)) in [
+        (Format::R8G8B8A8Unorm, (16, 16), 5),
+        (Format::B8G8R8A8Unorm, (16, 16), 5),
+        (Format::R8G8B8A8Unorm, (32, 8), 6),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let view = TextureView {
+            mip_levels: mips,
+            ..TextureView::tex2d(format, size.0, size.1)
+        };
+        let n = view.size_bytes() as usize;
+        let data: Vec<u8> = (0..n).map(|i| (i * (31 + 8 * k) % 251) as u8).collect();
+        let t = tex(0, data, view);
+        for (s, sampler) in samplers.iter().enumerate() {
+            // Two gradients, the same for every set of bindings: o0's
+            // coordinates step by one, o1's by the other, in every quad.
+            let (d0, d1) = (0.13, 0.045);
+            let v1: Vec<[f32; 4]> = (0..24)
+                .flat_map(|_| {
+                    let base = std::array::from_fn(|_| (next() >> 8) as f32 / 65536.0 - 64.0);
+                    quad(base, [d0, 0.0, d1, 0.0], [0.0, d0, 0.0, d1])
+                })
+                .collect();
+            let (want, got) = pixel_batch_both(text, &t, *sampler, &v1);
+            assert_eq!(want.len(), 24 * 4 * 8, "two outputs of 24 quads");
+            if let Some(i) = (0..want.len()).find(|&i| want[i] != got[i]) {
+                panic!(
+                    "texture {k} sampler {s}: word {i} (pixel {}), interpreter {:#010x}, JIT {:#010x}",
+                    i / 8,
+                    want[i],
+                    got[i]
+                );
+            }
+        }
+    }
+}

@@ -166,6 +166,8 @@ impl JitBatchRunner<'_> {
                 row[l] = x;
             }
         }
+        let next = (first + W) * stride..(first + 2 * W) * stride;
+        prefetch(inputs.data.get(next));
         let c = &mut a.ctx;
         for l in 0..W {
             let inv = first + l;
@@ -278,6 +280,26 @@ impl JitBatchRunner<'_> {
         }
         Ok(())
     }
+}
+
+/// Asks the CPU to bring `data` (the next lanes' inputs) into its caches
+/// while the generated code runs the current ones: a rasterizer's inputs
+/// often come from memory the caches no longer hold, and the copy in
+/// `load_lanes` would otherwise wait for every line. A hint only: it
+/// reads nothing and faults on nothing.
+fn prefetch(data: Option<&[u32]>) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(data) = data {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        const LINE: usize = 64 / std::mem::size_of::<u32>();
+        for line in data.chunks(LINE) {
+            // SAFETY: prefetching is a hint that never faults; the
+            // address is inside `data` anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = data;
 }
 
 /// Register `r`'s four component rows of `W` lanes in an output area

@@ -599,6 +599,26 @@ impl Lower<'_, '_> {
         self.b.ins().splat(types::I32X4, s)
     }
 
+    /// `v` computed here, before any later load: stored to a scratch
+    /// slot nobody reads. Cranelift places pure instructions at their
+    /// first use and keeps loads (and stores) where they were emitted,
+    /// so without this store a filter's texel loads would all run first
+    /// and their scalars wait in spill slots until the arithmetic that
+    /// inserts them into vectors. (A block parameter would not do: a
+    /// parameter with one incoming value is replaced by that value.)
+    fn pin(&mut self, v: Value) {
+        let ss = match self.tex.pin {
+            Some(ss) => ss,
+            None => {
+                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4);
+                let ss = self.b.create_sized_stack_slot(data);
+                self.tex.pin = Some(ss);
+                ss
+            }
+        };
+        self.b.ins().stack_store(types::I64, v, ss, 0);
+    }
+
     /// `linear_taps` (or `point_tap`, with `half` and `frac_mask` 0) of
     /// coordinate vector `c` (i32x4 bits) on axis `a` of `level`, with
     /// the address mode applied to both indices ([`Self::vector_address`]).
@@ -729,7 +749,9 @@ impl Lower<'_, '_> {
                 Some(v) => self.b.ins().insertlane(v, t, lane),
             });
         }
-        v.expect("four lanes")
+        let v = v.expect("four lanes");
+        self.pin(v);
+        v
     }
 
     /// `filter_direct` of one vector of lanes: the taps in its order
