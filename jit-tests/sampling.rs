@@ -1373,13 +1373,13 @@ ret
     }
 }
 
-/// Quads with equal gradients, batch after batch: the JIT keeps each
-/// sampling instruction's last mip choice per thread across batches
-/// (`sample::quad_mips`), keyed by the bindings' environment. Runs the
-/// same gradients through different textures, samplers and two sampling
-/// instructions of one texture, each set of bindings after another on
-/// this thread: a choice kept for one set and used for another (a stale
-/// level address, another filter's levels) would change the bits.
+/// Quads with equal gradients, batch after batch (`sample::quad_mips`
+/// reuses a quad's mip choice for the next quad with the same
+/// gradients): the same gradients through different textures, samplers
+/// and two sampling instructions of one texture, each set of bindings
+/// after another on this thread. A choice reused for other bindings or
+/// another instruction (a stale level address, another filter's levels)
+/// would change the bits.
 #[test]
 fn repeated_gradients_across_batches_and_bindings_give_the_interpreters_bits() {
     let text = "ps_5_0

@@ -155,7 +155,6 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &Bindings) -
         raster_samples: 1,
         plans: Vec::new(),
         vectors: Default::default(),
-        id: TypedEnv::next_id(),
     };
     env.plans = super::sample::plans(shader, &env);
     env.vectors = super::sample::vector_table(shader, &env.plans);

@@ -783,7 +783,7 @@ impl TexPlan {
     /// used). None when a choice is one the vector code does not read: a
     /// level outside [`vec_level`], or an implicit LOD outside pixel
     /// quads.
-    fn quad_mips(&self, env: u64, quads: bool, io: &Io) -> Option<[VecMips; N]> {
+    fn quad_mips(&self, quads: bool, io: &Io) -> Option<[VecMips; N]> {
         let f = self.form?;
         let implicit = matches!(f.lod, LodSource::Implicit { .. });
         if !quad_uniform(&f) || (implicit && !quads) {
@@ -792,11 +792,9 @@ impl TexPlan {
         let mut out = [VecMips::default(); N];
         // The previous quad's gradients and choice: neighbouring quads
         // of a smooth surface repeat them, and the choice is a function
-        // of the gradients alone. The previous batch's last quad on this
-        // thread seeds them.
-        let memo = mip_memo::get(env, self.at);
-        let mut last: Option<(Option<Gradients>, Chosen)> = memo.map(|m| (m.grads, m.chosen));
-        let mut made: Option<(Chosen, VecMips)> = memo.map(|m| (m.chosen, m.mips));
+        // of the gradients alone.
+        let mut last: Option<(Option<Gradients>, Chosen)> = None;
+        let mut made: Option<(Chosen, VecMips)> = None;
         for (q, m) in out.iter_mut().enumerate() {
             let first = q * QUAD;
             let lanes = first..first + QUAD;
@@ -829,69 +827,7 @@ impl TexPlan {
                 }
             };
         }
-        if let (Some((grads, chosen)), Some((c, mips))) = (last, made) {
-            if c == chosen {
-                mip_memo::put(
-                    env,
-                    self.at,
-                    mip_memo::Memo {
-                        grads,
-                        chosen,
-                        mips,
-                    },
-                );
-            }
-        }
         Some(out)
-    }
-}
-
-/// The last gradients, mip choice and vector levels of each sampling
-/// instruction, per thread, across the batches the thread runs: a
-/// rasterizer's consecutive batches usually cover one smooth surface,
-/// whose quads repeat their gradients, so most quads skip the LOD and
-/// the choice. Keyed by the environment's unique id
-/// ([`TypedEnv::id`], never reused, so a memo never outlives the bindings
-/// its levels point into) and the instruction index; what it holds is a
-/// pure function of the plan and the gradients, so a hit changes no bit.
-mod mip_memo {
-    use super::{Chosen, Gradients, VecMips};
-    use std::cell::RefCell;
-
-    #[derive(Clone, Copy)]
-    pub struct Memo {
-        pub grads: Option<Gradients>,
-        pub chosen: Chosen,
-        pub mips: VecMips,
-    }
-
-    const SLOTS: usize = 8;
-    type Slot = Option<(u64, u32, Memo)>;
-
-    thread_local! {
-        static MEMO: RefCell<[Slot; SLOTS]> = const { RefCell::new([None; SLOTS]) };
-    }
-
-    fn slot(at: u32) -> usize {
-        at as usize % SLOTS
-    }
-
-    /// The memo of instruction `at` in environment `env` (0: none).
-    pub fn get(env: u64, at: u32) -> Option<Memo> {
-        if env == 0 {
-            return None;
-        }
-        MEMO.with_borrow(|m| match m[slot(at)] {
-            Some((e, a, memo)) if e == env && a == at => Some(memo),
-            _ => None,
-        })
-    }
-
-    /// Keeps `memo` for instruction `at` in environment `env`.
-    pub fn put(env: u64, at: u32, memo: Memo) {
-        if env != 0 {
-            MEMO.with_borrow_mut(|m| m[slot(at)] = Some((env, at, memo)));
-        }
     }
 }
 
@@ -971,7 +907,7 @@ pub unsafe extern "C" fn quad_mips(
     let Ok(k) = env.plans.binary_search_by_key(&inst, |p| p.at) else {
         return 0;
     };
-    match env.plans[k].quad_mips(env.id, env.quads, io) {
+    match env.plans[k].quad_mips(env.quads, io) {
         Some(mips) => {
             // SAFETY: the caller's mips slot holds N VecMips.
             unsafe { out.cast::<[VecMips; N]>().write_unaligned(mips) };

@@ -49,20 +49,6 @@ pub struct TypedEnv {
     /// The vector-path descriptors generated code reads (`texvec.rs`,
     /// `sample::vector_table`, built with the plans).
     pub vectors: super::texvec::VecTable,
-    /// This environment's number, unique in the process (never reused; 0
-    /// for a default environment): with an instruction index it keys the
-    /// per-thread memo of the mips each quad reads (`sample::quad_mips`),
-    /// so a memo can never outlive the bindings it was made from.
-    pub id: u64,
-}
-
-impl TypedEnv {
-    /// A fresh [`TypedEnv::id`].
-    pub fn next_id() -> u64 {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    }
 }
 
 // SAFETY: the pointers point into bindings borrowed for the whole
