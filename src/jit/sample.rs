@@ -83,22 +83,24 @@ pub struct TexState {
     pub(super) dyn_entries: Vec<(usize, Value)>,
 }
 
+/// The stack slot `slot` holds, created (`size` bytes, aligned to
+/// `2^align_shift`) the first time a function asks for it.
+pub(super) fn lazy_slot(
+    b: &mut cranelift_frontend::FunctionBuilder,
+    slot: &mut Option<cranelift_codegen::ir::StackSlot>,
+    size: u32,
+    align_shift: u8,
+) -> cranelift_codegen::ir::StackSlot {
+    *slot.get_or_insert_with(|| {
+        let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size, align_shift);
+        b.create_sized_stack_slot(data)
+    })
+}
+
 impl Lower<'_, '_> {
     /// The io slot's address.
     fn io_addr(&mut self) -> Value {
-        let ss = match self.tex.io {
-            Some(ss) => ss,
-            None => {
-                let size = (ROWS * W * 4) as u32;
-                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    size,
-                    4,
-                ));
-                self.tex.io = Some(ss);
-                ss
-            }
-        };
+        let ss = lazy_slot(&mut self.b, &mut self.tex.io, (ROWS * W * 4) as u32, 4);
         self.b.ins().stack_addr(types::I64, ss, 0)
     }
 

@@ -44,12 +44,11 @@ use std::mem::offset_of;
 use std::sync::Arc;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{
-    types, Block, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value,
-};
+use cranelift_codegen::ir::{types, Block, BlockArg, InstBuilder, Value};
 
 use super::context::N;
 use super::lower::{mem, trusted, Lower};
+use super::sample::lazy_slot;
 use super::typed::TypedEnv;
 use crate::analysis::{Prepared, ResKind};
 use crate::ir::{OperandType, ResourceDim};
@@ -501,19 +500,8 @@ impl Lower<'_, '_> {
 
     /// The mips slot's address: [`N`] [`VecMips`], one per quad.
     fn mips_addr(&mut self) -> Value {
-        let ss = match self.tex.mips {
-            Some(ss) => ss,
-            None => {
-                let size = (N * std::mem::size_of::<VecMips>()) as u32;
-                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    size,
-                    3,
-                ));
-                self.tex.mips = Some(ss);
-                ss
-            }
-        };
+        let size = (N * std::mem::size_of::<VecMips>()) as u32;
+        let ss = lazy_slot(&mut self.b, &mut self.tex.mips, size, 3);
         self.b.ins().stack_addr(types::I64, ss, 0)
     }
 
@@ -607,15 +595,7 @@ impl Lower<'_, '_> {
     /// inserts them into vectors. (A block parameter would not do: a
     /// parameter with one incoming value is replaced by that value.)
     fn pin(&mut self, v: Value) {
-        let ss = match self.tex.pin {
-            Some(ss) => ss,
-            None => {
-                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 4);
-                let ss = self.b.create_sized_stack_slot(data);
-                self.tex.pin = Some(ss);
-                ss
-            }
-        };
+        let ss = lazy_slot(&mut self.b, &mut self.tex.pin, 16, 4);
         self.b.ins().stack_store(types::I64, v, ss, 0);
     }
 
