@@ -157,6 +157,48 @@ ret
     }
 }
 
+/// Full batches take the runner's four-lane copies (`jit::transpose`),
+/// a batch with a discarded pixel and a partial last batch the lane-by-lane
+/// ones: registers the caller gives past the program's, registers the
+/// program skips and outputs declared out of order land where each
+/// invocation's own copy would put them.
+#[test]
+fn full_partial_and_discarding_batches_copy_every_register_component() {
+    let text = "ps_5_0
+dcl_input_ps linear v0.xyzw
+dcl_input_ps linear v2.xyzw
+dcl_output o2.xyzw
+dcl_output o0.xyzw
+dcl_temps 1
+mov o2.xyzw, v0.wzyx
+iadd o0.xyzw, v2.xyzw, l(1, 2, 3, 4)
+ieq r0.x, v2.x, l(1320)
+discard_nz r0.x
+ret
+";
+    // Four registers per pixel (v1 and v3 unused); pixel 13's v2.x is
+    // 1320, so it discards; 28 pixels: three full batches and one of 4.
+    let n = 28;
+    let value = |inv: usize, r: usize, c: usize| (inv * 100 + r * 10 + c) as u32;
+    let data: Vec<u32> = (0..n)
+        .flat_map(|inv| (0..16).map(move |k| value(inv, k / 4, k % 4)))
+        .collect();
+    let (res, _) = both(text, &BatchInputs::new(n, 4, &data), &Mem::default());
+    assert_eq!(res.registers, vec![2, 0]);
+    for inv in 0..n {
+        if inv == 13 {
+            assert_eq!(res.lanes[inv], LaneResult::Discarded);
+            assert_eq!(res.output(inv, 0), None);
+            continue;
+        }
+        assert_eq!(res.lanes[inv], LaneResult::Written, "pixel {inv}");
+        let v0: [u32; 4] = std::array::from_fn(|c| value(inv, 0, 3 - c));
+        let v2: [u32; 4] = std::array::from_fn(|c| value(inv, 2, c) + c as u32 + 1);
+        assert_eq!(res.output(inv, 2), Some(v0), "pixel {inv}");
+        assert_eq!(res.output(inv, 0), Some(v2), "pixel {inv}");
+    }
+}
+
 const DERIVS: &str = "ps_5_0
 dcl_input_ps linear v0.xy
 dcl_output o0.xyzw

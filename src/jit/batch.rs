@@ -24,6 +24,7 @@ use std::sync::Mutex;
 
 use super::context::{BatchContext, STATUS_BUDGET, STATUS_DONE, W};
 use super::runner::{build_table, build_typed, Table};
+use super::transpose::{lanes_to_rows, rows_to_lanes};
 use super::typed::TypedEnv;
 use super::JitShader;
 use crate::runtime::batch::{check, BatchInputs, BatchResult, LaneResult, Stage};
@@ -144,7 +145,10 @@ impl JitBatchRunner<'_> {
     fn load_lanes(&self, a: &mut Areas, inputs: &BatchInputs, first: usize) {
         let p = &self.shader.inner.prepared;
         let live = W.min(inputs.count - first);
-        for area in [&mut a.outputs, &mut a.xregs, &mut a.tgsm] {
+        // The output area needs no clearing: code that returns done has
+        // stored every row of it (`stage_finish`, which every path to the
+        // end reaches: `ret` only clears lanes from the mask).
+        for area in [&mut a.xregs, &mut a.tgsm] {
             if !area.is_empty() {
                 area.fill(0);
             }
@@ -152,7 +156,9 @@ impl JitBatchRunner<'_> {
         let stride = inputs.registers as usize * 4;
         let given = (p.io_regs.min(inputs.registers) as usize * 4).min(a.inputs.len() / W);
         let (given_rows, rest) = a.inputs.split_at_mut(given * W);
-        rest.fill(0);
+        if !rest.is_empty() {
+            rest.fill(0);
+        }
         if live < W {
             given_rows.fill(0);
         }
@@ -160,25 +166,24 @@ impl JitBatchRunner<'_> {
             .data
             .get(first * stride..(first + live) * stride)
             .unwrap_or_default();
-        // A program without inputs may be given no registers (stride 0).
-        for (l, lane) in data.chunks_exact(stride.max(1)).enumerate() {
-            for (row, &x) in given_rows.chunks_exact_mut(W).zip(lane) {
-                row[l] = x;
+        let copied = live == W && lanes_to_rows(data, stride, given / 4, given_rows);
+        if !copied {
+            // A program without inputs may be given no registers (stride 0).
+            for (l, lane) in data.chunks_exact(stride.max(1)).enumerate() {
+                for (row, &x) in given_rows.chunks_exact_mut(W).zip(lane) {
+                    row[l] = x;
+                }
             }
         }
         let next = (first + W) * stride..(first + 2 * W) * stride;
         prefetch(inputs.data.get(next));
         let c = &mut a.ctx;
-        for l in 0..W {
-            let inv = first + l;
-            let running = l < live;
-            c.live[l] = if running { u32::MAX } else { 0 };
-            c.uav_lanes[l] = if running && !inputs.is_helper(inv) {
-                u32::MAX
-            } else {
-                0
-            };
-            c.discarded[l] = 0;
+        c.discarded = [0; W];
+        if live == W && inputs.helpers.is_none() {
+            c.live = [u32::MAX; W];
+            c.uav_lanes = [u32::MAX; W];
+        } else {
+            lane_masks(c, inputs, first, live);
         }
         if let Some(r) = p.special_reg {
             let at = r as usize * 4;
@@ -199,7 +204,13 @@ impl JitBatchRunner<'_> {
         let p = &self.shader.inner.prepared;
         let live = W.min(inputs.count - first);
         let mut written = [false; W];
-        for (l, w) in written.iter_mut().enumerate().take(live) {
+        let plain =
+            live == W && inputs.helpers.is_none() && a.ctx.discarded.iter().all(|&d| d == 0);
+        if plain {
+            // `reset` marked every lane written.
+            written = [true; W];
+        }
+        for (l, w) in written.iter_mut().enumerate().take(live).filter(|_| !plain) {
             let inv = first + l;
             result.lanes[inv] = if inputs.is_helper(inv) {
                 LaneResult::Helper
@@ -214,6 +225,9 @@ impl JitBatchRunner<'_> {
         if n > 0 {
             let values = &mut result.values[first * n..(first + live) * n];
             for (k, &r) in p.outputs.iter().enumerate() {
+                if plain && rows_to_lanes(&a.outputs, r as usize, values, n, k) {
+                    continue;
+                }
                 let rows = output_rows(&a.outputs, r);
                 for (l, lane) in values.chunks_exact_mut(n).enumerate() {
                     if written[l] {
@@ -279,6 +293,21 @@ impl JitBatchRunner<'_> {
             self.store_lanes(a, inputs, first, result);
         }
         Ok(())
+    }
+}
+
+/// Each lane's `live` and `uav_lanes` mask for a batch with helper lanes
+/// or lanes past the end.
+fn lane_masks(c: &mut BatchContext, inputs: &BatchInputs, first: usize, live: usize) {
+    for l in 0..W {
+        let inv = first + l;
+        let running = l < live;
+        c.live[l] = if running { u32::MAX } else { 0 };
+        c.uav_lanes[l] = if running && !inputs.is_helper(inv) {
+            u32::MAX
+        } else {
+            0
+        };
     }
 }
 

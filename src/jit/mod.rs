@@ -32,8 +32,9 @@
 //! bit), `liveness` (live registers: blend-free writes, barrier saves),
 //! `tier0`/`tier0_alu` (tier 0's slots and out-of-line routines), `tiers`
 //! (tier-up and the cache),
-//! `batch` (vertex/pixel invocation batches), `engine` (the case-runner
-//! engine).
+//! `batch` (vertex/pixel invocation batches) and `transpose` (its
+//! four-lane copies), `prune` (loop-carried values nothing reads, removed
+//! before Cranelift compiles), `engine` (the case-runner engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): relative v#/o#
 //! indices, `eval_*`, 64-bit relative indices, a per-lane SM5.1 resource index inside a
@@ -57,6 +58,7 @@ mod memory;
 mod observed;
 pub mod plan;
 mod pool;
+mod prune;
 mod ranges;
 mod runner;
 mod sample;
@@ -67,6 +69,7 @@ mod texvec;
 mod tier0;
 mod tier0_alu;
 pub mod tiers;
+mod transpose;
 pub mod typed;
 mod uniform;
 
@@ -109,7 +112,8 @@ use plan::Plan;
 /// through per-lane shims instead of vector code, `elementary.rs`),
 /// `groups` (barrier programs keep the resume scheme, `group.rs`),
 /// `spans` (a group-level region runs every batch, even those its `if`
-/// on the thread id leaves out, `span.rs`).
+/// on the thread id leaves out, `span.rs`), `prune` (block parameters
+/// nothing reads stay, `prune.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -865,6 +869,9 @@ fn build(
         alu = (t0.descs, t0.typed, t0.atomics);
         let tc = module.target_config();
         b.finalize(tc);
+    }
+    if tier != 0 && !opt_off("prune") {
+        prune::dead_params(&mut ctx.func);
     }
     ctx.set_disasm(dump);
     module

@@ -1,0 +1,245 @@
+//! Dead block parameters: values carried around a loop that nothing reads.
+//!
+//! In: a finished CLIF function (after `FunctionBuilder::finalize`). Out:
+//! the same function without the block parameters whose values can never
+//! reach an instruction with an effect, without the branch arguments that
+//! fed them and without the pure instructions whose results nothing
+//! needs. Invariant: only parameters of blocks other than the
+//! entry are removed, and only when no chain of pure instructions and
+//! branch arguments leads from them to a root (an instruction that loads,
+//! stores, traps, calls, branches on them or returns them); so what the
+//! function does is unchanged.
+//!
+//! Why: a register written as a uniform scalar (`shadow.rs`) keeps its
+//! vector variable too, and a loop counter read only through its scalar
+//! leaves the vector copy carried around the loop by a parameter whose
+//! only use is its own increment. Cranelift removes unused pure values,
+//! but a value that feeds its own block parameter is used, so it stays:
+//! a vector add per iteration and a register, or a spill, for nothing.
+
+use cranelift_codegen::ir::{Block, Function, Inst, Opcode, Value, ValueDef};
+use std::collections::{HashMap, HashSet};
+
+/// Removes the dead block parameters of `func` (see the module doc);
+/// returns how many it removed.
+pub fn dead_params(func: &mut Function) -> usize {
+    let live = live_values(func);
+    let entry = func.layout.entry_block();
+    let mut dead: Vec<(Block, usize, Value)> = Vec::new();
+    for block in func.layout.blocks() {
+        if Some(block) == entry {
+            continue;
+        }
+        for (i, &v) in func.dfg.block_params(block).iter().enumerate() {
+            if !live.contains(&v) {
+                dead.push((block, i, v));
+            }
+        }
+    }
+    if dead.is_empty() {
+        return 0;
+    }
+    // The pure instructions whose results nothing needs go first: those
+    // that read a dead parameter are among them (an instruction that
+    // reads one and is needed would have made it live).
+    let unused: Vec<Inst> = func
+        .layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .filter(|&inst| {
+            let results = func.dfg.inst_results(inst);
+            is_pure(func.dfg.insts[inst].opcode())
+                && results.len() == 1
+                && !live.contains(&results[0])
+        })
+        .collect();
+    for inst in unused {
+        func.layout.remove_inst(inst);
+    }
+    // Highest index first, so the indices still to remove stay valid.
+    dead.sort_by_key(|d| std::cmp::Reverse(d.1));
+    let branches: Vec<Inst> = func
+        .layout
+        .blocks()
+        .filter_map(|b| func.layout.last_inst(b))
+        .collect();
+    for &(block, i, v) in &dead {
+        for &inst in &branches {
+            let dfg = &mut func.dfg;
+            let calls = dfg.insts[inst]
+                .branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables);
+            for call in calls {
+                if call.block(&dfg.value_lists) == block {
+                    call.remove(i, &mut dfg.value_lists);
+                }
+            }
+        }
+        func.dfg.remove_block_param(v);
+    }
+    dead.len()
+}
+
+/// Whether `op`'s only effect is its result: unused, it can go.
+fn is_pure(op: Opcode) -> bool {
+    !(op.can_load()
+        || op.can_store()
+        || op.can_trap()
+        || op.other_side_effects()
+        || op.is_call()
+        || op.is_branch()
+        || op.is_terminator()
+        || op.is_return())
+}
+
+/// The values some root needs (see the module doc), as a set.
+fn live_values(func: &Function) -> HashSet<Value> {
+    let dfg = &func.dfg;
+    // Which branch arguments feed each block's parameters (`None`: an
+    // argument that is not a plain value, which we never see: no
+    // `try_call` is emitted).
+    let mut feeds: HashMap<Block, Vec<Vec<Option<Value>>>> = HashMap::new();
+    let mut live: HashSet<Value> = HashSet::new();
+    let mut work: Vec<Value> = Vec::new();
+    let mark = |v: Value, live: &mut HashSet<Value>, work: &mut Vec<Value>| {
+        let v = dfg.resolve_aliases(v);
+        if live.insert(v) {
+            work.push(v);
+        }
+    };
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            let data = &dfg.insts[inst];
+            for call in data.branch_destination(&dfg.jump_tables, &dfg.exception_tables) {
+                let args = call.args(&dfg.value_lists).map(|a| a.as_value()).collect();
+                feeds
+                    .entry(call.block(&dfg.value_lists))
+                    .or_default()
+                    .push(args);
+            }
+            if !is_pure(data.opcode()) || dfg.inst_results(inst).len() != 1 {
+                for &a in dfg.inst_args(inst) {
+                    mark(a, &mut live, &mut work);
+                }
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        match dfg.value_def(v) {
+            ValueDef::Result(inst, _) if is_pure(dfg.insts[inst].opcode()) => {
+                for &a in dfg.inst_args(inst) {
+                    mark(a, &mut live, &mut work);
+                }
+            }
+            ValueDef::Param(block, i) => {
+                for args in feeds.get(&block).into_iter().flatten() {
+                    if let Some(&Some(a)) = args.get(i) {
+                        mark(a, &mut live, &mut work);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    live
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jit::lower::trusted;
+    use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature};
+    use cranelift_codegen::isa::CallConv;
+    use cranelift_codegen::settings;
+    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+    /// `f(p, n)`: a loop of `n` rounds carrying a live sum (stored at `p`
+    /// at the end), a counter (its exit test) and a vector that only
+    /// feeds itself.
+    fn looped() -> Function {
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I32));
+        sig.returns.push(AbiParam::new(types::I32));
+        let mut func = Function::with_name_signature(Default::default(), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+        let (entry, head, exit) = (b.create_block(), b.create_block(), b.create_block());
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let (p, n) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+        let zero = b.ins().iconst(types::I32, 0);
+        let vzero = b.ins().splat(types::I32X4, zero);
+        b.ins()
+            .jump(head, &[zero.into(), zero.into(), vzero.into()]);
+        for ty in [types::I32, types::I32, types::I32X4] {
+            b.append_block_param(head, ty);
+        }
+        b.switch_to_block(head);
+        let (sum, i, dead) = (
+            b.block_params(head)[0],
+            b.block_params(head)[1],
+            b.block_params(head)[2],
+        );
+        let one = b.ins().iconst(types::I32, 1);
+        let sum2 = b.ins().iadd(sum, i);
+        let i2 = b.ins().iadd(i, one);
+        let vone = b.ins().splat(types::I32X4, one);
+        let dead2 = b.ins().iadd(dead, vone);
+        let more = b.ins().icmp(
+            cranelift_codegen::ir::condcodes::IntCC::UnsignedLessThan,
+            i2,
+            n,
+        );
+        b.ins().brif(
+            more,
+            head,
+            &[sum2.into(), i2.into(), dead2.into()],
+            exit,
+            &[],
+        );
+        b.switch_to_block(exit);
+        b.ins().store(trusted(), sum2, p, 0);
+        b.ins().return_(&[i2]);
+        b.seal_all_blocks();
+        let isa = cranelift_native::builder()
+            .expect("a native target")
+            .finish(settings::Flags::new(settings::builder()))
+            .expect("an ISA");
+        b.finalize(isa.frontend_config());
+        func
+    }
+
+    fn verify(func: &Function) {
+        let flags = settings::Flags::new(settings::builder());
+        cranelift_codegen::verify_function(func, &flags).expect("the function verifies");
+    }
+
+    #[test]
+    fn a_value_that_only_feeds_itself_is_removed() {
+        let mut func = looped();
+        verify(&func);
+        assert_eq!(dead_params(&mut func), 1);
+        verify(&func);
+        let head = func.layout.blocks().nth(1).expect("the loop head");
+        let tys: Vec<_> = func
+            .dfg
+            .block_params(head)
+            .iter()
+            .map(|&v| func.dfg.value_type(v))
+            .collect();
+        assert_eq!(tys, [types::I32, types::I32]);
+        // Nothing left to remove.
+        assert_eq!(dead_params(&mut func), 0);
+    }
+
+    #[test]
+    fn a_value_read_by_a_store_or_a_branch_stays() {
+        let mut func = looped();
+        let head = func.layout.blocks().nth(1).expect("the loop head");
+        let before = func.dfg.block_params(head).to_vec();
+        dead_params(&mut func);
+        let after = func.dfg.block_params(head);
+        // The sum reaches the store, the counter the branch.
+        assert_eq!(&before[..2], after);
+    }
+}
