@@ -633,6 +633,100 @@ ret
     assert_eq!(row(17)[8..10], [0; 2]);
 }
 
+/// Thread ids as indices: the flat id plus a uniform offset (consecutive
+/// in each vector when a batch lies in one row), the flat id straight
+/// into a g# that holds the group (no run-time test) or does not (the
+/// last vectors cross its end), and `vThreadID.x << 2` as a raw address
+/// into windows the ids run past, under full and partial masks.
+fn thread_index_program(x: u32, y: u32) -> String {
+    format!(
+        "cs_5_0
+dcl_constantbuffer cb0[1], immediateIndexed
+dcl_resource_structured t0, 4
+dcl_resource_raw t1
+dcl_uav_raw u0
+dcl_uav_raw u1
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroup.y
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 4
+dcl_tgsm_structured g0, 4, 30
+dcl_tgsm_structured g1, 4, 32
+dcl_thread_group {x}, {y}, 1
+iadd r0.x, vThreadIDInGroupFlattened.x, cb0[0].x
+ld_structured r1.x, r0.x, l(0), t0.xxxx
+store_structured g1.x, vThreadIDInGroupFlattened.x, l(0), r1.x
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(4), vThreadIDInGroupFlattened.x
+sync_g_t
+ult r2.x, vThreadIDInGroupFlattened.x, cb0[0].w
+if_nz r2.x
+  iadd r0.y, vThreadIDInGroupFlattened.x, -cb0[0].y
+  store_structured g1.x, r0.y, l(0), vThreadID.x
+  store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+endif
+sync_g_t
+ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g1.xxxx
+ld_structured r1.z, vThreadIDInGroupFlattened.x, l(4), g0.xxxx
+iadd r0.z, vThreadIDInGroupFlattened.x, cb0[0].z
+ld_structured r1.w, r0.z, l(0), g1.xxxx
+ishl r3.x, vThreadID.x, l(2)
+ld_raw r2.y, r3.x, t1.xxxx
+if_z vThreadIDInGroup.y
+  uge r2.w, vThreadIDInGroupFlattened.x, cb0[0].w
+  if_nz r2.w
+    store_raw u1.x, r3.x, r1.x
+  endif
+endif
+imad r3.y, vThreadGroupID.x, l(32), vThreadIDInGroupFlattened.x
+imul null, r3.y, r3.y, l(20)
+store_raw u0.xyzw, r3.y, r1.xyzw
+iadd r3.y, r3.y, l(16)
+store_raw u0.x, r3.y, r2.y
+ret
+"
+    )
+}
+
+#[test]
+fn thread_id_indices_take_the_vector_path_only_where_it_is_exact() {
+    let t0: Vec<u32> = (0..40).map(|i| 0x1000 + i).collect();
+    let t1: Vec<u32> = (0..48).map(|i| 0x2000 + i).collect();
+    let params: [[u32; 4]; 5] = [
+        [0, 0, 0, 32],
+        [5, 3, 0xFFFF_FFFD, 20],
+        [0xFFFF_FFFE, 0xFFFF_FFFD, 7, 8],
+        [28, 30, 1, 0],
+        [0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFF8, 13],
+    ];
+    for (x, y) in [(32, 1), (16, 2), (8, 4), (4, 8)] {
+        let text = thread_index_program(x, y);
+        for cbw in params {
+            let out = diff(
+                &text,
+                [2, 1, 1],
+                &[
+                    cb(0, &cbw),
+                    srv(0, structured(4, 0, 30), &t0),
+                    srv(1, raw(40), &t1),
+                    uav(0, raw(64 * 5), &[0; 64 * 5]),
+                    uav(1, raw(36), &[0; 36]),
+                ],
+            );
+            if cbw == [0, 0, 0, 32] {
+                // Thread 5 of group 1: t0[5]; its own g1 word, rewritten
+                // with vThreadID.x; g0 DWORD 6 (thread 6's flat id); its
+                // g1 word again; t1 at vThreadID.x.
+                let gid_x = 32 / y + 5 % x;
+                let t = &out[0][5 * (32 + 5)..5 * (32 + 5) + 5];
+                assert_eq!(t, &[0x1005, gid_x, 6, gid_x, 0x2000 + gid_x], "{x}x{y}");
+                // Thread 29: g0 DWORD 30 lies past the g#.
+                assert_eq!(out[0][5 * 29 + 2], 0, "{x}x{y}");
+            }
+        }
+    }
+}
+
 #[test]
 fn constant_buffers_icb_and_indexable_temps() {
     let text = "cs_5_0

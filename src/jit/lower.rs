@@ -174,6 +174,16 @@ pub struct Lower<'a, 'f> {
     /// v0 + 2, v0 + 3` (thread ids along x): the contiguous memory path
     /// needs no run-time shape test for them (`memory.rs`).
     pub consecutive: HashSet<Value>,
+    /// Values whose four lanes in every live vector are `a0, a0 + 4,
+    /// a0 + 8, a0 + 12` (a value of `consecutive` shifted left by 2: the
+    /// byte addresses of consecutive DWORDs): a raw access through them
+    /// needs no run-time shape test, only lane 0's no-wrap test
+    /// (`memory.rs`).
+    pub consecutive4: HashSet<Value>,
+    /// Thread-id values with a bound known when compiling: every lane,
+    /// padding lanes (0) included, is below it (`vThreadIDInGroup.x`:
+    /// the group's width; `vThreadIDInGroupFlattened`: its thread count).
+    pub lane_bound: HashMap<Value, u32>,
     /// `i32x4` values whose every lane has bit 31 clear (a logical right
     /// shift by a literal of 1 to 31, an `and` with such a value or
     /// constant): `utof` converts them as signed integers, one
@@ -748,14 +758,20 @@ impl<'a, 'f> Lower<'a, 'f> {
                 // (batches start at multiples of W).
                 if comp == 0 && self.p.group_size[0] % 4 == 0 {
                     self.consecutive.extend(v);
+                    if op.ty == OperandType::ThreadIdInGroup {
+                        let bound = self.p.group_size[0];
+                        self.lane_bound.extend(v.iter().map(|&x| (x, bound)));
+                    }
                 }
                 Ok(v)
             }
             OperandType::ThreadIdInGroupFlattened => {
                 let v = self.ctx_lanes(OFF_FLAT);
                 let g = self.p.group_size;
-                if (g[0] * g[1] * g[2]) % 4 == 0 {
+                let total = g[0] * g[1] * g[2];
+                if total % 4 == 0 {
                     self.consecutive.extend(v);
+                    self.lane_bound.extend(v.iter().map(|&x| (x, total)));
                 }
                 Ok(v)
             }
@@ -1217,6 +1233,12 @@ impl<'a, 'f> Lower<'a, 'f> {
                 let r = self.map1(a, |b, x| shift_op(b, op, x, s));
                 if op == Opcode::UShr && amt & 31 != 0 {
                     self.nonneg.extend(r);
+                }
+                if op == Opcode::IShl
+                    && amt & 31 == 2
+                    && a.iter().all(|v| self.consecutive.contains(v))
+                {
+                    self.consecutive4.extend(r);
                 }
                 r
             } else {

@@ -26,7 +26,7 @@ use super::context::{
 use super::lanes;
 use super::lower::{fixed, trusted, Lower, Ty, V};
 use super::JitError;
-use crate::ir::{AtomicInst, Instruction, MemoryInst, Opcode, Operand, OperandType};
+use crate::ir::{AtomicInst, Instruction, MemoryInst, Opcode, Operand, OperandType, ProgramKind};
 use crate::runtime::BindingKind;
 use crate::sem::atomic::AtomicOp;
 
@@ -39,6 +39,8 @@ type XPlace = (u32, u32, Result<V, u64>);
 struct Window {
     base: Value,
     dwords: Value,
+    /// The size in DWORDs when it is known when compiling (g#).
+    size: Option<u64>,
     writable: bool,
     stride: Option<u32>,
 }
@@ -136,6 +138,7 @@ impl Lower<'_, '_> {
         Window {
             base,
             dwords,
+            size: None,
             writable,
             stride,
         }
@@ -172,6 +175,7 @@ impl Lower<'_, '_> {
                 Ok(Window {
                     base,
                     dwords,
+                    size: Some(u64::from(place.dwords)),
                     writable: true,
                     stride: place.stride,
                 })
@@ -305,11 +309,22 @@ impl Lower<'_, '_> {
         if self.slots.is_some() && self.out_of_line(w) {
             return self.lane_loads(w, a, off, j, ks);
         }
+        let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
+        if let Some(d0) = self.static_consecutive(w, a, off, j, kmax) {
+            let p = self.dword_ptr(w.base, d0);
+            return ks
+                .iter()
+                .map(|&k| {
+                    self.b
+                        .ins()
+                        .load(types::I32X4, trusted(), p, 4 * i32::from(k))
+                })
+                .collect();
+        }
         let consecutive = self.same_shape(a, off, w.stride, j, Shape::Consecutive);
         if consecutive.is_none() && (!fast_path_enabled() || w.stride.is_none()) {
             return self.lane_loads(w, a, off, j, ks);
         }
-        let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
         let merge = self.b.create_block();
         let params: Vec<Value> = ks
             .iter()
@@ -322,7 +337,7 @@ impl Lower<'_, '_> {
                     .map(|&k| s.b.ins().load(types::I32X4, trusted(), p, 4 * i32::from(k)))
                     .collect()
             };
-            let rest = self.fast_case(w, consec, d0, kmax + 3, merge, vector);
+            let rest = self.fast_case(w, consec, d0, Some(kmax + 3), merge, vector);
             self.b.switch_to_block(rest);
         }
         // Uniform: DWORDs d0 .. d0 + kmax in bounds.
@@ -335,7 +350,7 @@ impl Lower<'_, '_> {
                     })
                     .collect()
             };
-            let slow = self.fast_case(w, same, u0, kmax, merge, broadcast);
+            let slow = self.fast_case(w, same, u0, Some(kmax), merge, broadcast);
             self.b.switch_to_block(slow);
         }
         let vals = self.lane_loads(w, a, off, j, ks);
@@ -348,27 +363,32 @@ impl Lower<'_, '_> {
 
     /// Emits `if shape && d0 + last < dwords { jump merge(access(&base[d0])) }`
     /// (`access` loads the merge block's arguments, or stores and returns
-    /// none) and returns the (sealed, not yet filled) block for the other
-    /// case.
+    /// none; no bounds test when `last` is `None`: the caller knows the
+    /// DWORDs are in the window) and returns the (sealed, not yet filled)
+    /// block for the other case.
     fn fast_case(
         &mut self,
         w: Window,
         shape: Value,
         d0: Value,
-        last: i64,
+        last: Option<i64>,
         merge: Block,
         access: impl Fn(&mut Self, Value) -> Vec<Value>,
     ) -> Block {
-        let end = self.b.ins().iadd_imm_s(d0, last);
-        let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, end, w.dwords);
-        let ok = self.b.ins().band(shape, inb);
+        let ok = match last {
+            Some(last) => {
+                let end = self.b.ins().iadd_imm_s(d0, last);
+                let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, end, w.dwords);
+                self.b.ins().band(shape, inb)
+            }
+            None => shape,
+        };
         let (fast, other) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, fast, &[], other, &[]);
         self.b.seal_block(fast);
         self.b.seal_block(other);
         self.b.switch_to_block(fast);
-        let off0 = self.b.ins().ishl_imm_s(d0, 2);
-        let p = self.b.ins().iadd(w.base, off0);
+        let p = self.dword_ptr(w.base, d0);
         let args: Vec<BlockArg> = access(self, p).into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(merge, &args);
         other
@@ -486,6 +506,17 @@ impl Lower<'_, '_> {
         j: usize,
         shape: Shape,
     ) -> Option<(Value, Value)> {
+        // A raw address four bytes apart per lane: lane 0's DWORD, when
+        // the last lane's address does not wrap.
+        if stride.is_none() && shape == Shape::Consecutive && self.consecutive4.contains(&a[j]) {
+            let a0 = self.b.ins().extractlane(a[j], 0);
+            let a0 = self.b.ins().uextend(types::I64, a0);
+            let nowrap =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, a0, 0xFFFF_FFF0_i64);
+            return Some((nowrap, self.b.ins().ushr_imm_s(a0, 2)));
+        }
         let (Some(s), Some(off)) = (stride, off) else {
             return None;
         };
@@ -520,6 +551,42 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// Vector `j`'s first DWORD (i64) when compiling shows that its lanes
+    /// address consecutive DWORDs of the window, all inside it, whatever
+    /// the batch: a structured access of stride 4 to a g# at an index the
+    /// lanes hold as a thread id (`Lower::lane_bound`: every lane below
+    /// `B`, lanes past the group 0) with a literal offset `o`, where DWORD
+    /// `B - 1 + o / 4 + last` still lies in the g#. A vector of lanes past
+    /// the group reads DWORDs `o / 4 ..` (inside too; its lanes are never
+    /// active).
+    fn static_consecutive(
+        &mut self,
+        w: Window,
+        a: V,
+        off: Option<V>,
+        j: usize,
+        last: i64,
+    ) -> Option<Value> {
+        let size = w.size?;
+        if !fast_path_enabled() || w.stride != Some(4) || !self.consecutive.contains(&a[j]) {
+            return None;
+        }
+        let bound = u64::from(*self.lane_bound.get(&a[j])?);
+        let o = u64::from(*self.splats.get(&off?[j])?) >> 2;
+        if bound < 4 || bound - 1 + o + last as u64 >= size {
+            return None;
+        }
+        let i0 = self.b.ins().extractlane(a[j], 0);
+        let i0 = self.b.ins().uextend(types::I64, i0);
+        Some(self.b.ins().iadd_imm_s(i0, o as i64))
+    }
+
+    /// `base + 4 * d` for a DWORD index `d` (i64).
+    fn dword_ptr(&mut self, base: Value, d: Value) -> Value {
+        let off = self.b.ins().ishl_imm_s(d, 2);
+        self.b.ins().iadd(base, off)
+    }
+
     fn zero_const(&mut self) -> cranelift_codegen::ir::Constant {
         self.b.func.dfg.constants.insert(vec![0u8; 16].into())
     }
@@ -541,6 +608,11 @@ impl Lower<'_, '_> {
             return Ok(());
         }
         let (a, off) = self.address(inst, 1, w.stride)?;
+        // A consecutive index (`uniform.rs`): its shape is known.
+        self.consec_base = match w.stride {
+            Some(4) => self.consecutive_address(self.at, inst, 1),
+            _ => None,
+        };
         let n = mem.write_mask().count_ones() as usize;
         let vop = self.operand(inst, if structured { 3 } else { 2 })?;
         let mut vals = Vec::with_capacity(4);
@@ -550,6 +622,7 @@ impl Lower<'_, '_> {
         for j in 0..N {
             self.store_vector(w, a, off, j, &vals);
         }
+        self.consec_base = None;
         Ok(())
     }
 
@@ -560,33 +633,58 @@ impl Lower<'_, '_> {
     /// DWORD bounds-checked and inactive lanes' DWORDs untouched (memory is
     /// never read back and rewritten: other threads may own those words).
     fn store_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
-        let fast = match vals {
+        let tier0 = self.slots.is_some() && self.out_of_line(w);
+        let known = match vals {
+            [_] if !tier0 => self.static_consecutive(w, a, off, j, 0),
+            _ => None,
+        };
+        let fast = match (vals, known) {
+            (_, Some(d0)) => Some((self.b.ins().iconst(types::I8, 1), d0)),
             // Tier 0 (`tier0.rs`) compiles for speed: the out-of-line lanes only.
-            _ if self.slots.is_some() && self.out_of_line(w) => None,
-            [_] => self.same_shape(a, off, w.stride, j, Shape::Consecutive),
+            _ if tier0 => None,
+            ([_], None) => self.same_shape(a, off, w.stride, j, Shape::Consecutive),
             _ => None,
         };
         let Some((consec, d0)) = fast else {
             self.lane_stores(w, a, off, j, vals);
             return;
         };
+        let value = vals[0][j];
+        let every = self.every_lane_writes();
+        if every && known.is_some() {
+            let p = self.dword_ptr(w.base, d0);
+            self.b.ins().store(trusted(), value, p, 0);
+            return;
+        }
         // Every lane must be active and allowed to write (not a pixel
         // quad's helper lane).
-        let writes = self.write_lanes(j);
-        let all = self.b.ins().vall_true(writes);
-        let ok = self.b.ins().band(consec, all);
+        let ok = if every {
+            consec
+        } else {
+            let writes = self.write_lanes(j);
+            let all = self.b.ins().vall_true(writes);
+            self.b.ins().band(consec, all)
+        };
         let merge = self.b.create_block();
-        let value = vals[0][j];
         let store = |s: &mut Self, p: Value| -> Vec<Value> {
             s.b.ins().store(trusted(), value, p, 0);
             Vec::new()
         };
-        let slow = self.fast_case(w, ok, d0, 3, merge, store);
+        let last = if known.is_some() { None } else { Some(3) };
+        let slow = self.fast_case(w, ok, d0, last, merge, store);
         self.b.switch_to_block(slow);
         self.lane_stores(w, a, off, j, vals);
         self.b.ins().jump(merge, &[]);
         self.b.seal_block(merge);
         self.b.switch_to_block(merge);
+    }
+
+    /// Whether every lane of the batch is active and may write here, as
+    /// known when compiling: a compute program (no helper lanes) whose
+    /// group is a whole number of batches (no padding lanes; `entry_full`)
+    /// at a point where `exec` is still the entry's full mask.
+    fn every_lane_writes(&self) -> bool {
+        self.full_exec && self.entry_full && self.p.version().kind == ProgramKind::Compute
     }
 
     /// Vector `j` of the lanes whose stores count: active (`exec`) and

@@ -756,6 +756,8 @@ fn build(
             lane_exits: 0,
             mask_values: Default::default(),
             consecutive: Default::default(),
+            consecutive4: Default::default(),
+            lane_bound: Default::default(),
             nonneg: Default::default(),
             splats: Default::default(),
             uniform: uniform_on.then(|| uniform::Uniform::new(p, context::W as u32)),

@@ -13,7 +13,7 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 
-use super::context::{N, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_TID, W};
+use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_TID, W};
 use super::lower::{fixed, shift_op, Lower};
 use super::uniform::{first_comp, src_comp};
 use crate::ir::{Instruction, Modifier, Opcode, Operand, OperandType};
@@ -196,13 +196,20 @@ impl Lower<'_, '_> {
     }
 
     /// The base of a consecutive source: 0 for `vThreadIDInGroup.x`, the
-    /// group's x base for `vThreadID.x`, the shadow of an r# component.
+    /// group's x base for `vThreadID.x`, the start of the batch's row for
+    /// `vThreadIDInGroupFlattened`, the shadow of an r# component.
     fn base_of(&mut self, op: &Operand) -> Value {
         match op.ty {
             OperandType::ThreadId => {
                 self.b
                     .ins()
                     .load(types::I32, fixed(), self.group, OFF_GROUP_BASE)
+            }
+            // Lane 0's flat id less its x: the start of the batch's row.
+            OperandType::ThreadIdInGroupFlattened => {
+                let flat = self.b.ins().load(types::I32, fixed(), self.ctx, OFF_FLAT);
+                let x = self.b.ins().load(types::I32, fixed(), self.ctx, OFF_TID);
+                self.b.ins().isub(flat, x)
             }
             // The shadow of a consecutive component is its base.
             OperandType::Temp => self.uniform_operand(op, src_comp(op, 0)),

@@ -398,13 +398,17 @@ impl Uniform {
     /// Whether source `op`'s component `comp` is *consecutive*: in every
     /// active lane a uniform base plus the lane's `vThreadIDInGroup.x`,
     /// with x ids consecutive in each four-lane vector (group width a
-    /// multiple of 4).
+    /// multiple of 4; for `vThreadIDInGroupFlattened`, a multiple of the
+    /// batch).
     fn operand_consecutive(&self, op: &Operand, comp: usize, cur: &[u64]) -> bool {
         if op.modifier != Modifier::None || self.group[0] % 4 != 0 {
             return false;
         }
         match op.ty {
             OperandType::ThreadIdInGroup | OperandType::ThreadId => comp & 3 == 0,
+            // When a batch lies in one row, the flat id is the row's
+            // start (the same in every lane) plus the lane's x.
+            OperandType::ThreadIdInGroupFlattened => self.group[0] % self.batch == 0,
             OperandType::Temp => match op.imm_index(0) {
                 Some(r) if op.indices.len() == 1 => {
                     get(cur, self.xbit + 4 * r as usize + (comp & 3))
@@ -771,5 +775,35 @@ ret
         // The product of two consecutive values is neither.
         let ret = at(&p, Opcode::Ret, 0);
         assert!(!u.consecutive_at(ret, 0, 2) && !u.uniform_at(ret, 0, 2));
+    }
+
+    fn flat_program(group: &str) -> String {
+        format!(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 1
+dcl_thread_group {group}
+mov r0.y, l(16)
+iadd r0.x, vThreadIDInGroupFlattened.x, -r0.y
+ret
+"
+        )
+    }
+
+    #[test]
+    fn the_flat_id_is_consecutive_only_when_a_batch_lies_in_one_row() {
+        // 16 x 4: every batch of 8 lies in one row, so flat = row start + x.
+        let (p, u) = analyse(&flat_program("16, 4, 1"));
+        let ret = at(&p, Opcode::Ret, 0);
+        assert!(u.consecutive_at(ret, 0, 0) && !u.uniform_at(ret, 0, 0));
+        // 4 x 4: a batch spans two rows; flat - x differs between them.
+        let (p, u) = analyse(&flat_program("4, 4, 1"));
+        let ret = at(&p, Opcode::Ret, 0);
+        assert!(!u.consecutive_at(ret, 0, 0) && !u.uniform_at(ret, 0, 0));
+        // The group-level analysis never treats it as consecutive.
+        let (p, _) = analyse(&flat_program("256, 1, 1"));
+        let g = Uniform::new(&p, u32::MAX);
+        assert!(!g.consecutive_at(at(&p, Opcode::Ret, 0), 0, 0));
     }
 }
