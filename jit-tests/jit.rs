@@ -692,12 +692,17 @@ ret
 fn thread_id_indices_take_the_vector_path_only_where_it_is_exact() {
     let t0: Vec<u32> = (0..40).map(|i| 0x1000 + i).collect();
     let t1: Vec<u32> = (0..48).map(|i| 0x2000 + i).collect();
-    let params: [[u32; 4]; 5] = [
+    // The last row puts a window's end, a wrap and a mask edge between
+    // the two vectors of one batch: lanes 0-3 in, lanes 4-7 out (t0 at
+    // flat 24..31 + 2, g1 at 24..31 + 2, g1 at 0..7 - 4, the mask at flat
+    // 20), where a whole-batch access must fall back to each vector.
+    let params: [[u32; 4]; 6] = [
         [0, 0, 0, 32],
         [5, 3, 0xFFFF_FFFD, 20],
         [0xFFFF_FFFE, 0xFFFF_FFFD, 7, 8],
         [28, 30, 1, 0],
         [0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFF8, 13],
+        [2, 4, 2, 20],
     ];
     for (x, y) in [(32, 1), (16, 2), (8, 4), (4, 8)] {
         let text = thread_index_program(x, y);
@@ -708,7 +713,7 @@ fn thread_id_indices_take_the_vector_path_only_where_it_is_exact() {
                 &[
                     cb(0, &cbw),
                     srv(0, structured(4, 0, 30), &t0),
-                    srv(1, raw(40), &t1),
+                    srv(1, raw(44), &t1),
                     uav(0, raw(64 * 5), &[0; 64 * 5]),
                     uav(1, raw(36), &[0; 36]),
                 ],

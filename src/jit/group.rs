@@ -593,11 +593,18 @@ impl Lower<'_, '_> {
                 self.b.def_var(v, zero_s);
             }
         }
-        let exec: [Value; N] = std::array::from_fn(|j| {
-            self.b
-                .ins()
-                .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
-        });
+        // A group of whole batches with no `ret` before the end
+        // (`GroupPlan::new`) has every lane live at every region's start:
+        // the mask is the all-ones constant, which `and_v` folds away.
+        let exec: [Value; N] = if self.entry_full {
+            [self.vsplat(u32::MAX); N]
+        } else {
+            std::array::from_fn(|j| {
+                self.b
+                    .ins()
+                    .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
+            })
+        };
         self.def_vars(self.exec, exec);
         let save = self.b.ins().load(types::I64, trusted(), cptr, OFF_SAVE);
         for &(r, c, v) in &entry {

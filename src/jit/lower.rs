@@ -204,6 +204,21 @@ pub struct Lower<'a, 'f> {
     pub t0: super::tier0::AluCalls,
 }
 
+/// Whether `blendv` (a per-lane select on each lane's top bit: one
+/// `blendvps` instead of `bitselect`'s and, and-not, or) can merge masked
+/// register writes: x86-64 with SSE4.1, which is when `cranelift_native`
+/// gives the ISA the instruction.
+fn lane_blend() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("sse4.1")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 pub fn mem() -> MemFlagsData {
     MemFlagsData::new()
 }
@@ -356,8 +371,14 @@ impl<'a, 'f> Lower<'a, 'f> {
         out
     }
 
+    /// `a & b`; a vector known to be all ones (the full entry mask of a
+    /// group region, `group.rs`) leaves the other unchanged.
     pub fn and_v(&mut self, a: V, b: V) -> V {
-        self.map2(a, b, |s, x, y| s.b.ins().band(x, y))
+        self.map2(a, b, |s, x, y| match (s.splats.get(&x), s.splats.get(&y)) {
+            (Some(&u32::MAX), _) => y,
+            (_, Some(&u32::MAX)) => x,
+            _ => s.b.ins().band(x, y),
+        })
     }
 
     pub fn or_v(&mut self, a: V, b: V) -> V {
@@ -857,6 +878,10 @@ impl<'a, 'f> Lower<'a, 'f> {
                     }
                 }
             }
+        }
+        if lane_blend() {
+            // Each lane of `m` is all ones or zero: its top bit decides.
+            return self.b.ins().blendv(m, new, old);
         }
         self.b.ins().bitselect(m, new, old)
     }

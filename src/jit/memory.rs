@@ -113,6 +113,9 @@ impl Lower<'_, '_> {
     /// writes count (`uav_lanes`: not a helper lane of a pixel quad).
     fn lane_writes(&mut self, l: usize) -> Value {
         let act = self.lane_active(l);
+        if self.p.version().kind == ProgramKind::Compute {
+            return act;
+        }
         let off = OFF_UAV_LANES + 4 * l as i32;
         let w = self.b.ins().load(types::I32, trusted(), self.ctx, off);
         let w = self.b.ins().icmp_imm_s(IntCC::NotEqual, w, 0);
@@ -281,14 +284,20 @@ impl Lower<'_, '_> {
             Some(4) => self.consecutive_address(self.at, inst, 1),
             _ => None,
         };
-        let zero = self.vsplat(0);
-        let mut vecs = vec![[zero; N]; ks.len()];
-        for j in 0..N {
-            let got = self.load_vector(w, a, off, j, &ks);
-            for (v, g) in vecs.iter_mut().zip(got) {
-                v[j] = g;
+        let vecs = match self.batch_load(w, a, off, &ks) {
+            Some(vecs) => vecs,
+            None => {
+                let zero = self.vsplat(0);
+                let mut vecs = vec![[zero; N]; ks.len()];
+                for j in 0..N {
+                    let got = self.load_vector(w, a, off, j, &ks);
+                    for (v, g) in vecs.iter_mut().zip(got) {
+                        v[j] = g;
+                    }
+                }
+                vecs
             }
-        }
+        };
         self.consec_base = None;
         for (c, v) in comps.into_iter().zip(vecs) {
             out[c] = Some(v);
@@ -481,10 +490,7 @@ impl Lower<'_, '_> {
                 let both = self.b.ins().band(eq, same);
                 let all = self.b.ins().vall_true(both);
                 let i0 = self.b.ins().uextend(types::I64, i0);
-                let nowrap =
-                    self.b
-                        .ins()
-                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i0, 0xFFFF_FFFC_i64);
+                let nowrap = self.no_wrap(i0, 0xFFFF_FFFC);
                 let consec = self.b.ins().band(all, nowrap);
                 let o0 = self.b.ins().uextend(types::I64, o0);
                 let o0 = self.b.ins().ushr_imm_s(o0, 2);
@@ -511,10 +517,7 @@ impl Lower<'_, '_> {
         if stride.is_none() && shape == Shape::Consecutive && self.consecutive4.contains(&a[j]) {
             let a0 = self.b.ins().extractlane(a[j], 0);
             let a0 = self.b.ins().uextend(types::I64, a0);
-            let nowrap =
-                self.b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, a0, 0xFFFF_FFF0_i64);
+            let nowrap = self.no_wrap(a0, 0xFFFF_FFF0);
             return Some((nowrap, self.b.ins().ushr_imm_s(a0, 2)));
         }
         let (Some(s), Some(off)) = (stride, off) else {
@@ -526,19 +529,13 @@ impl Lower<'_, '_> {
                 let base = self.consec_base?;
                 let i0 = self.consecutive_lane0(base, j);
                 let i0 = self.b.ins().uextend(types::I64, i0);
-                let nowrap =
-                    self.b
-                        .ins()
-                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i0, 0xFFFF_FFFC_i64);
+                let nowrap = self.no_wrap(i0, 0xFFFF_FFFC);
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
             Shape::Consecutive if s == 4 && self.consecutive.contains(&a[j]) => {
                 let i0 = self.b.ins().extractlane(a[j], 0);
                 let i0 = self.b.ins().uextend(types::I64, i0);
-                let nowrap =
-                    self.b
-                        .ins()
-                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, i0, 0xFFFF_FFFC_i64);
+                let nowrap = self.no_wrap(i0, 0xFFFF_FFFC);
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
             Shape::Uniform => {
@@ -581,6 +578,182 @@ impl Lower<'_, '_> {
         Some(self.b.ins().iadd_imm_s(i0, o as i64))
     }
 
+    /// Whether every batch lies in one row of the group: a compute
+    /// program whose group width is a multiple of the batch (`W`), so the
+    /// x ids of a batch's lanes are `x0, x0 + 1, .., x0 + W - 1` and the
+    /// consecutive values of each vector (`Lower::consecutive`, the
+    /// consecutive r# components of `uniform.rs`) continue from one vector
+    /// to the next.
+    fn batch_in_row(&self) -> bool {
+        N > 1
+            && self.p.version().kind == ProgramKind::Compute
+            && self.p.group_size[0] as usize % W == 0
+    }
+
+    /// The whole batch's access as one shape, decided when compiling: in
+    /// a batch that lies in one row ([`Self::batch_in_row`]), an index
+    /// known to be consecutive (a thread id, a consecutive r# component,
+    /// a thread id shifted left by 2 for a raw access) makes lane `l`
+    /// address DWORD `d0 + l`, so vector `j` the four DWORDs from
+    /// `d0 + 4j`. Returns `d0` (i64) and what is left to test for DWORDs
+    /// `d0 .. d0 + W - 1 + last`: `None` when they lie in the window by
+    /// construction ([`Self::static_consecutive`]), else the i8 flag "no
+    /// lane's index wraps" (the bounds test is the caller's).
+    fn batch_shape(
+        &mut self,
+        w: Window,
+        a: V,
+        off: Option<V>,
+        last: i64,
+    ) -> Option<(Value, Option<Value>)> {
+        if !fast_path_enabled() || !self.batch_in_row() {
+            return None;
+        }
+        let thread_ids = a.iter().all(|v| self.consecutive.contains(v));
+        if thread_ids {
+            if let Some(d0) = self.static_consecutive(w, a, off, 0, last) {
+                return Some((d0, None));
+            }
+        }
+        let span = (W - 1) as u32;
+        if w.stride.is_none() && a.iter().all(|v| self.consecutive4.contains(v)) {
+            let a0 = self.b.ins().extractlane(a[0], 0);
+            let a0 = self.b.ins().uextend(types::I64, a0);
+            let nowrap = self.no_wrap(a0, 0xFFFF_FFFC - 4 * span);
+            return Some((self.b.ins().ushr_imm_s(a0, 2), Some(nowrap)));
+        }
+        if w.stride != Some(4) {
+            return None;
+        }
+        // The same literal offset in every lane.
+        let o_bytes = *self.splats.get(&off?[0])?;
+        if off?.iter().any(|v| self.splats.get(v) != Some(&o_bytes)) {
+            return None;
+        }
+        let o = u64::from(o_bytes) >> 2;
+        let i0 = match self.consec_base {
+            Some(base) => self.consecutive_lane0(base, 0),
+            None if thread_ids => self.b.ins().extractlane(a[0], 0),
+            None => return None,
+        };
+        let i0 = self.b.ins().uextend(types::I64, i0);
+        let nowrap = self.no_wrap(i0, 0xFFFF_FFFF - span);
+        Some((self.b.ins().iadd_imm_s(i0, o as i64), Some(nowrap)))
+    }
+
+    /// A raw or structured load of the DWORDs `first + k` (each `k` of
+    /// `ks`) done for the whole batch at once where [`Self::batch_shape`]
+    /// applies: one vector load per vector and `k` behind one test (or
+    /// none), the per-vector path ([`Self::load_vector`]) otherwise.
+    /// Returns, per `k`, the batch's values.
+    fn batch_load(&mut self, w: Window, a: V, off: Option<V>, ks: &[u8]) -> Option<Vec<V>> {
+        if self.slots.is_some() && self.out_of_line(w) {
+            return None;
+        }
+        let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
+        let (d0, nowrap) = self.batch_shape(w, a, off, kmax)?;
+        let load_all = |s: &mut Self, p: Value| -> Vec<Value> {
+            let mut out = Vec::with_capacity(N * ks.len());
+            for j in 0..N {
+                for &k in ks {
+                    let at = 16 * j as i32 + 4 * i32::from(k);
+                    out.push(s.b.ins().load(types::I32X4, trusted(), p, at));
+                }
+            }
+            out
+        };
+        let flat = match nowrap {
+            None => {
+                let p = self.dword_ptr(w.base, d0);
+                load_all(self, p)
+            }
+            Some(nowrap) => {
+                let merge = self.b.create_block();
+                let params: Vec<Value> = (0..N * ks.len())
+                    .map(|_| self.b.append_block_param(merge, types::I32X4))
+                    .collect();
+                let last = Some((W - 1) as i64 + kmax);
+                let slow = self.fast_case(w, nowrap, d0, last, merge, load_all);
+                self.b.switch_to_block(slow);
+                let mut args = Vec::with_capacity(params.len());
+                for j in 0..N {
+                    let got = self.load_vector(w, a, off, j, ks);
+                    args.extend(got.into_iter().map(BlockArg::Value));
+                }
+                self.b.ins().jump(merge, &args);
+                self.b.seal_block(merge);
+                self.b.switch_to_block(merge);
+                params
+            }
+        };
+        let zero = self.vsplat(0);
+        let mut vecs = vec![[zero; N]; ks.len()];
+        for (i, x) in flat.into_iter().enumerate() {
+            vecs[i % ks.len()][i / ks.len()] = x;
+        }
+        Some(vecs)
+    }
+
+    /// A one-component store of `value` done for the whole batch at once
+    /// where [`Self::batch_shape`] applies and every lane writes: one
+    /// vector store per vector behind one test (no test where both the
+    /// bounds and the mask are known), the per-vector path
+    /// ([`Self::store_vector`]) otherwise. Returns whether it lowered the
+    /// store.
+    fn batch_store(&mut self, w: Window, a: V, off: Option<V>, value: V) -> bool {
+        if self.slots.is_some() && self.out_of_line(w) {
+            return false;
+        }
+        let Some((d0, nowrap)) = self.batch_shape(w, a, off, 0) else {
+            return false;
+        };
+        let store_all = |s: &mut Self, p: Value| -> Vec<Value> {
+            for (j, &v) in value.iter().enumerate() {
+                s.b.ins().store(trusted(), v, p, 16 * j as i32);
+            }
+            Vec::new()
+        };
+        let every = self.every_lane_writes();
+        if every && nowrap.is_none() {
+            let p = self.dword_ptr(w.base, d0);
+            store_all(self, p);
+            return true;
+        }
+        let mut ok = match nowrap {
+            Some(f) => f,
+            None => self.b.ins().iconst(types::I8, 1),
+        };
+        if !every {
+            let mut lanes = self.write_lanes(0);
+            for j in 1..N {
+                let more = self.write_lanes(j);
+                lanes = self.b.ins().band(lanes, more);
+            }
+            let all = self.b.ins().vall_true(lanes);
+            ok = self.b.ins().band(ok, all);
+        }
+        let merge = self.b.create_block();
+        let last = nowrap.map(|_| (W - 1) as i64);
+        let slow = self.fast_case(w, ok, d0, last, merge, store_all);
+        self.b.switch_to_block(slow);
+        for j in 0..N {
+            self.store_vector(w, a, off, j, &[value]);
+        }
+        self.b.ins().jump(merge, &[]);
+        self.b.seal_block(merge);
+        self.b.switch_to_block(merge);
+        true
+    }
+
+    /// The i8 flag `x <= limit` (unsigned) for a 32-bit index or
+    /// address `x` zero-extended to i64: with `limit = 2^32 - 1 - span`,
+    /// `x + span` does not wrap.
+    fn no_wrap(&mut self, x: Value, limit: u32) -> Value {
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, x, i64::from(limit))
+    }
+
     /// `base + 4 * d` for a DWORD index `d` (i64).
     fn dword_ptr(&mut self, base: Value, d: Value) -> Value {
         let off = self.b.ins().ishl_imm_s(d, 2);
@@ -619,8 +792,11 @@ impl Lower<'_, '_> {
         for k in 0..n {
             vals.push(self.src(vop, k, Ty::Int)?);
         }
-        for j in 0..N {
-            self.store_vector(w, a, off, j, &vals);
+        let whole = matches!(vals[..], [v] if self.batch_store(w, a, off, v));
+        if !whole {
+            for j in 0..N {
+                self.store_vector(w, a, off, j, &vals);
+            }
         }
         self.consec_base = None;
         Ok(())
@@ -691,6 +867,10 @@ impl Lower<'_, '_> {
     /// not a pixel quad's helper lane (`uav_lanes`).
     fn write_lanes(&mut self, j: usize) -> Value {
         let exec = self.use_vars(self.exec);
+        // Every lane of a compute batch writes (`BatchContext::uav_lanes`).
+        if self.p.version().kind == ProgramKind::Compute {
+            return exec[j];
+        }
         let off_w = OFF_UAV_LANES + 16 * j as i32;
         let writes = self.b.ins().load(types::I32X4, trusted(), self.ctx, off_w);
         self.b.ins().band(exec[j], writes)

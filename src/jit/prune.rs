@@ -3,12 +3,12 @@
 //! In: a finished CLIF function (after `FunctionBuilder::finalize`). Out:
 //! the same function without the block parameters whose values can never
 //! reach an instruction with an effect, without the branch arguments that
-//! fed them and without the pure instructions whose results nothing
-//! needs. Invariant: only parameters of blocks other than the
-//! entry are removed, and only when no chain of pure instructions and
-//! branch arguments leads from them to a root (an instruction that loads,
-//! stores, traps, calls, branches on them or returns them); so what the
-//! function does is unchanged.
+//! fed them and without the pure instructions and non-trapping loads whose
+//! results nothing needs. Invariant: only parameters of blocks other than
+//! the entry are removed, and only when no chain of pure instructions,
+//! non-trapping loads and branch arguments leads from them to a root (an
+//! instruction that may trap, stores, calls, branches on them or returns
+//! them); so what the function does is unchanged.
 //!
 //! Why: a register written as a uniform scalar (`shadow.rs`) keeps its
 //! vector variable too, and a loop counter read only through its scalar
@@ -17,7 +17,7 @@
 //! but a value that feeds its own block parameter is used, so it stays:
 //! a vector add per iteration and a register, or a spill, for nothing.
 
-use cranelift_codegen::ir::{Block, Function, Inst, Opcode, Value, ValueDef};
+use cranelift_codegen::ir::{Block, Function, Inst, InstructionData, Opcode, Value, ValueDef};
 use std::collections::{HashMap, HashSet};
 
 /// Removes the dead block parameters of `func` (see the module doc);
@@ -36,10 +36,8 @@ pub fn dead_params(func: &mut Function) -> usize {
             }
         }
     }
-    if dead.is_empty() {
-        return 0;
-    }
-    // The pure instructions whose results nothing needs go first: those
+    // The pure instructions (and non-trapping loads) whose results nothing
+    // needs go first: those
     // that read a dead parameter are among them (an instruction that
     // reads one and is needed would have made it live).
     let unused: Vec<Inst> = func
@@ -48,9 +46,7 @@ pub fn dead_params(func: &mut Function) -> usize {
         .flat_map(|b| func.layout.block_insts(b))
         .filter(|&inst| {
             let results = func.dfg.inst_results(inst);
-            is_pure(func.dfg.insts[inst].opcode())
-                && results.len() == 1
-                && !live.contains(&results[0])
+            removable(func, inst) && results.len() == 1 && !live.contains(&results[0])
         })
         .collect();
     for inst in unused {
@@ -79,7 +75,23 @@ pub fn dead_params(func: &mut Function) -> usize {
     dead.len()
 }
 
-/// Whether `op`'s only effect is its result: unused, it can go.
+/// Whether `inst`'s only effect is its result: unused, it can go. A load
+/// that cannot trap (`notrap`: every address the JIT loads from is checked
+/// or in the context) is one: Cranelift keeps such loads even when
+/// nothing reads them (a vector's entry mask read before the code knows
+/// it needs none).
+fn removable(func: &Function, inst: Inst) -> bool {
+    match func.dfg.insts[inst] {
+        InstructionData::Load {
+            opcode: Opcode::Load,
+            flags,
+            ..
+        } => func.dfg.mem_flags[flags].notrap(),
+        ref data => is_pure(data.opcode()),
+    }
+}
+
+/// Whether `op`'s only effect is its result.
 fn is_pure(op: Opcode) -> bool {
     !(op.can_load()
         || op.can_store()
@@ -116,7 +128,7 @@ fn live_values(func: &Function) -> HashSet<Value> {
                     .or_default()
                     .push(args);
             }
-            if !is_pure(data.opcode()) || dfg.inst_results(inst).len() != 1 {
+            if !removable(func, inst) || dfg.inst_results(inst).len() != 1 {
                 for &a in dfg.inst_args(inst) {
                     mark(a, &mut live, &mut work);
                 }
@@ -125,7 +137,7 @@ fn live_values(func: &Function) -> HashSet<Value> {
     }
     while let Some(v) = work.pop() {
         match dfg.value_def(v) {
-            ValueDef::Result(inst, _) if is_pure(dfg.insts[inst].opcode()) => {
+            ValueDef::Result(inst, _) if removable(func, inst) => {
                 for &a in dfg.inst_args(inst) {
                     mark(a, &mut live, &mut work);
                 }
@@ -147,7 +159,7 @@ fn live_values(func: &Function) -> HashSet<Value> {
 mod tests {
     use super::*;
     use crate::jit::lower::trusted;
-    use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature};
+    use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature};
     use cranelift_codegen::isa::CallConv;
     use cranelift_codegen::settings;
     use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -241,5 +253,27 @@ mod tests {
         let after = func.dfg.block_params(head);
         // The sum reaches the store, the counter the branch.
         assert_eq!(&before[..2], after);
+    }
+
+    #[test]
+    fn an_unused_load_goes_only_when_it_cannot_trap() {
+        let mut func = looped();
+        let exit = func.layout.blocks().nth(2).expect("the exit block");
+        let first = func.layout.first_inst(exit).expect("the store");
+        let p = func.dfg.inst_args(first)[1];
+        let mut cur = cranelift_codegen::cursor::FuncCursor::new(&mut func).at_inst(first);
+        use cranelift_codegen::cursor::Cursor;
+        let quiet = cur.ins().load(types::I32X4, trusted(), p, 16);
+        let loud = cur.ins().load(types::I32, MemFlagsData::new(), p, 32);
+        let before = func.layout.block_insts(exit).count();
+        dead_params(&mut func);
+        verify(&func);
+        let left: Vec<_> = func.layout.block_insts(exit).collect();
+        assert_eq!(left.len(), before - 1);
+        let results: Vec<Value> = left
+            .iter()
+            .flat_map(|&i| func.dfg.inst_results(i).to_vec())
+            .collect();
+        assert!(!results.contains(&quiet) && results.contains(&loud));
     }
 }
