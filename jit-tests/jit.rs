@@ -732,6 +732,90 @@ fn thread_id_indices_take_the_vector_path_only_where_it_is_exact() {
     }
 }
 
+/// Stores where only some lanes of a vector write: to consecutive DWORDs
+/// (a g# at the flat id, a raw u# at the thread id), to one DWORD (the
+/// "thread 0 writes the group's result" store, in and past the window),
+/// each under masks that start, end and break inside a vector.
+#[test]
+fn partly_masked_stores_write_only_the_writing_lanes() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_uav_raw u1
+dcl_uav_raw u2
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_tgsm_structured g0, 4, 16
+dcl_thread_group 16, 1, 1
+iadd r0.x, vThreadIDInGroupFlattened.x, l(100)
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+sync_g_t
+ult r0.y, vThreadIDInGroupFlattened.x, cb0[0].x
+if_nz r0.y
+  iadd r0.x, vThreadID.x, l(200)
+  store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+endif
+sync_g_t
+ld_structured r0.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+ishl r1.x, vThreadID.x, l(2)
+store_raw u0.x, r1.x, r0.x
+uge r0.y, vThreadIDInGroupFlattened.x, cb0[0].y
+ult r0.z, vThreadIDInGroupFlattened.x, cb0[0].z
+and r0.y, r0.y, r0.z
+if_nz r0.y
+  iadd r0.x, vThreadID.x, l(300)
+  store_raw u1.x, r1.x, r0.x
+endif
+and r0.y, vThreadIDInGroupFlattened.x, cb0[0].w
+if_z r0.y
+  ishl r1.y, vThreadGroupID.x, l(2)
+  iadd r0.x, vThreadID.x, l(400)
+  store_raw u2.x, r1.y, r0.x
+endif
+ret
+";
+    // x: g0 lanes below x; y..z: u1 lanes; w: u2 from the lanes whose
+    // flat id has no bit of w (0: every lane; 15: lane 0 only; 3: every
+    // fourth lane; 8: lanes 0-7).
+    let params: [[u32; 4]; 6] = [
+        [0, 0, 0, 15],
+        [16, 0, 16, 0],
+        [1, 5, 6, 3],
+        [2, 3, 13, 8],
+        [5, 9, 10, 7],
+        [12, 4, 12, 12],
+    ];
+    for cbw in params {
+        // Three groups, u2 holds two words: group 2's DWORD lies past it.
+        let out = diff(
+            text,
+            [3, 1, 1],
+            &[
+                cb(0, &cbw),
+                uav(0, raw(48), &[0xEEEE; 48]),
+                uav(1, raw(48), &[0xEEEE; 48]),
+                uav(2, raw(2), &[0xEEEE; 2]),
+            ],
+        );
+        let [x, y, z, w] = cbw;
+        for t in 0..48u32 {
+            let flat = t % 16;
+            let g0 = if flat < x { t + 200 } else { flat + 100 };
+            assert_eq!(out[0][t as usize], g0, "{cbw:?} thread {t}");
+            let u1 = if flat >= y && flat < z {
+                t + 300
+            } else {
+                0xEEEE
+            };
+            assert_eq!(out[1][t as usize], u1, "{cbw:?} thread {t}");
+        }
+        let last = (0..16u32).rev().find(|f| f & w == 0).unwrap();
+        assert_eq!(out[2], [last + 400, 16 + last + 400], "{cbw:?}");
+    }
+}
+
 #[test]
 fn constant_buffers_icb_and_indexable_temps() {
     let text = "cs_5_0

@@ -209,17 +209,18 @@ impl JitBatchRunner<'_> {
         if plain {
             // `reset` marked every lane written.
             written = [true; W];
-        }
-        for (l, w) in written.iter_mut().enumerate().take(live).filter(|_| !plain) {
-            let inv = first + l;
-            result.lanes[inv] = if inputs.is_helper(inv) {
-                LaneResult::Helper
-            } else if a.ctx.discarded[l] != 0 {
-                LaneResult::Discarded
-            } else {
-                *w = true;
-                LaneResult::Written
-            };
+        } else {
+            for (l, w) in written.iter_mut().enumerate().take(live) {
+                let inv = first + l;
+                result.lanes[inv] = if inputs.is_helper(inv) {
+                    LaneResult::Helper
+                } else if a.ctx.discarded[l] != 0 {
+                    LaneResult::Discarded
+                } else {
+                    *w = true;
+                    LaneResult::Written
+                };
+            }
         }
         let n = p.outputs.len();
         if n > 0 {

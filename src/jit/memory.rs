@@ -16,7 +16,8 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AtomicRmwOp, Block, BlockArg, InstBuilder, MemFlagsData, Value,
+    types, AtomicRmwOp, Block, BlockArg, InstBuilder, InstructionData, MemFlagsData,
+    Opcode as ClifOpcode, Value,
 };
 
 use super::context::{
@@ -321,16 +322,9 @@ impl Lower<'_, '_> {
         let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
         if let Some(d0) = self.static_consecutive(w, a, off, j, kmax) {
             let p = self.dword_ptr(w.base, d0);
-            return ks
-                .iter()
-                .map(|&k| {
-                    self.b
-                        .ins()
-                        .load(types::I32X4, trusted(), p, 4 * i32::from(k))
-                })
-                .collect();
+            return self.vector_loads(p, 1, ks);
         }
-        let consecutive = self.same_shape(a, off, w.stride, j, Shape::Consecutive);
+        let consecutive = self.same_shape(a, off, w, j, Shape::Consecutive);
         if consecutive.is_none() && (!fast_path_enabled() || w.stride.is_none()) {
             return self.lane_loads(w, a, off, j, ks);
         }
@@ -341,16 +335,12 @@ impl Lower<'_, '_> {
             .collect();
         // Consecutive: DWORDs d0 .. d0 + kmax + 3 in bounds.
         if let Some((consec, d0)) = consecutive {
-            let vector = |s: &mut Self, p: Value| -> Vec<Value> {
-                ks.iter()
-                    .map(|&k| s.b.ins().load(types::I32X4, trusted(), p, 4 * i32::from(k)))
-                    .collect()
-            };
+            let vector = |s: &mut Self, p: Value| s.vector_loads(p, 1, ks);
             let rest = self.fast_case(w, consec, d0, Some(kmax + 3), merge, vector);
             self.b.switch_to_block(rest);
         }
         // Uniform: DWORDs d0 .. d0 + kmax in bounds.
-        if let Some((same, u0)) = self.same_shape(a, off, w.stride, j, Shape::Uniform) {
+        if let Some((same, u0)) = self.same_shape(a, off, w, j, Shape::Uniform) {
             let broadcast = |s: &mut Self, p: Value| -> Vec<Value> {
                 ks.iter()
                     .map(|&k| {
@@ -368,6 +358,21 @@ impl Lower<'_, '_> {
         self.b.seal_block(merge);
         self.b.switch_to_block(merge);
         params
+    }
+
+    /// The vector loads of `vectors` consecutive vectors of lanes from
+    /// `p` (lane 0's first DWORD), each `k` of `ks` `k` DWORDs on: vector
+    /// `j`'s lanes read DWORDs `4j + k ..`. Returns them vector-major, `k`
+    /// minor.
+    fn vector_loads(&mut self, p: Value, vectors: usize, ks: &[u8]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(vectors * ks.len());
+        for j in 0..vectors {
+            for &k in ks {
+                let at = 16 * j as i32 + 4 * i32::from(k);
+                out.push(self.b.ins().load(types::I32X4, trusted(), p, at));
+            }
+        }
+        out
     }
 
     /// Emits `if shape && d0 + last < dwords { jump merge(access(&base[d0])) }`
@@ -388,7 +393,7 @@ impl Lower<'_, '_> {
             Some(last) => {
                 let end = self.b.ins().iadd_imm_s(d0, last);
                 let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, end, w.dwords);
-                self.b.ins().band(shape, inb)
+                self.both(shape, inb)
             }
             None => shape,
         };
@@ -434,14 +439,15 @@ impl Lower<'_, '_> {
         &mut self,
         a: V,
         off: Option<V>,
-        stride: Option<u32>,
+        w: Window,
         j: usize,
         shape: Shape,
     ) -> Option<(Value, Value)> {
         if !fast_path_enabled() {
             return None;
         }
-        if let Some(known) = self.known_shape(a, off, stride, j, shape) {
+        let stride = w.stride;
+        if let Some(known) = self.known_shape(a, off, w, j, shape) {
             return Some(known);
         }
         let step = match shape {
@@ -490,8 +496,8 @@ impl Lower<'_, '_> {
                 let both = self.b.ins().band(eq, same);
                 let all = self.b.ins().vall_true(both);
                 let i0 = self.b.ins().uextend(types::I64, i0);
-                let nowrap = self.no_wrap(i0, 0xFFFF_FFFC);
-                let consec = self.b.ins().band(all, nowrap);
+                let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFC);
+                let consec = self.both(all, nowrap);
                 let o0 = self.b.ins().uextend(types::I64, o0);
                 let o0 = self.b.ins().ushr_imm_s(o0, 2);
                 Some((consec, self.b.ins().iadd(i0, o0)))
@@ -508,16 +514,17 @@ impl Lower<'_, '_> {
         &mut self,
         a: V,
         off: Option<V>,
-        stride: Option<u32>,
+        w: Window,
         j: usize,
         shape: Shape,
     ) -> Option<(Value, Value)> {
+        let stride = w.stride;
         // A raw address four bytes apart per lane: lane 0's DWORD, when
         // the last lane's address does not wrap.
         if stride.is_none() && shape == Shape::Consecutive && self.consecutive4.contains(&a[j]) {
             let a0 = self.b.ins().extractlane(a[j], 0);
             let a0 = self.b.ins().uextend(types::I64, a0);
-            let nowrap = self.no_wrap(a0, 0xFFFF_FFF0);
+            let nowrap = self.no_wrap(w, a0, 0xFFFF_FFF0);
             return Some((nowrap, self.b.ins().ushr_imm_s(a0, 2)));
         }
         let (Some(s), Some(off)) = (stride, off) else {
@@ -529,13 +536,13 @@ impl Lower<'_, '_> {
                 let base = self.consec_base?;
                 let i0 = self.consecutive_lane0(base, j);
                 let i0 = self.b.ins().uextend(types::I64, i0);
-                let nowrap = self.no_wrap(i0, 0xFFFF_FFFC);
+                let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFC);
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
             Shape::Consecutive if s == 4 && self.consecutive.contains(&a[j]) => {
                 let i0 = self.b.ins().extractlane(a[j], 0);
                 let i0 = self.b.ins().uextend(types::I64, i0);
-                let nowrap = self.no_wrap(i0, 0xFFFF_FFFC);
+                let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFC);
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
             Shape::Uniform => {
@@ -619,7 +626,7 @@ impl Lower<'_, '_> {
         if w.stride.is_none() && a.iter().all(|v| self.consecutive4.contains(v)) {
             let a0 = self.b.ins().extractlane(a[0], 0);
             let a0 = self.b.ins().uextend(types::I64, a0);
-            let nowrap = self.no_wrap(a0, 0xFFFF_FFFC - 4 * span);
+            let nowrap = self.no_wrap(w, a0, 0xFFFF_FFFC - 4 * span);
             return Some((self.b.ins().ushr_imm_s(a0, 2), Some(nowrap)));
         }
         if w.stride != Some(4) {
@@ -637,7 +644,7 @@ impl Lower<'_, '_> {
             None => return None,
         };
         let i0 = self.b.ins().uextend(types::I64, i0);
-        let nowrap = self.no_wrap(i0, 0xFFFF_FFFF - span);
+        let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFF - span);
         Some((self.b.ins().iadd_imm_s(i0, o as i64), Some(nowrap)))
     }
 
@@ -652,16 +659,7 @@ impl Lower<'_, '_> {
         }
         let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
         let (d0, nowrap) = self.batch_shape(w, a, off, kmax)?;
-        let load_all = |s: &mut Self, p: Value| -> Vec<Value> {
-            let mut out = Vec::with_capacity(N * ks.len());
-            for j in 0..N {
-                for &k in ks {
-                    let at = 16 * j as i32 + 4 * i32::from(k);
-                    out.push(s.b.ins().load(types::I32X4, trusted(), p, at));
-                }
-            }
-            out
-        };
+        let load_all = |s: &mut Self, p: Value| s.vector_loads(p, N, ks);
         let flat = match nowrap {
             None => {
                 let p = self.dword_ptr(w.base, d0);
@@ -730,7 +728,7 @@ impl Lower<'_, '_> {
                 lanes = self.b.ins().band(lanes, more);
             }
             let all = self.b.ins().vall_true(lanes);
-            ok = self.b.ins().band(ok, all);
+            ok = self.both(ok, all);
         }
         let merge = self.b.create_block();
         let last = nowrap.map(|_| (W - 1) as i64);
@@ -747,11 +745,36 @@ impl Lower<'_, '_> {
 
     /// The i8 flag `x <= limit` (unsigned) for a 32-bit index or
     /// address `x` zero-extended to i64: with `limit = 2^32 - 1 - span`,
-    /// `x + span` does not wrap.
-    fn no_wrap(&mut self, x: Value, limit: u32) -> Value {
+    /// `x + span` does not wrap. In a g# it is the constant 1: every
+    /// caller also tests that the DWORDs up to at least `x + span` (or
+    /// `(x >> 2) + span` for a raw address) lie below the window's size,
+    /// in 64 bits, and a g# is far smaller than 2^30 DWORDs, so that test
+    /// fails wherever this one would ([`Self::fast_case`] drops it).
+    fn no_wrap(&mut self, w: Window, x: Value, limit: u32) -> Value {
+        if w.size.is_some() {
+            return self.b.ins().iconst(types::I8, 1);
+        }
         self.b
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, x, i64::from(limit))
+    }
+
+    /// `x & y` for two i8 flags, either of which may be known to hold.
+    fn both(&mut self, x: Value, y: Value) -> Value {
+        match (self.known_true(x), self.known_true(y)) {
+            (true, _) => y,
+            (_, true) => x,
+            _ => self.b.ins().band(x, y),
+        }
+    }
+
+    /// Whether `v` is the constant 1 (an i8 flag known to hold).
+    fn known_true(&self, v: Value) -> bool {
+        let dfg = &self.b.func.dfg;
+        let Some(inst) = dfg.value_def(v).inst() else {
+            return false;
+        };
+        matches!(dfg.insts[inst], InstructionData::UnaryImm { opcode: ClifOpcode::Iconst, imm } if imm.bits() == 1)
     }
 
     /// `base + 4 * d` for a DWORD index `d` (i64).
@@ -818,7 +841,7 @@ impl Lower<'_, '_> {
             (_, Some(d0)) => Some((self.b.ins().iconst(types::I8, 1), d0)),
             // Tier 0 (`tier0.rs`) compiles for speed: the out-of-line lanes only.
             _ if tier0 => None,
-            ([_], None) => self.same_shape(a, off, w.stride, j, Shape::Consecutive),
+            ([_], None) => self.same_shape(a, off, w, j, Shape::Consecutive),
             _ => None,
         };
         let Some((consec, d0)) = fast else {
@@ -839,7 +862,7 @@ impl Lower<'_, '_> {
         } else {
             let writes = self.write_lanes(j);
             let all = self.b.ins().vall_true(writes);
-            self.b.ins().band(consec, all)
+            self.both(consec, all)
         };
         let merge = self.b.create_block();
         let store = |s: &mut Self, p: Value| -> Vec<Value> {
@@ -849,10 +872,78 @@ impl Lower<'_, '_> {
         let last = if known.is_some() { None } else { Some(3) };
         let slow = self.fast_case(w, ok, d0, last, merge, store);
         self.b.switch_to_block(slow);
+        let writes = self.write_lanes(j);
+        let bits = self.b.ins().vhigh_bits(types::I32, writes);
+        if !every {
+            // Consecutive and in the window, but not every lane writes:
+            // each writing lane's DWORD on its own, inline.
+            let some = move |s: &mut Self, p: Value| -> Vec<Value> {
+                s.writing_lanes(bits, value, p);
+                Vec::new()
+            };
+            if known.is_some() {
+                let p = self.dword_ptr(w.base, d0);
+                some(self, p);
+                self.b.ins().jump(merge, &[]);
+                self.b.seal_block(merge);
+                self.b.switch_to_block(merge);
+                return;
+            }
+            let rest = self.fast_case(w, consec, d0, last, merge, some);
+            self.b.switch_to_block(rest);
+        }
+        // Every lane at one in-bounds DWORD (`if (tid == 0) out[gid] =`):
+        // the last writing lane's value, as lane order leaves it.
+        if let Some((same, u0)) = self.same_shape(a, off, w, j, Shape::Uniform) {
+            let last_lane = move |s: &mut Self, p: Value| -> Vec<Value> {
+                s.last_writing_lane(bits, value, p);
+                Vec::new()
+            };
+            let rest = self.fast_case(w, same, u0, Some(0), merge, last_lane);
+            self.b.switch_to_block(rest);
+        }
         self.lane_stores(w, a, off, j, vals);
         self.b.ins().jump(merge, &[]);
         self.b.seal_block(merge);
         self.b.switch_to_block(merge);
+    }
+
+    /// Stores lane `i` of `value` to DWORD `i` from `p` for each lane `i`
+    /// whose bit is set in `bits` (a write mask's `vhigh_bits`), one
+    /// branch per lane.
+    fn writing_lanes(&mut self, bits: Value, value: Value, p: Value) {
+        for i in 0..4u8 {
+            let on = self.b.ins().band_imm_s(bits, 1 << i);
+            let (yes, next) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(on, yes, &[], next, &[]);
+            self.b.seal_block(yes);
+            self.b.seal_block(next);
+            self.b.switch_to_block(yes);
+            let x = self.b.ins().extractlane(value, i);
+            self.b.ins().store(trusted(), x, p, 4 * i32::from(i));
+            self.b.ins().jump(next, &[]);
+            self.b.switch_to_block(next);
+        }
+    }
+
+    /// Stores to `p` the lane of `value` with the highest bit set in
+    /// `bits` (a write mask's `vhigh_bits`), when any is: what four stores
+    /// to one DWORD in lane order leave there.
+    fn last_writing_lane(&mut self, bits: Value, value: Value, p: Value) {
+        let (some, done) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(bits, some, &[], done, &[]);
+        self.b.seal_block(some);
+        self.b.seal_block(done);
+        self.b.switch_to_block(some);
+        let mut x = self.b.ins().extractlane(value, 0);
+        for i in 1..4u8 {
+            let on = self.b.ins().band_imm_s(bits, 1 << i);
+            let xi = self.b.ins().extractlane(value, i);
+            x = self.b.ins().select(on, xi, x);
+        }
+        self.b.ins().store(trusted(), x, p, 0);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
     }
 
     /// Whether every lane of the batch is active and may write here, as
