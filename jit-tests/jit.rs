@@ -816,6 +816,192 @@ ret
     }
 }
 
+/// An `if` on a thread-id range (`src/jit/split.rs`): each integer
+/// comparison of each in-group id along x with a uniform value, the id on
+/// either side, `if_nz` and `if_z`, and the id tested itself, over values
+/// around the batch edges (8 lanes), the group edges (16 x 2 threads) and
+/// the sign bit. Every lane's body result and compare result is checked
+/// against the rule, and the engines against each other.
+#[test]
+fn ifs_on_thread_id_ranges_run_the_body_on_exactly_the_lanes_that_take_it() {
+    let ids = [
+        "vThreadIDInGroupFlattened.x",
+        "vThreadIDInGroup.x",
+        "vThreadID.x",
+    ];
+    type Rule = fn(u32, u32) -> bool;
+    let ops: [(&str, Rule); 6] = [
+        ("ieq", |a, b| a == b),
+        ("ine", |a, b| a != b),
+        ("ilt", |a, b| (a as i32) < (b as i32)),
+        ("ige", |a, b| (a as i32) >= (b as i32)),
+        ("ult", |a, b| a < b),
+        ("uge", |a, b| a >= b),
+    ];
+    let values: [[u32; 4]; 4] = [
+        [0, 1, 3, 7],
+        [8, 9, 15, 16],
+        [17, 31, 32, 40],
+        [u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 24],
+    ];
+    // Thread t of group g: flat f = t % 32, x = f % 16, global x = 16 g + x.
+    let id_of = |id: &str, g: u32, f: u32| match id {
+        "vThreadIDInGroupFlattened.x" => f,
+        "vThreadIDInGroup.x" => f % 16,
+        _ => 16 * g + f % 16,
+    };
+    let head = |ids_decl: &str| {
+        format!(
+            "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadGroupID.x
+{ids_decl}dcl_temps 3
+dcl_thread_group 16, 2, 1
+imad r2.x, vThreadGroupID.x, l(32), vThreadIDInGroupFlattened.x
+ishl r2.x, r2.x, l(5)
+mov r0.x, l(0)
+"
+        )
+    };
+    let decl = "dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadIDInGroup.x
+dcl_input vThreadID.x
+";
+    for id in ids {
+        for (name, rule) in ops {
+            for id_left in [true, false] {
+                for test in ["nz", "z"] {
+                    let mut text = head(decl);
+                    for (k, c) in ["x", "y", "z", "w"].iter().enumerate() {
+                        let (a, b) = if id_left {
+                            (id.to_string(), format!("cb0[0].{c}"))
+                        } else {
+                            (format!("cb0[0].{c}"), id.to_string())
+                        };
+                        text += &format!(
+                            "{name} r1.{c}, {a}, {b}\nif_{test} r1.{c}\n  iadd r0.x, r0.x, l({})\n  mov r0.y, r1.{c}\nendif\n",
+                            1 << k
+                        );
+                    }
+                    text += "store_raw u0.xyzw, r2.x, r1.xyzw\niadd r2.x, r2.x, l(16)\n";
+                    text += "store_raw u0.xy, r2.x, r0.xyxx\nret\n";
+                    for cbw in values {
+                        let out = diff(
+                            &text,
+                            [2, 1, 1],
+                            &[cb(0, &cbw), uav(0, raw(512), &[0xEEEE; 512])],
+                        );
+                        for g in 0..2u32 {
+                            for f in 0..32u32 {
+                                let x = id_of(id, g, f);
+                                let t = (32 * g + f) as usize * 8;
+                                let mut body = 0;
+                                for (k, &u) in cbw.iter().enumerate() {
+                                    let holds = if id_left { rule(x, u) } else { rule(u, x) };
+                                    assert_eq!(
+                                        out[0][t + k],
+                                        if holds { u32::MAX } else { 0 },
+                                        "{name} {id} {cbw:?}"
+                                    );
+                                    if holds == (test == "nz") {
+                                        body |= 1 << k;
+                                    }
+                                }
+                                let what =
+                                    format!("{name} {id} if_{test} {cbw:?} thread {f} of {g}");
+                                assert_eq!(out[0][t + 4], body, "{what}\n{text}");
+                                // The last body run read its compare result.
+                                let y = if body != 0 && test == "nz" {
+                                    u32::MAX
+                                } else {
+                                    0
+                                };
+                                assert_eq!(out[0][t + 5], y, "{what}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The id tested itself: `if_z` runs on id 0 only, `if_nz` on the rest.
+    for id in ids {
+        for test in ["nz", "z"] {
+            let text = head(decl)
+                + &format!("if_{test} {id}\n  iadd r0.x, {id}, l(100)\nendif\nstore_raw u0.x, r2.x, r0.x\nret\n");
+            let out = diff(
+                &text,
+                [2, 1, 1],
+                &[cb(0, &[0; 4]), uav(0, raw(512), &[0xEEEE; 512])],
+            );
+            for g in 0..2u32 {
+                for f in 0..32u32 {
+                    let x = id_of(id, g, f);
+                    let want = if (x != 0) == (test == "nz") {
+                        x + 100
+                    } else {
+                        0
+                    };
+                    assert_eq!(
+                        out[0][(32 * g + f) as usize * 8],
+                        want,
+                        "{id} if_{test} thread {f} of {g}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The split of an `if` on a thread-id range happens where it may: the
+/// body is lowered twice (its add of the literal appears in both copies,
+/// once per vector of the batch).
+#[test]
+fn an_if_on_a_thread_id_range_lowers_its_body_twice() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_thread_group 16, 1, 1
+mov r0.x, l(0)
+ult r0.y, vThreadIDInGroupFlattened.x, cb0[0].x
+if_nz r0.y
+  iadd r0.x, vThreadIDInGroupFlattened.x, l(12345)
+endif
+ishl r1.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw u0.x, r1.x, r0.x
+ret
+";
+    let count = |t: &str| {
+        let p = parse(t);
+        let options = CompileOptions::tier(Tier::One);
+        let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
+        // The literal is a constant-pool vector (`constK = 0x00003039...`).
+        let name = dump
+            .clif
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_suffix(" = 0x00003039000030390000303900003039")
+            })
+            .expect("the literal's constant")
+            .to_string();
+        let uses = format!("= {name}");
+        let adds = dump
+            .clif
+            .lines()
+            .filter(|l| l.contains(" = iadd") && l.ends_with(&uses));
+        adds.count()
+    };
+    let split = count(text);
+    // Groups of 12: batches straddle rows, so the plain `if` stays.
+    let plain = count(&text.replace("16, 1, 1", "12, 1, 1"));
+    assert_eq!(plain, 2);
+    assert_eq!(split, 4);
+}
+
 #[test]
 fn constant_buffers_icb_and_indexable_temps() {
     let text = "cs_5_0

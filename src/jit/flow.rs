@@ -104,11 +104,11 @@ impl Lower<'_, '_> {
         Ok(self.map1(v, |s, x| s.b.ins().icmp(cc, x, zero)))
     }
 
-    fn exec_v(&mut self) -> V {
+    pub(super) fn exec_v(&mut self) -> V {
         self.use_vars(self.exec)
     }
 
-    fn set_exec(&mut self, v: V) {
+    pub(super) fn set_exec(&mut self, v: V) {
         self.def_vars(self.exec, v);
     }
 
@@ -121,7 +121,7 @@ impl Lower<'_, '_> {
 
     /// Entering a construct: its body may run on part of the lanes, the
     /// others continue at `resume`.
-    fn push_full(&mut self, keep: bool, resume: Option<Vec<usize>>) {
+    pub(super) fn push_full(&mut self, keep: bool, resume: Option<Vec<usize>>) {
         self.full_stack.push(Open {
             full: self.full_exec,
             exits: self.lane_exits,
@@ -131,7 +131,7 @@ impl Lower<'_, '_> {
     }
 
     /// The jump target of instruction `k` (`Prepared::jumps`).
-    fn jump_target(&self, k: usize) -> Option<usize> {
+    pub(super) fn jump_target(&self, k: usize) -> Option<usize> {
         match self.p.jumps.get(k) {
             Some(Jump::To(t) | Jump::IfFalse(t)) => Some(*t),
             _ => None,
@@ -169,7 +169,7 @@ impl Lower<'_, '_> {
     /// top, counted conservatively with break and continue). `returns`
     /// says the construct restores its entry mask whatever happened
     /// inside (an inlined call).
-    fn pop_full(&mut self, returns: bool) {
+    pub(super) fn pop_full(&mut self, returns: bool) {
         if let Some(o) = self.full_stack.pop() {
             self.full_exec = o.full && (returns || o.exits == self.lane_exits);
         }
@@ -684,8 +684,15 @@ impl Lower<'_, '_> {
     /// Lowers instructions `start..end` (the main program or a subroutine).
     pub fn body(&mut self, start: usize, end: usize) -> Result<(), JitError> {
         let p = self.p;
-        for (i, inst) in p.program.insts.iter().enumerate().take(end).skip(start) {
-            self.inst(i, inst)?;
+        let mut i = start;
+        while i < end {
+            // An `if` on a thread-id range is lowered whole (`split.rs`).
+            if let Some(next) = self.split_if(i, end)? {
+                i = next;
+                continue;
+            }
+            self.inst(i, &p.program.insts[i])?;
+            i += 1;
         }
         Ok(())
     }

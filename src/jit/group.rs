@@ -628,7 +628,10 @@ impl Lower<'_, '_> {
             }
         }
         self.reload_shadows_where(start, |r, c| !gu.uniform_at(start, r as u32, c));
+        let held = (0..4 * temps).map(|k| gu.uniform_at(start, (k / 4) as u32, k % 4));
+        self.region_uniform = Some((start, held.collect()));
         self.body(start, end)?;
+        self.region_uniform = None;
         // A component group-uniform after the region leaves it in its
         // shadow; where the batch analysis did not keep that shadow (it
         // gave up on a loop the group analysis settled), the lanes give it.

@@ -197,6 +197,13 @@ pub struct Lower<'a, 'f> {
     /// Per r# component, its scalar shadow (`shadow.rs`; empty without
     /// `uniform`).
     pub shadows: Vec<[Variable; 4]>,
+    /// `i32x4` values loaded from the context (thread ids): the base and
+    /// offset of each, so lane 0 is one scalar load ([`Lower::lane0`]).
+    pub ctx_loads: HashMap<Value, (Value, i32)>,
+    /// While a group region is lowered (`group.rs`): its first
+    /// instruction and, per r# component (`4 * r + c`), whether it is
+    /// group-uniform there, held in its shadow (`split.rs` reads it).
+    pub region_uniform: Option<(usize, Vec<bool>)>,
     /// While a structured load with a consecutive index is lowered: the
     /// index's base (`shadow.rs`), so its shape needs no run-time test.
     pub consec_base: Option<Value>,
@@ -710,11 +717,34 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     /// Loads `W` lanes of a per-lane `u32` array in the context.
     fn ctx_lanes(&mut self, off: i32) -> V {
+        let ctx = self.ctx;
         std::array::from_fn(|j| {
-            self.b
-                .ins()
-                .load(types::I32X4, fixed(), self.ctx, off + 16 * j as i32)
+            let at = off + 16 * j as i32;
+            let v = self.b.ins().load(types::I32X4, fixed(), ctx, at);
+            self.ctx_loads.insert(v, (ctx, at));
+            v
         })
+    }
+
+    /// [`Lower::lane0`] zero-extended to `i64` (a zero-extending load).
+    pub fn lane0_u64(&mut self, v: Value) -> Value {
+        match self.ctx_loads.get(&v) {
+            Some(&(base, at)) => self.b.ins().uload32(fixed(), base, at),
+            None => {
+                let x = self.b.ins().extractlane(v, 0);
+                self.b.ins().uextend(types::I64, x)
+            }
+        }
+    }
+
+    /// Lane 0 of `v` (`i32`): a scalar load where `v` is lanes of the
+    /// context (one instruction instead of a vector load and an extract),
+    /// else the extract.
+    pub fn lane0(&mut self, v: Value) -> Value {
+        match self.ctx_loads.get(&v) {
+            Some(&(base, at)) => self.b.ins().load(types::I32, fixed(), base, at),
+            None => self.b.ins().extractlane(v, 0),
+        }
     }
 
     /// Component `comp` (0..4) of the register `op` names, before modifiers.

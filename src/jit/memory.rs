@@ -173,7 +173,13 @@ impl Lower<'_, '_> {
                 let Some(place) = self.plan.tgsm.get(&reg).copied() else {
                     return Err(self.unsupported_operand("undeclared g#"));
                 };
-                let t = self.b.ins().load(types::I64, fixed(), self.ctx, OFF_TGSM);
+                // From the group's context (every context holds the same
+                // g# base): invariant in the batch loops, so hoisted out of
+                // them. The resource table is read per batch (`desc_window`):
+                // hoisting its descriptors too kept more values live across
+                // the loop than there are registers, and saxpy's spills cost
+                // more than the loads did (docs/performance.md).
+                let t = self.b.ins().load(types::I64, fixed(), self.group, OFF_TGSM);
                 let base = self.b.ins().iadd_imm_s(t, i64::from(place.first) * 4);
                 let dwords = self.b.ins().iconst(types::I64, i64::from(place.dwords));
                 Ok(Window {
@@ -461,7 +467,7 @@ impl Lower<'_, '_> {
             // Uniform structured access, any stride: every lane has lane 0's
             // index and offset, so lane 0's DWORD (as `lane_dword`).
             (Some(s), Some(off)) if shape == Shape::Uniform => {
-                let i0 = self.b.ins().extractlane(a[j], 0);
+                let i0 = self.lane0(a[j]);
                 let is = self.b.ins().splat(types::I32X4, i0);
                 let eq = self.b.ins().icmp(IntCC::Equal, a[j], is);
                 let o0 = self.b.ins().extractlane(off[j], 0);
@@ -486,7 +492,7 @@ impl Lower<'_, '_> {
                 Some((consec, d0))
             }
             (Some(4), Some(off)) => {
-                let i0 = self.b.ins().extractlane(a[j], 0);
+                let i0 = self.lane0(a[j]);
                 let s = self.b.ins().splat(types::I32X4, i0);
                 let want = self.b.ins().iadd(s, step);
                 let eq = self.b.ins().icmp(IntCC::Equal, a[j], want);
@@ -522,8 +528,7 @@ impl Lower<'_, '_> {
         // A raw address four bytes apart per lane: lane 0's DWORD, when
         // the last lane's address does not wrap.
         if stride.is_none() && shape == Shape::Consecutive && self.consecutive4.contains(&a[j]) {
-            let a0 = self.b.ins().extractlane(a[j], 0);
-            let a0 = self.b.ins().uextend(types::I64, a0);
+            let a0 = self.lane0_u64(a[j]);
             let nowrap = self.no_wrap(w, a0, 0xFFFF_FFF0);
             return Some((nowrap, self.b.ins().ushr_imm_s(a0, 2)));
         }
@@ -540,8 +545,7 @@ impl Lower<'_, '_> {
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
             Shape::Consecutive if s == 4 && self.consecutive.contains(&a[j]) => {
-                let i0 = self.b.ins().extractlane(a[j], 0);
-                let i0 = self.b.ins().uextend(types::I64, i0);
+                let i0 = self.lane0_u64(a[j]);
                 let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFC);
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
@@ -580,8 +584,7 @@ impl Lower<'_, '_> {
         if bound < 4 || bound - 1 + o + last as u64 >= size {
             return None;
         }
-        let i0 = self.b.ins().extractlane(a[j], 0);
-        let i0 = self.b.ins().uextend(types::I64, i0);
+        let i0 = self.lane0_u64(a[j]);
         Some(self.b.ins().iadd_imm_s(i0, o as i64))
     }
 
@@ -591,7 +594,7 @@ impl Lower<'_, '_> {
     /// consecutive values of each vector (`Lower::consecutive`, the
     /// consecutive r# components of `uniform.rs`) continue from one vector
     /// to the next.
-    fn batch_in_row(&self) -> bool {
+    pub(super) fn batch_in_row(&self) -> bool {
         N > 1
             && self.p.version().kind == ProgramKind::Compute
             && self.p.group_size[0] as usize % W == 0
@@ -624,8 +627,7 @@ impl Lower<'_, '_> {
         }
         let span = (W - 1) as u32;
         if w.stride.is_none() && a.iter().all(|v| self.consecutive4.contains(v)) {
-            let a0 = self.b.ins().extractlane(a[0], 0);
-            let a0 = self.b.ins().uextend(types::I64, a0);
+            let a0 = self.lane0_u64(a[0]);
             let nowrap = self.no_wrap(w, a0, 0xFFFF_FFFC - 4 * span);
             return Some((self.b.ins().ushr_imm_s(a0, 2), Some(nowrap)));
         }
@@ -640,7 +642,7 @@ impl Lower<'_, '_> {
         let o = u64::from(o_bytes) >> 2;
         let i0 = match self.consec_base {
             Some(base) => self.consecutive_lane0(base, 0),
-            None if thread_ids => self.b.ins().extractlane(a[0], 0),
+            None if thread_ids => self.lane0(a[0]),
             None => return None,
         };
         let i0 = self.b.ins().uextend(types::I64, i0);

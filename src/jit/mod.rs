@@ -64,6 +64,7 @@ mod runner;
 mod sample;
 mod shadow;
 mod span;
+mod split;
 mod stage;
 mod texvec;
 mod tier0;
@@ -113,7 +114,8 @@ use plan::Plan;
 /// `groups` (barrier programs keep the resume scheme, `group.rs`),
 /// `spans` (a group-level region runs every batch, even those its `if`
 /// on the thread id leaves out, `span.rs`), `prune` (block parameters
-/// nothing reads stay, `prune.rs`).
+/// nothing reads stay, `prune.rs`), `split` (an `if` on a thread-id range
+/// stays one masked `if`, `split.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -763,6 +765,8 @@ fn build(
             uniform: uniform_on.then(|| uniform::Uniform::new(p, context::W as u32)),
             shadows: Vec::new(),
             consec_base: None,
+            region_uniform: None,
+            ctx_loads: Default::default(),
             t0: Default::default(),
         };
         // Resume id 0 starts at the top; others go through the dispatch,

@@ -76,7 +76,8 @@ pub struct Generated {
 /// `oob_atomic_shared`) and `short_*` (a buffer cut short so the last
 /// threads' accesses fall outside it: `short_u0`, `short_u1`, `short_u2`),
 /// `cond_uniform` (a condition equal in every thread of a group: a cb word
-/// or the group id), `group_whole_batches` (a group of a multiple of 8
+/// or the group id), `cond_id_range` (a thread id along x compared with a
+/// uniform value, or tested itself), `group_whole_batches` (a group of a multiple of 8
 /// threads: the JIT's full-mask paths), `nan_hidden` / `nan_visible` (a
 /// float chain fed a special value — NaN, INF, a denormal — whose result
 /// only float ops read, or whose bits an integer op or a stored copy
@@ -799,7 +800,7 @@ impl Gen {
     /// A scalar condition operand for if/breakc/continuec/retc/movc.
     fn cond(&mut self) -> String {
         let r = self.data_reg();
-        match self.rng.below(5) {
+        match self.rng.below(6) {
             0 => {
                 // Divergent across threads.
                 self.note("cond_divergent");
@@ -821,8 +822,41 @@ impl Gen {
                     format!("vThreadGroupID.{}", COMP[self.rng.below(2) as usize])
                 }
             }
+            2 => self.id_range_cond(),
             _ => format!("r{r}.{}", COMP[self.rng.below(4) as usize]),
         }
+    }
+
+    /// A thread id along x compared with a uniform value right before its
+    /// use, or the id itself: where a batch lies in one row, the JIT's
+    /// `if` on an id range decides from the batch's first and last id.
+    fn id_range_cond(&mut self) -> String {
+        self.note("cond_id_range");
+        let id = self.rng.pick(&[
+            "vThreadIDInGroupFlattened.x",
+            "vThreadIDInGroup.x",
+            "vThreadID.x",
+        ]);
+        if self.rng.chance(1, 4) {
+            return id.to_string();
+        }
+        let op = self.rng.pick(&["ieq", "ine", "ilt", "ige", "ult", "uge"]);
+        let u = match self.rng.below(3) {
+            0 => format!("l({})", self.rng.below(72)),
+            1 => format!("l({})", hex(self.value())),
+            _ => format!(
+                "cb0[{}].{}",
+                self.rng.below(16),
+                COMP[self.rng.below(4) as usize]
+            ),
+        };
+        let (a, b) = if self.rng.chance(1, 2) {
+            (id.to_string(), u)
+        } else {
+            (u, id.to_string())
+        };
+        self.line(&format!("{op} r3.w, {a}, {b}"));
+        "r3.w".to_string()
     }
 
     fn zn(&mut self) -> &'static str {

@@ -1,0 +1,377 @@
+//! Ifs on a thread-id range: the batch's first and last id decide.
+//!
+//! In: an `if` whose condition compares a thread id along x with a
+//! uniform value: a comparison right before it (`ult r0.z,
+//! vThreadIDInGroupFlattened.x, r0.y` then `if_nz r0.z`), or the id tested
+//! itself (`if_z vThreadIDInGroupFlattened.x`, fxc's `if (tid == 0)`), in a
+//! batch that lies in one row of its group and runs on every lane, with a
+//! short body free of flow, barriers and calls and no `else`. Out: the
+//! batch's ids are `x0 .. x0 + W - 1` without wrap, so an ordered
+//! comparison holds on a prefix or a suffix of the lanes and an equality
+//! on at most one; scalar tests of `x0` and `x0 + W - 1` pick whether the
+//! body runs on every lane (lowered on the full mask: no mask is built,
+//! no write blends), on none (skipped) or on some (the vector comparison
+//! and the masked body of a plain `if`). The body is lowered twice.
+//! Invariant: every register ends as the plain lowering leaves it; the
+//! comparison's destination gets each lane's result on all three paths
+//! (all ones or zero where the scalar tests decide it).
+
+use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+
+use super::context::{OFF_FLAT, OFF_GROUP_BASE, OFF_TID, W};
+use super::lower::{fixed, Lower, Ty};
+use super::uniform::{first_comp, src_comp};
+use super::JitError;
+use crate::ir::{Instruction, Modifier, OpClass, Opcode, Operand, OperandType};
+
+/// Instructions a split body may hold: it is lowered twice.
+const MAX_BODY: usize = 64;
+
+/// A recognised `if` on a thread-id range.
+struct Split<'p> {
+    /// The comparison writing the `if`'s condition (`None`: the `if`
+    /// tests the id itself).
+    cmp: Option<usize>,
+    /// The `if` and its `endif`.
+    at_if: usize,
+    end: usize,
+    /// The thread id and the component it reads.
+    x: (&'p Operand, usize),
+    /// The uniform operand and its component (`None`: zero).
+    u: Option<(&'p Operand, usize)>,
+    /// The condition as `cc(x, u)`.
+    cc: IntCC,
+    /// The body runs where `cc(x, u)` holds (`if_nz`), else where it
+    /// does not.
+    on_true: bool,
+}
+
+/// The comparison of an integer compare opcode, `a` against `b`.
+fn compare_cc(op: Opcode) -> Option<IntCC> {
+    Some(match op {
+        Opcode::IEq => IntCC::Equal,
+        Opcode::INe => IntCC::NotEqual,
+        Opcode::ILt => IntCC::SignedLessThan,
+        Opcode::IGe => IntCC::SignedGreaterThanOrEqual,
+        Opcode::ULt => IntCC::UnsignedLessThan,
+        Opcode::UGe => IntCC::UnsignedGreaterThanOrEqual,
+        _ => return None,
+    })
+}
+
+/// Whether component `comp` of `op` is a thread id whose lanes, in a
+/// batch that lies in one row, are `x0 + l` with no wrap (ids along x are
+/// below 2^26: 65,535 groups of at most 1,024 threads).
+fn row_id(op: &Operand, comp: usize) -> bool {
+    op.modifier == Modifier::None
+        && match op.ty {
+            OperandType::ThreadIdInGroupFlattened => true,
+            OperandType::ThreadIdInGroup | OperandType::ThreadId => comp == 0,
+            _ => false,
+        }
+}
+
+/// Whether instructions `body` may be lowered twice as a split body: no
+/// flow (the body opens no construct and drops no lane), no barrier, no
+/// discard, and short.
+fn plain_body(body: &[Instruction]) -> bool {
+    body.len() <= MAX_BODY
+        && body.iter().all(|i| {
+            !matches!(i.opcode.class(), OpClass::Flow | OpClass::Sync)
+                && !matches!(i.opcode, Opcode::Discard)
+        })
+}
+
+impl Lower<'_, '_> {
+    /// The split `if` starting at instruction `i` (its comparison or the
+    /// `if` itself), with the `endif` before `limit`, if there is one.
+    fn find_split<'p>(
+        &self,
+        insts: &'p [Instruction],
+        i: usize,
+        limit: usize,
+    ) -> Option<Split<'p>> {
+        if self.slots.is_some()
+            || super::opt_off("split")
+            || !self.full_exec
+            || !self.plan.ranges.is_empty()
+            || !self.batch_in_row()
+        {
+            return None;
+        }
+        let uniform = self.uniform.as_ref()?;
+        let inst = insts.get(i)?;
+        let (cmp, at_if, x, u, cc) = if inst.opcode == Opcode::If {
+            let op = inst.operands.first()?;
+            let c = first_comp(op);
+            if !row_id(op, c) {
+                return None;
+            }
+            (None, i, (op, c), None, IntCC::NotEqual)
+        } else {
+            let cc = compare_cc(inst.opcode)?;
+            let cond = insts.get(i + 1)?;
+            let dst = inst.operands.first()?;
+            let t = cond.operands.first()?;
+            let mask = dst.write_mask();
+            let c = mask.trailing_zeros() as usize;
+            if cond.opcode != Opcode::If
+                || dst.ty != OperandType::Temp
+                || mask.count_ones() != 1
+                || t.ty != OperandType::Temp
+                || t.modifier != Modifier::None
+                || t.imm_index(0).is_none()
+                || t.imm_index(0) != dst.imm_index(0)
+                || first_comp(t) != c
+            {
+                return None;
+            }
+            let (a, b) = (inst.operands.get(1)?, inst.operands.get(2)?);
+            let (a, b) = ((a, src_comp(a, c)), (b, src_comp(b, c)));
+            let uniform_at = |(op, c): (&Operand, usize)| {
+                uniform.operand_uniform_at(i, op, c) || self.region_held(insts, i, op, c)
+            };
+            if row_id(a.0, a.1) && uniform_at(b) {
+                (Some(i), i + 1, a, Some(b), cc)
+            } else if row_id(b.0, b.1) && uniform_at(a) {
+                (Some(i), i + 1, b, Some(a), cc.swap_args())
+            } else {
+                return None;
+            }
+        };
+        // The `if`'s target is the instruction after its `endif` (or after
+        // its `else`, which rules the split out).
+        let end = self.jump_target(at_if)?.checked_sub(1)?;
+        if end >= limit
+            || insts.get(end)?.opcode != Opcode::EndIf
+            || !plain_body(insts.get(at_if + 1..end)?)
+        {
+            return None;
+        }
+        Some(Split {
+            cmp,
+            at_if,
+            end,
+            x,
+            u,
+            cc,
+            on_true: insts[at_if].test_nz(),
+        })
+    }
+
+    /// Whether r# component `c` of `op` is group-uniform at the start of
+    /// the group region being lowered and not written before `i`: its
+    /// shadow holds it ([`Lower::region_uniform`]).
+    fn region_held(&self, insts: &[Instruction], i: usize, op: &Operand, c: usize) -> bool {
+        let Some((start, held)) = &self.region_uniform else {
+            return false;
+        };
+        let Some(r) = op.imm_index(0) else {
+            return false;
+        };
+        let k = 4 * r as usize + c;
+        op.ty == OperandType::Temp
+            && op.modifier == Modifier::None
+            && held.get(k) == Some(&true)
+            && insts
+                .get(*start..i)
+                .is_some_and(|before| !super::span::written(before, held.len())[k])
+    }
+
+    /// Lowers the split `if` starting at instruction `i` through its
+    /// `endif` (before `limit`) and returns the index after the `endif`;
+    /// `None` (nothing lowered) where there is none.
+    pub(super) fn split_if(&mut self, i: usize, limit: usize) -> Result<Option<usize>, JitError> {
+        let p = self.p;
+        let Some(s) = self.find_split(&p.program.insts, i, limit) else {
+            return Ok(None);
+        };
+        self.at = s.cmp.unwrap_or(s.at_if);
+        let x0 = self.row_id_lane0(s.x.0);
+        let xl = self.b.ins().iadd_imm_s(x0, W as i64 - 1);
+        let u = match s.u {
+            Some((op, c)) => self.uniform_src(op, c),
+            None => self.b.ins().iconst(types::I32, 0),
+        };
+        let (every, none) = self.range_tests(s.cc, x0, xl, u);
+        // Where the body runs on every lane, and on none.
+        let (all, skip) = if s.on_true {
+            (every, none)
+        } else {
+            (none, every)
+        };
+        let end = self.b.create_block();
+        let part = self.b.create_block();
+        let full = all.map(|a| {
+            let full = self.b.create_block();
+            let rest = self.b.create_block();
+            self.b.ins().brif(a, full, &[], rest, &[]);
+            self.b.seal_block(full);
+            self.b.seal_block(rest);
+            self.b.switch_to_block(rest);
+            full
+        });
+        let skipped = match skip {
+            Some(n) => {
+                let skipped = self.b.create_block();
+                self.b.ins().brif(n, skipped, &[], part, &[]);
+                self.b.seal_block(skipped);
+                Some(skipped)
+            }
+            None => {
+                self.b.ins().jump(part, &[]);
+                None
+            }
+        };
+        self.b.seal_block(part);
+        if let Some(full) = full {
+            self.b.switch_to_block(full);
+            self.split_result(&s, s.on_true)?;
+            self.at = s.at_if;
+            self.push_full(true, Some(vec![s.end + 1]));
+            self.body(s.at_if + 1, s.end)?;
+            self.pop_full(false);
+            self.b.ins().jump(end, &[]);
+        }
+        if let Some(skipped) = skipped {
+            self.b.switch_to_block(skipped);
+            self.split_result(&s, !s.on_true)?;
+            self.b.ins().jump(end, &[]);
+        }
+        self.b.switch_to_block(part);
+        self.split_masked(&s, u)?;
+        self.b.ins().jump(end, &[]);
+        self.b.seal_block(end);
+        self.b.switch_to_block(end);
+        self.at = s.end;
+        Ok(Some(s.end + 1))
+    }
+
+    /// The body on the lanes that take it, as a plain `if` lowers it.
+    fn split_masked(&mut self, s: &Split, u: Value) -> Result<(), JitError> {
+        self.at = s.cmp.unwrap_or(s.at_if);
+        let x = self.src(s.x.0, s.x.1, Ty::Int)?;
+        let us = self.b.ins().splat(types::I32X4, u);
+        let cc = s.cc;
+        let cond = self.map1(x, |l, x| {
+            let r = l.b.ins().icmp(cc, x, us);
+            l.mask_values.insert(r);
+            r
+        });
+        if s.cmp.is_some() {
+            self.write_cmp(s, cond)?;
+        }
+        self.at = s.at_if;
+        let exec = self.exec_v();
+        let saved = self.new_vars();
+        self.def_vars(saved, exec);
+        let taken = if s.on_true {
+            self.and_v(exec, cond)
+        } else {
+            self.andnot_v(exec, cond)
+        };
+        self.set_exec(taken);
+        self.push_full(false, Some(vec![s.end + 1]));
+        self.body(s.at_if + 1, s.end)?;
+        self.pop_full(false);
+        let restored = self.use_vars(saved);
+        self.set_exec(restored);
+        Ok(())
+    }
+
+    /// The comparison's destination where every lane's result is `holds`.
+    fn split_result(&mut self, s: &Split, holds: bool) -> Result<(), JitError> {
+        if s.cmp.is_none() {
+            return Ok(());
+        }
+        let v = self.splat_v(if holds { u32::MAX } else { 0 });
+        for x in v {
+            self.mask_values.insert(x);
+        }
+        self.write_cmp(s, v)
+    }
+
+    fn write_cmp(&mut self, s: &Split, v: super::lower::V) -> Result<(), JitError> {
+        let Some(k) = s.cmp else { return Ok(()) };
+        self.at = k;
+        let dst = &self.p.program.insts[k].operands[0];
+        let c = dst.write_mask().trailing_zeros() as usize;
+        let mut out = [None; 4];
+        out[c] = Some(v);
+        self.write(dst, &out)
+    }
+
+    /// Lane 0's value of a [`row_id`] operand (`i32`).
+    fn row_id_lane0(&mut self, op: &Operand) -> Value {
+        let (ctx, group) = (self.ctx, self.group);
+        let mut load = |base: Value, off: i32| self.b.ins().load(types::I32, fixed(), base, off);
+        match op.ty {
+            OperandType::ThreadIdInGroupFlattened => load(ctx, OFF_FLAT),
+            OperandType::ThreadId => {
+                let t = load(ctx, OFF_TID);
+                let base = load(group, OFF_GROUP_BASE);
+                self.b.ins().iadd(t, base)
+            }
+            _ => load(ctx, OFF_TID),
+        }
+    }
+
+    /// For `cc(x, u)` over the lanes `x0 ..= xl` (increasing, no wrap):
+    /// the `i8` flags "it holds on every lane" and "on no lane", `None`
+    /// where that cannot be (an equality holds on at most one lane of a
+    /// batch, an inequality on at least `W - 1`).
+    fn range_tests(
+        &mut self,
+        cc: IntCC,
+        x0: Value,
+        xl: Value,
+        u: Value,
+    ) -> (Option<Value>, Option<Value>) {
+        use IntCC::*;
+        let ins = |s: &mut Self, cc: IntCC, a: Value, b: Value| s.b.ins().icmp(cc, a, b);
+        match cc {
+            Equal | NotEqual => {
+                let below = ins(self, UnsignedLessThan, u, x0);
+                let above = ins(self, UnsignedGreaterThan, u, xl);
+                let outside = self.b.ins().bor(below, above);
+                if cc == Equal {
+                    (None, Some(outside))
+                } else {
+                    (Some(outside), None)
+                }
+            }
+            // Holds from some lane on.
+            SignedGreaterThan
+            | SignedGreaterThanOrEqual
+            | UnsignedGreaterThan
+            | UnsignedGreaterThanOrEqual => {
+                let every = ins(self, cc, x0, u);
+                let none = ins(self, cc.complement(), xl, u);
+                (Some(every), Some(none))
+            }
+            // Holds up to some lane.
+            _ => {
+                let every = ins(self, cc, xl, u);
+                let none = ins(self, cc.complement(), x0, u);
+                (Some(every), Some(none))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_integer_compares_split() {
+        assert_eq!(compare_cc(Opcode::ULt), Some(IntCC::UnsignedLessThan));
+        assert_eq!(
+            compare_cc(Opcode::IGe),
+            Some(IntCC::SignedGreaterThanOrEqual)
+        );
+        assert_eq!(compare_cc(Opcode::Lt), None);
+        assert_eq!(compare_cc(Opcode::IAdd), None);
+    }
+}
