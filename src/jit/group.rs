@@ -42,7 +42,7 @@ use super::context::{CTX_SIZE, N, OFF_LIVE, OFF_SAVE, W};
 use super::liveness::Liveness;
 use super::lower::{trusted, Lower};
 use super::span::{self, Facts, Span};
-use super::uniform::{first_comp, scalar_op, Uniform};
+use super::uniform::{first_comp, scalar_op, Spread, Uniform};
 use super::JitError;
 use crate::analysis::Prepared;
 use crate::ir::{sync_flags, Instruction, Opcode, OperandType};
@@ -635,7 +635,7 @@ impl Lower<'_, '_> {
         // A component group-uniform after the region leaves it in its
         // shadow; where the batch analysis did not keep that shadow (it
         // gave up on a loop the group analysis settled), the lanes give it.
-        let lost: Vec<(usize, usize, bool)> = (0..temps)
+        let lost: Vec<(usize, usize, Spread)> = (0..temps)
             .flat_map(|r| (0..4).map(move |c| (r, c)))
             .filter(|&(r, c)| {
                 gu.uniform_at(end, r as u32, c)
@@ -644,7 +644,7 @@ impl Lower<'_, '_> {
                         .as_ref()
                         .is_some_and(|u| u.uniform_at(end, r as u32, c))
             })
-            .map(|(r, c)| (r, c, false))
+            .map(|(r, c)| (r, c, Spread::Same))
             .collect();
         self.shadows_from_lanes(&lost);
         // A component loaded from the save area and not written here is

@@ -207,6 +207,9 @@ pub struct Lower<'a, 'f> {
     /// While a structured load with a consecutive index is lowered: the
     /// index's base (`shadow.rs`), so its shape needs no run-time test.
     pub consec_base: Option<Value>,
+    /// While a raw access whose address holds byte ids is lowered: the
+    /// address's base (`shadow.rs`), so its shape needs no run-time test.
+    pub bytes_base: Option<Value>,
     /// Tier 0: the out-of-line ALU calls (`tier0.rs`, `tier0_alu.rs`).
     pub t0: super::tier0::AluCalls,
 }

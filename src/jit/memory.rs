@@ -26,6 +26,7 @@ use super::context::{
 };
 use super::lanes;
 use super::lower::{fixed, trusted, Lower, Ty, V};
+use super::uniform::Spread;
 use super::JitError;
 use crate::ir::{AtomicInst, Instruction, MemoryInst, Opcode, Operand, OperandType, ProgramKind};
 use crate::runtime::BindingKind;
@@ -287,10 +288,7 @@ impl Lower<'_, '_> {
         }
         let (a, off) = self.address(inst, 1, w.stride)?;
         // A consecutive index (`uniform.rs`): its shape is known.
-        self.consec_base = match w.stride {
-            Some(4) => self.consecutive_address(self.at, inst, 1),
-            _ => None,
-        };
+        self.index_bases(inst, w.stride);
         let vecs = match self.batch_load(w, a, off, &ks) {
             Some(vecs) => vecs,
             None => {
@@ -305,12 +303,26 @@ impl Lower<'_, '_> {
                 vecs
             }
         };
-        self.consec_base = None;
+        (self.consec_base, self.bytes_base) = (None, None);
         for (c, v) in comps.into_iter().zip(vecs) {
             out[c] = Some(v);
         }
         let dst = self.operand(inst, 0)?;
         self.write(dst, &out)
+    }
+
+    /// The bases that make an access's shape known when compiling
+    /// (`uniform.rs`): a consecutive index of a structured access of
+    /// stride 4, byte ids as a raw address.
+    fn index_bases(&mut self, inst: &Instruction, stride: Option<u32>) {
+        self.consec_base = match stride {
+            Some(4) => self.spread_address(self.at, inst, 1, Spread::Ids),
+            _ => None,
+        };
+        self.bytes_base = match stride {
+            None => self.spread_address(self.at, inst, 1, Spread::ByteIds),
+            _ => None,
+        };
     }
 
     /// Vector `j` (lanes `4j..4j+4`) of a raw or structured load of the
@@ -512,6 +524,17 @@ impl Lower<'_, '_> {
         }
     }
 
+    /// Lane `4 * j`'s byte address (u64) when vector `j` of raw address
+    /// `a` is known to hold byte addresses 4 apart: a value shifted from
+    /// thread ids (`Lower::consecutive4`) or byte ids (`bytes_base`).
+    fn byte_ids_at(&mut self, a: V, j: usize) -> Option<Value> {
+        if self.consecutive4.contains(&a[j]) {
+            return Some(self.lane0_u64(a[j]));
+        }
+        let a0 = self.byte_ids_lane0(self.bytes_base?, j);
+        Some(self.b.ins().uextend(types::I64, a0))
+    }
+
     /// [`Self::same_shape`] decided when compiling: a structured access
     /// whose offset is a literal and whose index is a known consecutive
     /// thread id (only the no-wrap test remains), or whose index is a
@@ -527,10 +550,11 @@ impl Lower<'_, '_> {
         let stride = w.stride;
         // A raw address four bytes apart per lane: lane 0's DWORD, when
         // the last lane's address does not wrap.
-        if stride.is_none() && shape == Shape::Consecutive && self.consecutive4.contains(&a[j]) {
-            let a0 = self.lane0_u64(a[j]);
-            let nowrap = self.no_wrap(w, a0, 0xFFFF_FFF0);
-            return Some((nowrap, self.b.ins().ushr_imm_s(a0, 2)));
+        if stride.is_none() && shape == Shape::Consecutive {
+            if let Some(a0) = self.byte_ids_at(a, j) {
+                let nowrap = self.no_wrap(w, a0, 0xFFFF_FFF0);
+                return Some((nowrap, self.b.ins().ushr_imm_s(a0, 2)));
+            }
         }
         let (Some(s), Some(off)) = (stride, off) else {
             return None;
@@ -626,8 +650,9 @@ impl Lower<'_, '_> {
             }
         }
         let span = (W - 1) as u32;
-        if w.stride.is_none() && a.iter().all(|v| self.consecutive4.contains(v)) {
-            let a0 = self.lane0_u64(a[0]);
+        let shifted_ids = a.iter().all(|v| self.consecutive4.contains(v));
+        if w.stride.is_none() && (shifted_ids || self.bytes_base.is_some()) {
+            let a0 = self.byte_ids_at(a, 0)?;
             let nowrap = self.no_wrap(w, a0, 0xFFFF_FFFC - 4 * span);
             return Some((self.b.ins().ushr_imm_s(a0, 2), Some(nowrap)));
         }
@@ -807,10 +832,7 @@ impl Lower<'_, '_> {
         }
         let (a, off) = self.address(inst, 1, w.stride)?;
         // A consecutive index (`uniform.rs`): its shape is known.
-        self.consec_base = match w.stride {
-            Some(4) => self.consecutive_address(self.at, inst, 1),
-            _ => None,
-        };
+        self.index_bases(inst, w.stride);
         let n = mem.write_mask().count_ones() as usize;
         let vop = self.operand(inst, if structured { 3 } else { 2 })?;
         let mut vals = Vec::with_capacity(4);
@@ -823,7 +845,7 @@ impl Lower<'_, '_> {
                 self.store_vector(w, a, off, j, &vals);
             }
         }
-        self.consec_base = None;
+        (self.consec_base, self.bytes_base) = (None, None);
         Ok(())
     }
 

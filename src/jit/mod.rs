@@ -765,6 +765,7 @@ fn build(
             uniform: uniform_on.then(|| uniform::Uniform::new(p, context::W as u32)),
             shadows: Vec::new(),
             consec_base: None,
+            bytes_base: None,
             region_uniform: None,
             ctx_loads: Default::default(),
             t0: Default::default(),

@@ -15,7 +15,7 @@ use cranelift_codegen::ir::{types, InstBuilder, Value};
 
 use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_TID, W};
 use super::lower::{fixed, shift_op, Lower};
-use super::uniform::{first_comp, src_comp};
+use super::uniform::{first_comp, src_comp, Spread};
 use crate::ir::{Instruction, Modifier, Opcode, Operand, OperandType};
 
 impl Lower<'_, '_> {
@@ -29,7 +29,7 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn uniform_operand(&mut self, op: &Operand, comp: usize) -> Value {
+    pub(super) fn uniform_operand(&mut self, op: &Operand, comp: usize) -> Value {
         let comp = comp & 3;
         let konst = |s: &mut Self, x: u32| s.b.ins().iconst(types::I32, i64::from(x as i32));
         match op.ty {
@@ -119,16 +119,13 @@ impl Lower<'_, '_> {
             return;
         };
         let mask = dst.write_mask();
-        // (component, consecutive: the shadow is the base)
-        let comps: Vec<(usize, bool)> = (0..4)
+        let comps: Vec<(usize, Spread)> = (0..4)
             .filter(|&c| mask & (1 << c) != 0)
             .filter_map(|c| {
                 if u.shadowed_write(k, inst, c) {
-                    Some((c, false))
-                } else if u.consecutive_write_at(k, inst, c) {
-                    Some((c, true))
+                    Some((c, Spread::Same))
                 } else {
-                    None
+                    u.spread_write_at(k, inst, c).map(|s| (c, s))
                 }
             })
             .collect();
@@ -138,11 +135,10 @@ impl Lower<'_, '_> {
         };
         let vals: Vec<(usize, Value)> = comps
             .into_iter()
-            .map(|(c, consec)| {
-                let v = if consec {
-                    self.consecutive_base(k, inst, c)
-                } else {
-                    self.scalar_alu(inst, c)
+            .map(|(c, spread)| {
+                let v = match spread {
+                    Spread::Same => self.scalar_alu(inst, c),
+                    spread => self.spread_base(k, inst, c, spread),
                 };
                 (c, v)
             })
@@ -217,33 +213,32 @@ impl Lower<'_, '_> {
         }
     }
 
-    /// The base of destination component `c` of a consecutive write at
-    /// `k` (`Uniform::consecutive_write_at`): `mov` keeps its source's,
-    /// `iadd` adds the uniform operand to it.
-    fn consecutive_base(&mut self, k: usize, inst: &Instruction, c: usize) -> Value {
+    /// The base of destination component `c` of a consecutive or byte-ids
+    /// write at `k` (`Uniform::spread_write_at`): `mov` keeps its
+    /// source's, `iadd`
+    /// adds the uniform operand to it, and `ishl` by 2 of a consecutive
+    /// value shifts its base (`(b + x) << 2 = (b << 2) + 4x`, wrapping).
+    fn spread_base(&mut self, k: usize, inst: &Instruction, c: usize, spread: Spread) -> Value {
         let (Some(a), b) = (inst.operands.get(1).cloned(), inst.operands.get(2).cloned()) else {
             return self.b.ins().iconst(types::I32, 0);
         };
-        let comp_op = |op: &Operand| {
-            let mut o = op.clone();
-            // Read the component `c` selects, as a one-component operand.
-            o.comps =
-                crate::ir::Components::Four(crate::ir::Selection::Select1(src_comp(op, c) as u8));
-            o
-        };
-        let consec = |s: &Self, op: &Operand| {
+        let spread_src = |s: &Self, op: &Operand| {
             s.uniform
                 .as_ref()
-                .is_some_and(|u| u.operand_consecutive_at(k, op, src_comp(op, c)))
+                .is_some_and(|u| u.operand_spread_at(k, op, src_comp(op, c), spread))
         };
         match (inst.opcode, b) {
             (Opcode::IAdd, Some(b)) => {
-                let (x, y) = if consec(self, &a) { (a, b) } else { (b, a) };
-                let base = self.base_of(&comp_op(&x));
+                let (x, y) = if spread_src(self, &a) { (a, b) } else { (b, a) };
+                let base = self.base_of(&one_comp(&x, c));
                 let add = self.uniform_src(&y, src_comp(&y, c));
                 self.b.ins().iadd(base, add)
             }
-            _ => self.base_of(&comp_op(&a)),
+            (Opcode::IShl, _) => {
+                let base = self.base_of(&one_comp(&a, c));
+                self.b.ins().ishl_imm_s(base, 2)
+            }
+            _ => self.base_of(&one_comp(&a, c)),
         }
     }
 
@@ -267,15 +262,16 @@ impl Lower<'_, '_> {
         let Some(u) = self.uniform.as_ref() else {
             return;
         };
-        // (register, component, consecutive)
-        let uniform: Vec<(usize, usize, bool)> = (0..self.shadows.len())
+        let uniform: Vec<(usize, usize, Spread)> = (0..self.shadows.len())
             .flat_map(|r| (0..4).map(move |c| (r, c)))
             .filter(|&(r, c)| which(r, c))
             .filter_map(|(r, c)| {
                 if u.uniform_at(k, r as u32, c) {
-                    Some((r, c, false))
+                    Some((r, c, Spread::Same))
                 } else if u.consecutive_at(k, r as u32, c) {
-                    Some((r, c, true))
+                    Some((r, c, Spread::Ids))
+                } else if u.byte_ids_at(k, r as u32, c) {
+                    Some((r, c, Spread::ByteIds))
                 } else {
                     None
                 }
@@ -287,20 +283,37 @@ impl Lower<'_, '_> {
     /// Defines the shadows of `comps` (register, component, consecutive)
     /// as the OR of their active lanes, which all hold the value (the
     /// base, for a consecutive one).
-    pub fn shadows_from_lanes(&mut self, comps: &[(usize, usize, bool)]) {
+    pub fn shadows_from_lanes(&mut self, comps: &[(usize, usize, Spread)]) {
         if comps.is_empty() {
             return;
         }
         let exec = self.use_vars(self.exec);
-        for &(r, c, consec) in comps {
+        for &(r, c, spread) in comps {
             let mut v = self.use_vars(self.regs[r][c]);
-            if consec {
-                // The base: value - vThreadIDInGroup.x in each lane.
+            let shift = match spread {
+                Spread::Same => None,
+                Spread::Ids => Some(0),
+                Spread::ByteIds => Some(2),
+            };
+            if self.full_exec {
+                // Lane 0 is active: its value (less its id) is the shadow.
+                let mut s = self.b.ins().extractlane(v[0], 0);
+                if let Some(shift) = shift {
+                    let t = self.b.ins().load(types::I32, fixed(), self.ctx, OFF_TID);
+                    let t = self.b.ins().ishl_imm_s(t, shift);
+                    s = self.b.ins().isub(s, t);
+                }
+                self.b.def_var(self.shadows[r][c], s);
+                continue;
+            }
+            if let Some(shift) = shift {
+                // The base: value - (vThreadIDInGroup.x << shift) in each lane.
                 for (j, x) in v.iter_mut().enumerate() {
                     let t =
                         self.b
                             .ins()
                             .load(types::I32X4, fixed(), self.ctx, OFF_TID + 16 * j as i32);
+                    let t = self.b.ins().ishl_imm_s(t, shift);
                     *x = self.b.ins().isub(*x, t);
                 }
             }
@@ -330,23 +343,40 @@ impl Lower<'_, '_> {
         self.b.ins().iadd(base, t)
     }
 
-    /// The base of a structured access's index at `k` when it is
-    /// consecutive (operand `first` of `inst`).
-    pub fn consecutive_address(
+    /// The base of an access's address at `k` (operand `first` of
+    /// `inst`) when it is spread as `spread`: a consecutive index of a
+    /// structured access, byte ids as a raw address.
+    pub fn spread_address(
         &mut self,
         k: usize,
         inst: &Instruction,
         first: usize,
+        spread: Spread,
     ) -> Option<Value> {
         let u = self.uniform.as_ref()?;
         let a = inst.operands.get(first)?;
-        if !u.operand_consecutive_at(k, a, src_comp(a, 0)) {
+        if !u.operand_spread_at(k, a, src_comp(a, 0), spread) {
             return None;
         }
-        let mut o = a.clone();
-        o.comps = crate::ir::Components::Four(crate::ir::Selection::Select1(src_comp(a, 0) as u8));
-        Some(self.base_of(&o))
+        Some(self.base_of(&one_comp(a, 0)))
     }
+
+    /// Lane `4 * j`'s byte address of byte ids with base `base`.
+    pub fn byte_ids_lane0(&mut self, base: Value, j: usize) -> Value {
+        let t = self
+            .b
+            .ins()
+            .load(types::I32, fixed(), self.ctx, OFF_TID + 16 * j as i32);
+        let t = self.b.ins().ishl_imm_s(t, 2);
+        self.b.ins().iadd(base, t)
+    }
+}
+
+/// `op` reading only the component destination component `c` selects.
+fn one_comp(op: &Operand, c: usize) -> Operand {
+    let mut o = op.clone();
+    o.comps = crate::ir::Components::Four(crate::ir::Selection::Select1(src_comp(op, c) as u8));
+    o
 }
 
 /// `op` without its modifier (the analysis checks the operand's form).

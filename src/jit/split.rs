@@ -19,7 +19,7 @@
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 
-use super::context::{OFF_FLAT, OFF_GROUP_BASE, OFF_TID, W};
+use super::context::{OFF_FLAT, W};
 use super::lower::{fixed, Lower, Ty};
 use super::uniform::{first_comp, src_comp};
 use super::JitError;
@@ -304,16 +304,12 @@ impl Lower<'_, '_> {
 
     /// Lane 0's value of a [`row_id`] operand (`i32`).
     fn row_id_lane0(&mut self, op: &Operand) -> Value {
-        let (ctx, group) = (self.ctx, self.group);
-        let mut load = |base: Value, off: i32| self.b.ins().load(types::I32, fixed(), base, off);
         match op.ty {
-            OperandType::ThreadIdInGroupFlattened => load(ctx, OFF_FLAT),
-            OperandType::ThreadId => {
-                let t = load(ctx, OFF_TID);
-                let base = load(group, OFF_GROUP_BASE);
-                self.b.ins().iadd(t, base)
+            OperandType::ThreadIdInGroupFlattened => {
+                self.b.ins().load(types::I32, fixed(), self.ctx, OFF_FLAT)
             }
-            _ => load(ctx, OFF_TID),
+            // Lane 0's x id (plus the group's base for `vThreadID`).
+            _ => self.uniform_operand(op, 0),
         }
     }
 

@@ -54,6 +54,8 @@ pub struct Uniform {
     sm51: bool,
     /// Where the consecutive bits start (4 per r#).
     xbit: usize,
+    /// Where the byte-id bits start (4 per r#).
+    qbit: usize,
 }
 
 type Bits = Vec<u64>;
@@ -116,6 +118,20 @@ fn set(a: &mut [u64], bit: usize, on: bool) {
     }
 }
 
+/// How an r# component's value is spread over the active lanes, and so
+/// what its shadow holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// Uniform: the same value in every active lane (the shadow).
+    Same,
+    /// Consecutive: the shadow (the base) plus the lane's
+    /// `vThreadIDInGroup.x`.
+    Ids,
+    /// Byte ids: the shadow (the base) plus 4 × the lane's
+    /// `vThreadIDInGroup.x`.
+    ByteIds,
+}
+
 /// Whether opcode `op` writes its (single, temp) destination with an
 /// integer result the JIT also computes as a scalar (`Lower::scalar_op`),
 /// exactly: these ops have no float rules.
@@ -153,9 +169,10 @@ impl Uniform {
     /// `batch`).
     pub fn new(p: &Prepared, batch: u32) -> Uniform {
         let TempBits { len, bits, .. } = TempBits::of(p);
-        // Two bits per component: uniform at `bit`, consecutive at
-        // `bits + bit`; every join treats both alike.
-        let words = (2 * bits).div_ceil(64).max(1);
+        // Three bits per component: uniform at `bit`, consecutive at
+        // `bits + bit`, byte ids at `2 * bits + bit`; every join treats
+        // them alike.
+        let words = (3 * bits).div_ceil(64).max(1);
         let insts = &p.program.insts;
         let mut u = Uniform {
             words,
@@ -167,6 +184,7 @@ impl Uniform {
             batch,
             sm51: p.version().is_sm51(),
             xbit: bits,
+            qbit: 2 * bits,
         };
         let all: Bits = vec![u64::MAX; words];
         // Every register starts as zero in every lane: uniform, and the
@@ -368,7 +386,7 @@ impl Uniform {
     fn transfer(&self, inst: &Instruction, cur: &mut Bits) -> Bits {
         let mut writes = vec![0; self.words];
         let dsts = inst.opcode.dst_count().min(inst.operands.len());
-        let mut new: Vec<(usize, bool, bool)> = Vec::new();
+        let mut new: Vec<(usize, bool, bool, bool)> = Vec::new();
         for (d, op) in inst.operands.iter().take(dsts).enumerate() {
             if op.ty != OperandType::Temp {
                 continue;
@@ -383,14 +401,17 @@ impl Uniform {
                 let single = d == 0 && dsts == 1;
                 let uniform = single && self.scalar_write(inst, c, cur);
                 let consec = single && !uniform && self.consecutive_write(inst, c, cur);
-                new.push((bit, uniform, consec));
+                let bytes = single && !uniform && !consec && self.byte_ids_write(inst, c, cur);
+                new.push((bit, uniform, consec, bytes));
             }
         }
-        for (bit, uniform, consec) in new {
+        for (bit, uniform, consec, bytes) in new {
             set(cur, bit, uniform);
             set(cur, self.xbit + bit, consec);
+            set(cur, self.qbit + bit, bytes);
             set(&mut writes, bit, true);
             set(&mut writes, self.xbit + bit, true);
+            set(&mut writes, self.qbit + bit, true);
         }
         writes
     }
@@ -440,6 +461,48 @@ impl Uniform {
                 }
                 _ => false,
             },
+            _ => false,
+        }
+    }
+
+    /// Whether source `op`'s component `comp` holds *byte ids*: in every
+    /// active lane a uniform base plus 4 × the lane's `vThreadIDInGroup.x`
+    /// (a consecutive value shifted left by 2: the byte addresses of
+    /// consecutive DWORDs).
+    fn operand_byte_ids(&self, op: &Operand, comp: usize, cur: &[u64]) -> bool {
+        op.modifier == Modifier::None
+            && op.ty == OperandType::Temp
+            && op.indices.len() == 1
+            && op
+                .imm_index(0)
+                .is_some_and(|r| get(cur, self.qbit + 4 * r as usize + (comp & 3)))
+    }
+
+    /// Whether `inst` writes destination component `c` as byte ids:
+    /// `ishl` of a consecutive value by 2, `mov` of byte ids, `iadd` of
+    /// byte ids and a uniform value. The lowering keeps the base as the
+    /// component's shadow.
+    fn byte_ids_write(&self, inst: &Instruction, c: usize, cur: &[u64]) -> bool {
+        if inst.saturate() {
+            return false;
+        }
+        let src = |k: usize| inst.operands.get(k);
+        let bytes = |o: &Operand| self.operand_byte_ids(o, src_comp(o, c), cur);
+        match (inst.opcode, src(1), src(2)) {
+            (Opcode::Mov, Some(a), _) => bytes(a),
+            (Opcode::IShl, Some(a), Some(b)) => {
+                self.operand_consecutive(a, src_comp(a, c), cur)
+                    && b.ty == OperandType::Imm32
+                    && b.modifier == Modifier::None
+                    && literal_comp(b, c).is_some_and(|s| s & 31 == 2)
+            }
+            (Opcode::IAdd, Some(a), Some(b)) => {
+                let uni = |o: &Operand| {
+                    matches!(o.modifier, Modifier::None | Modifier::Neg)
+                        && self.operand_uniform(o, src_comp(o, c), cur)
+                };
+                (bytes(a) && uni(b)) || (uni(a) && bytes(b))
+            }
             _ => false,
         }
     }
@@ -503,16 +566,35 @@ impl Uniform {
     }
 
     /// Whether `inst` at `k` writes destination component `c` as a
-    /// consecutive value (its shadow is the base).
-    pub fn consecutive_write_at(&self, k: usize, inst: &Instruction, c: usize) -> bool {
-        k < self.len
-            && inst.opcode.dst_count() == 1
+    /// consecutive value or as byte ids (its shadow is the base), and
+    /// which; `None` for any other write (a uniform one included).
+    pub fn spread_write_at(&self, k: usize, inst: &Instruction, c: usize) -> Option<Spread> {
+        let cur = self.set_at(k);
+        let to_temp = inst.opcode.dst_count() == 1
             && inst
                 .operands
                 .first()
-                .is_some_and(|o| o.ty == OperandType::Temp)
-            && !self.scalar_write(inst, c, self.set_at(k))
-            && self.consecutive_write(inst, c, self.set_at(k))
+                .is_some_and(|o| o.ty == OperandType::Temp);
+        if k >= self.len || !to_temp || self.scalar_write(inst, c, cur) {
+            return None;
+        }
+        if self.consecutive_write(inst, c, cur) {
+            Some(Spread::Ids)
+        } else if self.byte_ids_write(inst, c, cur) {
+            Some(Spread::ByteIds)
+        } else {
+            None
+        }
+    }
+
+    /// Whether source `op`'s component `comp` is spread as `spread` at `k`
+    /// (`Spread::Same`: uniform, without a modifier).
+    pub fn operand_spread_at(&self, k: usize, op: &Operand, comp: usize, spread: Spread) -> bool {
+        match spread {
+            Spread::Same => self.operand_uniform_at(k, op, comp),
+            Spread::Ids => self.operand_consecutive_at(k, op, comp),
+            Spread::ByteIds => k < self.len && self.operand_byte_ids(op, comp, self.set_at(k)),
+        }
     }
 
     /// Whether source `op`'s component `comp` is consecutive at `k`.
@@ -523,6 +605,11 @@ impl Uniform {
     /// Whether `r#.c` is consecutive before instruction `k`.
     pub fn consecutive_at(&self, k: usize, r: u32, c: usize) -> bool {
         get(self.set_at(k), self.xbit + 4 * r as usize + (c & 3))
+    }
+
+    /// Whether `r#.c` holds byte ids before instruction `k`.
+    pub fn byte_ids_at(&self, k: usize, r: u32, c: usize) -> bool {
+        get(self.set_at(k), self.qbit + 4 * r as usize + (c & 3))
     }
 
     /// Whether `r#.c` is uniform before instruction `k`.
@@ -567,6 +654,15 @@ pub fn src_comp(op: &Operand, c: usize) -> usize {
     match op.comps {
         Components::One | Components::Zero => 0,
         _ => usize::from(op.swizzle()[c] & 3),
+    }
+}
+
+/// The literal component destination component `c` of `op` reads.
+fn literal_comp(op: &Operand, c: usize) -> Option<u32> {
+    match op.imm.as_slice() {
+        [v] => Some(*v),
+        [a, b, x, y] => Some([*a, *b, *x, *y][src_comp(op, c)]),
+        _ => None,
     }
 }
 
@@ -805,5 +901,63 @@ ret
         let (p, _) = analyse(&flat_program("256, 1, 1"));
         let g = Uniform::new(&p, u32::MAX);
         assert!(!g.consecutive_at(at(&p, Opcode::Ret, 0), 0, 0));
+    }
+
+    #[test]
+    fn a_thread_id_shifted_left_by_two_holds_byte_ids_through_a_loop() {
+        let (p, u) = analyse(
+            "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 3
+dcl_thread_group 16, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+ishl r0.y, vThreadID.x, l(3)
+mov r0.w, l(0)
+loop
+  uge r1.x, r0.w, cb0[0].x
+  breakc_nz r1.x
+  iadd r0.x, r0.x, cb0[0].y
+  iadd r0.w, r0.w, l(1)
+endloop
+mov r2.x, r0.x
+iadd r2.y, r0.x, r0.x
+ishl r2.z, r0.x, l(2)
+ret
+",
+        );
+        let head = at(&p, Opcode::Loop, 0) + 1;
+        assert!(u.byte_ids_at(head, 0, 0) && !u.consecutive_at(head, 0, 0));
+        assert!(!u.uniform_at(head, 0, 0));
+        // A shift by 3 spreads the lanes 8 apart: not byte ids.
+        assert!(!u.byte_ids_at(head, 0, 1) && !u.consecutive_at(head, 0, 1));
+        let ret = at(&p, Opcode::Ret, 0);
+        assert!(u.byte_ids_at(ret, 0, 0) && u.byte_ids_at(ret, 2, 0));
+        // Byte ids plus byte ids, or shifted again, are neither.
+        assert!(!u.byte_ids_at(ret, 2, 1) && !u.byte_ids_at(ret, 2, 2));
+        assert!(!u.consecutive_at(ret, 2, 2) && !u.uniform_at(ret, 2, 2));
+    }
+
+    #[test]
+    fn byte_ids_written_under_a_divergent_if_are_dropped_at_its_end() {
+        let (p, u) = analyse(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroup.x
+dcl_temps 2
+dcl_thread_group 16, 1, 1
+ishl r0.x, vThreadIDInGroup.x, l(2)
+ult r1.x, vThreadIDInGroup.x, l(3)
+if_nz r1.x
+  iadd r0.x, r0.x, l(64)
+endif
+ret
+",
+        );
+        let inside = at(&p, Opcode::EndIf, 0);
+        assert!(u.byte_ids_at(inside, 0, 0));
+        let ret = at(&p, Opcode::Ret, 0);
+        assert!(!u.byte_ids_at(ret, 0, 0));
     }
 }

@@ -102,6 +102,7 @@ fn every_generator_opcode_and_operand_form_shows_up() {
         // Memory, in and out of bounds.
         "raw_uav",
         "raw_srv",
+        "raw_srv_byte_ids",
         "raw_tgsm",
         "structured_uav",
         "structured_srv",

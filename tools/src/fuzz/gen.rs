@@ -667,6 +667,19 @@ impl Gen {
                         self.private_raw_addr(true);
                         "g0"
                     }
+                    _ if self.rng.chance(1, 2) => {
+                        // Byte ids: lanes 4 bytes apart (`uniform.rs`).
+                        let id = self.rng.pick(&[
+                            "vThreadID.x",
+                            "vThreadIDInGroup.x",
+                            "vThreadIDInGroupFlattened.x",
+                        ]);
+                        let step = 4 * self.rng.below(64);
+                        self.line(&format!("ishl r3.y, {id}, l(2)"));
+                        self.line(&format!("iadd r3.y, r3.y, l({step})"));
+                        self.note("raw_srv_byte_ids");
+                        "t0"
+                    }
                     _ => {
                         let r = self.data_reg();
                         self.line(&format!("and r3.y, r{r}.x, l(252)"));
