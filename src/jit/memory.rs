@@ -287,7 +287,7 @@ impl Lower<'_, '_> {
             return self.write(dst, &out);
         }
         let (a, off) = self.address(inst, 1, w.stride)?;
-        // A consecutive index (`uniform.rs`): its shape is known.
+        // A consecutive index or byte ids (`uniform.rs`): the shape is known.
         self.index_bases(inst, w.stride);
         let vecs = match self.batch_load(w, a, off, &ks) {
             Some(vecs) => vecs,
@@ -831,7 +831,7 @@ impl Lower<'_, '_> {
             return Ok(());
         }
         let (a, off) = self.address(inst, 1, w.stride)?;
-        // A consecutive index (`uniform.rs`): its shape is known.
+        // A consecutive index or byte ids (`uniform.rs`): the shape is known.
         self.index_bases(inst, w.stride);
         let n = mem.write_mask().count_ones() as usize;
         let vop = self.operand(inst, if structured { 3 } else { 2 })?;
