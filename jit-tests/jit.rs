@@ -1002,6 +1002,224 @@ ret
     assert_eq!(split, 4);
 }
 
+/// A difference `id - u` inside an `if` that runs where `id >= u` (or
+/// `id > u`) on every lane of a batch keeps the id's facts on that path
+/// (`IdFloor`, `src/jit/split.rs`): TGSM loads and stores at it take the
+/// whole-batch path with no bounds test when the g# holds every id. Each
+/// form of the floor (the comparison either way round, `if_nz` and
+/// `if_z`, an r# or a literal `u`, the id on either side of the add),
+/// forms that must not take it (`u` rewritten in the body, a signed
+/// comparison, another register), a g# that holds every id and one that
+/// does not, and values of `u` around the batch and group edges: every
+/// lane's load and store is checked, and the engines against each other.
+#[test]
+fn differences_under_a_thread_id_floor_read_and_write_the_right_words() {
+    // (comparison then `if`, add, whether the body runs where id >= u,
+    // whether it runs where id > u instead).
+    let forms: [(&str, &str, bool); 8] = [
+        (
+            "uge r1.x, IDX, r3.x\nif_nz r1.x",
+            "iadd r1.y, IDX, -r3.x",
+            false,
+        ),
+        (
+            "ult r1.x, IDX, r3.x\nif_z r1.x",
+            "iadd r1.y, -r3.x, IDX",
+            false,
+        ),
+        (
+            "ult r1.x, r3.x, IDX\nif_nz r1.x",
+            "iadd r1.y, IDX, -r3.x",
+            true,
+        ),
+        (
+            "uge r1.x, r3.x, IDX\nif_z r1.x",
+            "iadd r1.y, IDX, -r3.x",
+            true,
+        ),
+        // u rewritten before the add: the add is id - u - 1.
+        (
+            "uge r1.x, IDX, r3.x\nif_nz r1.x\niadd r3.x, r3.x, l(1)",
+            "iadd r1.y, IDX, -r3.x",
+            false,
+        ),
+        // Another register holding u: no floor, the same words.
+        (
+            "mov r3.z, r3.x\nuge r1.x, IDX, r3.x\nif_nz r1.x",
+            "iadd r1.y, IDX, -r3.z",
+            false,
+        ),
+        // Signed: `ige` takes no floor (u may be negative).
+        (
+            "ige r1.x, IDX, r3.x\nif_nz r1.x",
+            "iadd r1.y, IDX, -r3.x",
+            false,
+        ),
+        // A literal u.
+        (
+            "uge r1.x, IDX, l(5)\nif_nz r1.x",
+            "iadd r1.y, IDX, l(-5)",
+            false,
+        ),
+    ];
+    let values = [
+        0u32,
+        1,
+        3,
+        5,
+        7,
+        8,
+        9,
+        15,
+        16,
+        17,
+        31,
+        32,
+        0x8000_0000,
+        u32::MAX,
+    ];
+    for id in ["vThreadIDInGroupFlattened.x", "vThreadIDInGroup.x"] {
+        for size in [32u32, 24] {
+            for (k, &(cond, add, strict)) in forms.iter().enumerate() {
+                let text = format!(
+                    "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadIDInGroup.x
+dcl_temps 4
+dcl_tgsm_structured g0, 4, {size}
+dcl_tgsm_structured g1, 4, {size}
+dcl_thread_group 16, 2, 1
+imad r2.x, vThreadGroupID.x, l(32), vThreadIDInGroupFlattened.x
+ishl r2.x, r2.x, l(3)
+imad r3.y, vThreadIDInGroupFlattened.x, l(7), l(1)
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r3.y
+store_structured g1.x, vThreadIDInGroupFlattened.x, l(0), l(0xEEEE)
+sync_g_t
+mov r3.x, cb0[0].x
+mov r0.x, l(0xDDDD)
+{cond}
+  {add}
+  ld_structured r0.x, r1.y, l(0), g0.xxxx
+  store_structured g1.x, r1.y, l(0), vThreadIDInGroupFlattened.x
+endif
+sync_g_t
+ld_structured r0.y, vThreadIDInGroupFlattened.x, l(0), g1.xxxx
+store_raw u0.xy, r2.x, r0.xyxx
+ret
+"
+                )
+                .replace("IDX", id);
+                for &u in &values {
+                    let u_eff = if k == 7 { 5 } else { u };
+                    let out = diff(
+                        &text,
+                        [2, 1, 1],
+                        &[cb(0, &[u, 0, 0, 0]), uav(0, raw(128), &[0xCCCC; 128])],
+                    );
+                    for g in 0..2u32 {
+                        // Per flat id: its load, and which thread stored to it.
+                        let mut stored = [None; 32];
+                        let mut loads = [0xDDDDu32; 32];
+                        for f in 0..32u32 {
+                            let x = if id.contains("Flattened") { f } else { f % 16 };
+                            let signed = k == 6;
+                            let runs = if signed {
+                                (x as i32) >= (u_eff as i32)
+                            } else if strict {
+                                x > u_eff
+                            } else {
+                                x >= u_eff
+                            };
+                            if !runs {
+                                continue;
+                            }
+                            let at = x.wrapping_sub(u_eff).wrapping_sub((k == 4) as u32);
+                            loads[f as usize] = if at < size { 7 * at + 1 } else { 0 };
+                            if at < size {
+                                // Lanes store in order: the last writer wins.
+                                stored[at as usize] = Some(f);
+                            }
+                        }
+                        for f in 0..32u32 {
+                            let t = (32 * g + f) as usize * 2;
+                            let what = format!(
+                                "{id} form {k} size {size} u {u:#x} thread {f} of {g}\n{text}"
+                            );
+                            assert_eq!(out[0][t], loads[f as usize], "load, {what}");
+                            let want = if f < size {
+                                stored[f as usize].unwrap_or(0xEEEE)
+                            } else {
+                                0
+                            };
+                            assert_eq!(out[0][t + 1], want, "store, {what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The floor of a split body drops the bounds tests of its TGSM accesses
+/// at `id - u` where the g# holds every id, and keeps them where `u` is
+/// not the compared register.
+#[test]
+fn a_difference_under_a_thread_id_floor_needs_no_bounds_test() {
+    let text = |index: &str| {
+        format!(
+            "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 3
+dcl_tgsm_structured g0, 4, 64
+dcl_thread_group 64, 1, 1
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), vThreadIDInGroupFlattened.x
+sync_g_t
+mov r0.x, cb0[0].x
+mov r0.z, cb0[0].x
+mov r1.x, l(0)
+uge r0.y, vThreadIDInGroupFlattened.x, r0.x
+if_nz r0.y
+  iadd r0.w, vThreadIDInGroupFlattened.x, -{index}
+  ld_structured r1.x, r0.w, l(0), g0.xxxx
+endif
+ishl r2.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw u0.x, r2.x, r1.x
+ret
+"
+        )
+    };
+    let compares = |t: &str| {
+        let p = parse(t);
+        let options = CompileOptions::tier(Tier::One);
+        let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
+        dump.clif.lines().filter(|l| l.contains(" = icmp")).count()
+    };
+    let floored = compares(&text("r0.x"));
+    let plain = compares(&text("r0.z"));
+    assert!(
+        floored < plain,
+        "{floored} compares with the floor, {plain} without"
+    );
+    for u in [0u32, 1, 7, 8, 9, 63, 64, 1000] {
+        for t in [text("r0.x"), text("r0.z")] {
+            let out = diff(
+                &t,
+                [1, 1, 1],
+                &[cb(0, &[u, 0, 0, 0]), uav(0, raw(64), &[7; 64])],
+            );
+            for f in 0..64u32 {
+                let want = f.saturating_sub(u);
+                assert_eq!(out[0][f as usize], want, "u {u} thread {f}\n{t}");
+            }
+        }
+    }
+}
+
 #[test]
 fn constant_buffers_icb_and_indexable_temps() {
     let text = "cs_5_0

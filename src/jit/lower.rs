@@ -204,6 +204,9 @@ pub struct Lower<'a, 'f> {
     /// instruction and, per r# component (`4 * r + c`), whether it is
     /// group-uniform there, held in its shadow (`split.rs` reads it).
     pub region_uniform: Option<(usize, Vec<bool>)>,
+    /// While the full-mask path of a split `if` is lowered (`split.rs`):
+    /// the thread id every lane holds at least a uniform value of.
+    pub id_floor: Option<super::split::IdFloor>,
     /// While a structured load with a consecutive index is lowered: the
     /// index's base (`shadow.rs`), so its shape needs no run-time test.
     pub consec_base: Option<Value>,
@@ -1040,7 +1043,18 @@ impl<'a, 'f> Lower<'a, 'f> {
         use IntInst::*;
         let i = Ty::Int;
         match op {
-            IAdd => self.cw(inst, i, false, |s, [a, b]| s.add_int(a, b)),
+            IAdd => {
+                // `x - u` under a split's floor keeps the id's facts.
+                let floored = self.floored_difference(inst, self.at);
+                self.cw(inst, i, false, |s, [a, b]| {
+                    let r = s.add_int(a, b);
+                    if let Some(bound) = floored {
+                        s.consecutive.insert(r);
+                        s.lane_bound.insert(r, bound);
+                    }
+                    r
+                })
+            }
             INeg => self.cw(inst, i, false, |s, [a]| s.b.ins().ineg(a)),
             IMad | UMad => self.cw(inst, i, false, |s, [a, b, c]| {
                 let m = s.b.ins().imul(a, b);

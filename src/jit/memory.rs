@@ -608,7 +608,16 @@ impl Lower<'_, '_> {
         if bound < 4 || bound - 1 + o + last as u64 >= size {
             return None;
         }
-        let i0 = self.lane0_u64(a[j]);
+        // Lane 0 from the index's base where the uniform analysis knows
+        // it and the vector is not the context's ids (a scalar add, no
+        // extract from the vector).
+        let i0 = match self.consec_base {
+            Some(base) if !self.ctx_loads.contains_key(&a[j]) => {
+                let x = self.consecutive_lane0(base, j);
+                self.b.ins().uextend(types::I64, x)
+            }
+            _ => self.lane0_u64(a[j]),
+        };
         Some(self.b.ins().iadd_imm_s(i0, o as i64))
     }
 

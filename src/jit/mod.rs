@@ -767,6 +767,7 @@ fn build(
             consec_base: None,
             bytes_base: None,
             region_uniform: None,
+            id_floor: None,
             ctx_loads: Default::default(),
             t0: Default::default(),
         };

@@ -47,6 +47,25 @@ struct Split<'p> {
     on_true: bool,
 }
 
+/// While a split body is lowered on its full-mask path where every lane's
+/// id is at least the uniform operand (`x >= u`, `x > u`): a difference
+/// `x - u` the body computes lies in `0 ..= x` on every lane, below the
+/// id's bound (`Lower::lane_bound`), so it keeps the id's facts.
+pub(super) struct IdFloor {
+    /// The id's register type (its x component, or the flattened id).
+    id: OperandType,
+    /// `u`: an r# component (not written after `since`) or a literal.
+    u: Floor,
+    since: usize,
+    bound: u32,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Floor {
+    Reg(u32, usize),
+    Literal(u32),
+}
+
 /// The comparison of an integer compare opcode, `a` against `b`.
 fn compare_cc(op: Opcode) -> Option<IntCC> {
     Some(match op {
@@ -229,8 +248,11 @@ impl Lower<'_, '_> {
             self.b.switch_to_block(full);
             self.split_result(&s, s.on_true)?;
             self.at = s.at_if;
+            self.id_floor = self.floor_of(&s);
             self.push_full(true, Some(vec![s.end + 1]));
-            self.body(s.at_if + 1, s.end)?;
+            let lowered = self.body(s.at_if + 1, s.end);
+            self.id_floor = None;
+            lowered?;
             self.pop_full(false);
             self.b.ins().jump(end, &[]);
         }
@@ -246,6 +268,78 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(end);
         self.at = s.end;
         Ok(Some(s.end + 1))
+    }
+
+    /// The floor the full-mask path of `s` sets: its body runs where
+    /// `x >= u` (or `x > u`, unsigned) holds on every lane, for an id
+    /// with a bound and a `u` that is an r# component or a literal.
+    fn floor_of(&self, s: &Split) -> Option<IdFloor> {
+        let runs = if s.on_true { s.cc } else { s.cc.complement() };
+        let (x, (u, uc)) = (s.x.0, s.u?);
+        if !matches!(
+            runs,
+            IntCC::UnsignedGreaterThanOrEqual | IntCC::UnsignedGreaterThan
+        ) || u.modifier != Modifier::None
+        {
+            return None;
+        }
+        let g = self.p.group_size;
+        let bound = match x.ty {
+            OperandType::ThreadIdInGroupFlattened => g[0] * g[1] * g[2],
+            OperandType::ThreadIdInGroup => g[0],
+            _ => return None,
+        };
+        let u = match u.ty {
+            OperandType::Temp => Floor::Reg(u.imm_index(0)?, src_comp(u, uc)),
+            OperandType::Imm32 => Floor::Literal(*u.imm.get(src_comp(u, uc)).or(u.imm.first())?),
+            _ => return None,
+        };
+        Some(IdFloor {
+            id: x.ty,
+            u,
+            since: s.cmp?,
+            bound,
+        })
+    }
+
+    /// The id's bound when `inst` (instruction `k`, inside the full-mask
+    /// path of a split body) is `iadd r.c, x, -u` (either order) under the
+    /// path's [`IdFloor`]: each lane's sum is `x - u`, in `0 ..= x`.
+    pub(super) fn floored_difference(&self, inst: &Instruction, k: usize) -> Option<u32> {
+        let f = self.id_floor.as_ref()?;
+        let dst = inst.operands.first()?;
+        if inst.opcode != Opcode::IAdd || dst.write_mask().count_ones() != 1 {
+            return None;
+        }
+        let c = dst.write_mask().trailing_zeros() as usize;
+        let (a, b) = (inst.operands.get(1)?, inst.operands.get(2)?);
+        let is_id = |op: &Operand| {
+            op.ty == f.id
+                && op.modifier == Modifier::None
+                && (op.ty == OperandType::ThreadIdInGroupFlattened || src_comp(op, c) == 0)
+        };
+        let insts = &self.p.program.insts;
+        let is_neg_u = |op: &Operand| match (f.u, op.ty, op.modifier) {
+            (Floor::Reg(r, rc), OperandType::Temp, Modifier::Neg) => {
+                op.imm_index(0) == Some(r)
+                    && src_comp(op, c) == rc
+                    && insts.get(f.since..k).is_some_and(|before| {
+                        let n = 4 * (r as usize + 1);
+                        !super::span::written(before, n)[4 * r as usize + rc]
+                    })
+            }
+            (Floor::Literal(v), OperandType::Imm32, m) => {
+                let lit = *op.imm.get(src_comp(op, c)).or(op.imm.first()).unwrap_or(&0);
+                let value = match m {
+                    Modifier::None => lit,
+                    Modifier::Neg => lit.wrapping_neg(),
+                    _ => return false,
+                };
+                value == v.wrapping_neg()
+            }
+            _ => false,
+        };
+        ((is_id(a) && is_neg_u(b)) || (is_id(b) && is_neg_u(a))).then_some(f.bound)
     }
 
     /// The body on the lanes that take it, as a plain `if` lowers it.
