@@ -1626,6 +1626,162 @@ ret
     }
 }
 
+/// Short TGSM-only regions in groups of an even number of batches run
+/// their batches in pairs (`pairs_region`, `src/jit/group.rs`), with an
+/// odd span's first batch alone: an inclusive scan (`if (tid >= off)
+/// x += s[tid - off]`, whose spans start at every batch) and a halving
+/// sum (`if (tid < s)`, spans of 1 to all batches, odd and even), in
+/// groups of 16 to 128 threads and one of 40 (5 batches: no pairs); every
+/// thread's words are checked against the sums computed here.
+#[test]
+fn paired_batches_scan_and_sum_every_group_size() {
+    for threads in [16u32, 40, 48, 64, 128] {
+        let text = format!(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 3
+dcl_tgsm_structured g0, 4, {threads}
+dcl_tgsm_structured g1, 4, {threads}
+dcl_thread_group {threads}, 1, 1
+imad r2.x, vThreadGroupID.x, l({threads}), vThreadIDInGroupFlattened.x
+imad r0.y, r2.x, l(2654435761), l(12345)
+ushr r0.y, r0.y, l(20)
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+store_structured g1.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+sync_g_t
+mov r0.z, l(1)
+loop
+  uge r0.w, r0.z, l({threads})
+  breakc_nz r0.w
+  uge r0.w, vThreadIDInGroupFlattened.x, r0.z
+  if_nz r0.w
+    iadd r1.x, vThreadIDInGroupFlattened.x, -r0.z
+    ld_structured r1.x, r1.x, l(0), g0.xxxx
+    iadd r0.y, r0.y, r1.x
+  endif
+  sync_g_t
+  store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+  sync_g_t
+  ishl r0.z, r0.z, l(1)
+endloop
+mov r0.z, l({half})
+loop
+  ieq r0.w, r0.z, l(0)
+  breakc_nz r0.w
+  ult r0.w, vThreadIDInGroupFlattened.x, r0.z
+  if_nz r0.w
+    iadd r1.y, vThreadIDInGroupFlattened.x, r0.z
+    ld_structured r1.y, r1.y, l(0), g1.xxxx
+    ld_structured r1.z, vThreadIDInGroupFlattened.x, l(0), g1.xxxx
+    iadd r1.z, r1.z, r1.y
+    store_structured g1.x, vThreadIDInGroupFlattened.x, l(0), r1.z
+  endif
+  sync_g_t
+  ushr r0.z, r0.z, l(1)
+endloop
+ld_structured r1.w, l(0), l(0), g1.xxxx
+ishl r2.x, r2.x, l(3)
+store_raw u0.x, r2.x, r0.y
+iadd r2.x, r2.x, l(4)
+store_raw u0.x, r2.x, r1.w
+ret
+",
+            half = threads / 2
+        );
+        let groups = 3u32;
+        let n = (groups * threads) as usize;
+        let out = diff(
+            &text,
+            [groups, 1, 1],
+            &[uav(0, raw(2 * n as u64), &vec![0; 2 * n])],
+        );
+        let value = |t: u32| t.wrapping_mul(2654435761).wrapping_add(12345) >> 20;
+        for g in 0..groups {
+            let base = g * threads;
+            let words: Vec<u32> = (0..threads).map(|i| value(base + i)).collect();
+            // The halving sum over a power-of-two prefix (40: 20, 10, 5, 2,
+            // 1 leave some words out, as the shader does).
+            let mut s = words.clone();
+            let mut h = threads / 2;
+            while h > 0 {
+                for i in 0..h as usize {
+                    s[i] = s[i].wrapping_add(s[i + h as usize]);
+                }
+                h /= 2;
+            }
+            let mut prefix = 0u32;
+            for i in 0..threads {
+                prefix = prefix.wrapping_add(words[i as usize]);
+                let t = ((base + i) * 2) as usize;
+                assert_eq!(
+                    out[0][t], prefix,
+                    "scan, {threads} threads, group {g} thread {i}"
+                );
+                assert_eq!(
+                    out[0][t + 1],
+                    s[0],
+                    "sum, {threads} threads, group {g} thread {i}"
+                );
+            }
+        }
+    }
+}
+
+/// Pairs happen where the rule says: a short TGSM-only region's code
+/// is lowered twice in its batch loop in a group of 4 batches, once in a
+/// group of 3.
+#[test]
+fn a_short_region_runs_its_batches_in_pairs() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_tgsm_structured g0, 4, 32
+dcl_thread_group 32, 1, 1
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), vThreadIDInGroupFlattened.x
+sync_g_t
+ld_structured r0.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+iadd r0.x, r0.x, l(12345)
+sync_g_t
+ishl r1.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw u0.x, r1.x, r0.x
+ret
+";
+    let count = |t: &str| {
+        let p = parse(t);
+        assert!(sm5jit::jit::runs_group_level(&p));
+        let options = CompileOptions::tier(Tier::One);
+        let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
+        let name = dump
+            .clif
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_suffix(" = 0x00003039000030390000303900003039")
+            })
+            .expect("the literal's constant")
+            .to_string();
+        let uses = format!("= {name}");
+        let adds = dump
+            .clif
+            .lines()
+            .filter(|l| l.contains(" = iadd") && l.ends_with(&uses));
+        adds.count()
+    };
+    assert_eq!(count(text), 4);
+    assert_eq!(count(&text.replace("32, 1, 1", "24, 1, 1")), 2);
+    for size in ["32, 1, 1", "24, 1, 1"] {
+        let t = text.replace("32, 1, 1", size);
+        let out = diff(&t, [2, 1, 1], &[uav(0, raw(32), &[0; 32])]);
+        let threads = if size.starts_with("32") { 32 } else { 24 };
+        for i in 0..threads {
+            assert_eq!(out[0][i as usize], i + 12345, "{size} thread {i}");
+        }
+    }
+}
+
 /// A group loop that never ends stops on the budget at its `endloop`, as
 /// the resume scheme's loops do.
 #[test]

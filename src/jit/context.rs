@@ -26,6 +26,10 @@ pub const STATUS_DONE: u32 = 0;
 /// Status: the loop budget ran out (a runaway loop); the first context's
 /// `stopped_at` names the `endloop`.
 pub const STATUS_BUDGET: u32 = 2;
+/// Status: a group-mode function was called with a batch count other than
+/// its group's (its pairs of batches assume exactly that count); nothing
+/// ran. The runner never does this.
+pub const STATUS_COUNT: u32 = 3;
 /// `resume` of a batch that has run to its end in this group (its later
 /// passes through the group's barriers skip it).
 pub const RESUME_DONE: u32 = u32::MAX;

@@ -535,7 +535,9 @@ impl Lower<'_, '_> {
     /// from their group scalars), the region's code runs on them, and the
     /// registers live after it that it may have changed go back to the
     /// save area. With a `span`,
-    /// only the batches holding one of its threads run.
+    /// only the batches holding one of its threads run. A short region in
+    /// a group of an even number of batches runs them in pairs (its code
+    /// lowered twice in the loop, [`pairs_region`]).
     fn region(
         &mut self,
         plan: &GroupPlan,
@@ -546,11 +548,6 @@ impl Lower<'_, '_> {
     ) -> Result<(), JitError> {
         let temps = self.regs.len();
         let gu = &plan.group;
-        let live = |lw: &Self, k: usize, r: usize, c: usize| {
-            lw.live
-                .as_ref()
-                .is_none_or(|l: &Liveness| l.live_at(k, r as u32, c))
-        };
         // The group scalars every batch starts the region with.
         let mut entry: Vec<(usize, usize, Value)> = Vec::new();
         for r in 0..temps {
@@ -561,6 +558,9 @@ impl Lower<'_, '_> {
                 }
             }
         }
+        let batches = group_batches(self.p);
+        let paired = pairs_region(&self.p.program.insts, start, end, batches);
+        let step = if paired { 2 } else { 1 };
         let head = self.b.create_block();
         let cptr = self.b.append_block_param(head, types::I64);
         let left = self.b.append_block_param(head, types::I32);
@@ -568,17 +568,82 @@ impl Lower<'_, '_> {
         let group = self.group;
         let after = self.b.create_block();
         match span {
+            // Every batch: `count` is the group's batches (the entry
+            // checks it), so pairs run `batches / 2` times.
+            None if paired => {
+                let n = self.b.ins().iconst(types::I32, (batches / 2) as i64);
+                self.b.ins().jump(head, &[arg(group), arg(n)]);
+            }
             None => {
                 self.b.ins().jump(head, &[arg(group), arg(count)]);
             }
             Some(span) => {
                 let (first, n) = self.span_batches(span, count);
+                let (first, n) = if paired {
+                    self.pair_span(first, n, batches)
+                } else {
+                    (first, n)
+                };
                 let offset = self.b.ins().imul_imm_s(first, CTX_SIZE);
                 let from = self.b.ins().iadd(group, offset);
+
                 self.b.ins().brif(n, head, &[arg(from), arg(n)], after, &[]);
             }
         }
         self.b.switch_to_block(head);
+        self.region_batch(plan, start, end, cptr, &entry)?;
+        if paired {
+            let second = self.b.ins().iadd_imm_s(cptr, CTX_SIZE);
+            self.region_batch(plan, start, end, second, &entry)?;
+        }
+        let following = self.b.ins().iadd_imm_s(cptr, step * CTX_SIZE);
+        let rest = self.b.ins().iadd_imm_s(left, -1);
+        self.b
+            .ins()
+            .brif(rest, head, &[arg(following), arg(rest)], after, &[]);
+        self.b.seal_block(head);
+        self.b.seal_block(after);
+        self.b.switch_to_block(after);
+        self.ctx = group;
+        Ok(())
+    }
+
+    /// A span's batches `first .. first + n` as `ceil(n / 2)` pairs,
+    /// from `first`, or from one batch earlier where the last pair would
+    /// pass the group's end (`n` odd and the span at the end; the group
+    /// has an even number of batches, so `first >= 1` then). The batch
+    /// run besides the span's is one the span leaves out, on which the
+    /// region changes nothing (`span.rs` checks that for every batch), so
+    /// running it is the same. Every pair lies in the group: a batch
+    /// loop's context is never one past its last.
+    fn pair_span(&mut self, first: Value, n: Value, batches: usize) -> (Value, Value) {
+        let n1 = self.b.ins().iadd_imm_s(n, 1);
+        let pairs = self.b.ins().ushr_imm_u(n1, 1);
+        let p64 = self.b.ins().uextend(types::I64, pairs);
+        let covered = self.b.ins().ishl_imm_u(p64, 1);
+        let all = self.b.ins().iconst(types::I64, batches as i64);
+        let latest = self.b.ins().isub(all, covered);
+        (self.b.ins().umin(first, latest), pairs)
+    }
+
+    /// One batch of a region (its context at `cptr`): registers from the
+    /// save area and the group scalars `entry`, the region's code, the
+    /// registers it changed back to the save area.
+    fn region_batch(
+        &mut self,
+        plan: &GroupPlan,
+        start: usize,
+        end: usize,
+        cptr: Value,
+        entry: &[(usize, usize, Value)],
+    ) -> Result<(), JitError> {
+        let temps = self.regs.len();
+        let gu = &plan.group;
+        let live = |lw: &Self, k: usize, r: usize, c: usize| {
+            lw.live
+                .as_ref()
+                .is_none_or(|l: &Liveness| l.live_at(k, r as u32, c))
+        };
         self.ctx = cptr;
         self.full_exec = self.entry_full;
         // Every variable starts the batch defined: nothing flows from one
@@ -607,7 +672,7 @@ impl Lower<'_, '_> {
         };
         self.def_vars(self.exec, exec);
         let save = self.b.ins().load(types::I64, trusted(), cptr, OFF_SAVE);
-        for &(r, c, v) in &entry {
+        for &(r, c, v) in entry {
             self.b.def_var(self.shadows[r][c], v);
             if live(self, start, r, c) {
                 let s = self.b.ins().splat(types::I32X4, v);
@@ -663,17 +728,43 @@ impl Lower<'_, '_> {
                 }
             }
         }
-        let following = self.b.ins().iadd_imm_s(cptr, CTX_SIZE);
-        let rest = self.b.ins().iadd_imm_s(left, -1);
-        self.b
-            .ins()
-            .brif(rest, head, &[arg(following), arg(rest)], after, &[]);
-        self.b.seal_block(head);
-        self.b.seal_block(after);
-        self.b.switch_to_block(after);
-        self.ctx = group;
         Ok(())
     }
+}
+
+/// The batches of one group of `p`: every group-mode call runs exactly
+/// these (the function's entry checks the count).
+pub fn group_batches(p: &Prepared) -> usize {
+    let g = p.group_size;
+    ((g[0] * g[1] * g[2]) as usize).div_ceil(W)
+}
+
+/// Instructions a region may hold to run its batches in pairs (its code
+/// lowered twice in the batch loop, which then counts and steps once per
+/// two batches). The loop's own 4 instructions per batch matter only
+/// next to a very short body; a longer one loses more to the register
+/// pressure of two copies in one loop (reduce's 8-instruction `if`
+/// region, paired, reloaded its g# base from the stack: +7%
+/// instructions, against scan's 6-instruction one: -5%).
+const PAIR_MAX: usize = 6;
+
+/// Whether region `start..end` of `insts` runs its batches in pairs: a
+/// short region in a group of an even number of batches whose memory is
+/// TGSM only. A t# or u# access keeps run-time shape and bounds tests
+/// and out-of-line fallbacks whatever its index, code that in two copies
+/// spilled (reduce's first region, 3 instructions with a `ld_raw`,
+/// reloaded its g# base from the stack in the paired loop: +2%).
+fn pairs_region(insts: &[Instruction], start: usize, end: usize, batches: usize) -> bool {
+    let buffers = |i: &Instruction| {
+        i.operands
+            .iter()
+            .any(|o| matches!(o.ty, OperandType::Resource | OperandType::Uav))
+    };
+    end - start <= PAIR_MAX
+        && batches >= 2
+        && batches % 2 == 0
+        && !insts[start..end].iter().any(buffers)
+        && !super::opt_off("pairs")
 }
 
 /// The save-area offset of vector `j` of `r#.c` in group mode.

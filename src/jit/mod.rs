@@ -700,6 +700,20 @@ fn build(
             .unwrap_or(insts.len());
         let uniform_on = tier != 0 && runs_in_batches(p) && !opt_off("uniform");
         let group_plan = group_plan(p, tier, main_end);
+        if group_plan.is_some() {
+            // Group mode runs the group's batches, all of them: a region's
+            // batch loop may run them in pairs (`group.rs`).
+            let batches = group::group_batches(p);
+            let (ok, wrong) = (b.create_block(), b.create_block());
+            let other = b.ins().icmp_imm_s(IntCC::NotEqual, count, batches as i64);
+            b.ins().brif(other, wrong, &[], ok, &[]);
+            b.seal_block(wrong);
+            b.switch_to_block(wrong);
+            let st = b.ins().iconst(types::I32, i64::from(context::STATUS_COUNT));
+            b.ins().return_(&[st]);
+            b.seal_block(ok);
+            b.switch_to_block(ok);
+        }
         // head(ctx, left): the batch at `ctx`, `left` batches from it to
         // the end of the group (not in group mode, whose regions have a
         // batch loop each).

@@ -103,6 +103,7 @@ fn every_generator_opcode_and_operand_form_shows_up() {
         "raw_uav",
         "raw_srv",
         "raw_srv_byte_ids",
+        "floor_diff",
         "raw_tgsm",
         "structured_uav",
         "structured_srv",

@@ -77,7 +77,8 @@ pub struct Generated {
 /// threads' accesses fall outside it: `short_u0`, `short_u1`, `short_u2`),
 /// `cond_uniform` (a condition equal in every thread of a group: a cb word
 /// or the group id), `cond_id_range` (a thread id along x compared with a
-/// uniform value, or tested itself), `group_whole_batches` (a group of a multiple of 8
+/// uniform value, or tested itself), `floor_diff` (an `if` on `id >= u`
+/// whose body reads or writes g2 at `id - u`), `group_whole_batches` (a group of a multiple of 8
 /// threads: the JIT's full-mask paths), `nan_hidden` / `nan_visible` (a
 /// float chain fed a special value — NaN, INF, a denormal — whose result
 /// only float ops read, or whose bits an integer op or a stored copy
@@ -1020,6 +1021,9 @@ impl Gen {
     }
 
     fn if_block(&mut self) {
+        if self.rng.chance(1, 8) {
+            return self.floor_block();
+        }
         let c = self.cond();
         let zn = self.zn();
         self.line(&format!("if{zn} {c}"));
@@ -1032,6 +1036,55 @@ impl Gen {
             let n = self.rng.range(1, 3);
             self.block(n);
         }
+        self.ctx.pop();
+        self.line("endif");
+    }
+
+    /// `if (id >= u)` (or `id > u`) whose body first reads or writes g2
+    /// at `id - u`: on the full-mask path of the JIT's split `if`, the
+    /// difference keeps the id's facts (`floor_diff`).
+    fn floor_block(&mut self) {
+        self.note("floor_diff");
+        let id = self.rng.pick(&[
+            "vThreadIDInGroupFlattened.x",
+            "vThreadIDInGroup.x",
+            "vThreadID.x",
+        ]);
+        let u = if self.rng.chance(1, 2) {
+            format!("l({})", self.rng.below(72))
+        } else {
+            let w = format!(
+                "cb0[{}].{}",
+                self.rng.below(16),
+                COMP[self.rng.below(4) as usize]
+            );
+            self.line(&format!("mov r3.z, {w}"));
+            "r3.z".to_string()
+        };
+        let neg = match u.strip_prefix("l(") {
+            Some(v) => format!("l(-{v}"),
+            None => format!("-{u}"),
+        };
+        let (cmp, test) = match self.rng.below(3) {
+            0 => (format!("uge r3.w, {id}, {u}"), "if_nz r3.w"),
+            1 => (format!("ult r3.w, {id}, {u}"), "if_z r3.w"),
+            _ => (format!("ult r3.w, {u}, {id}"), "if_nz r3.w"),
+        };
+        self.line(&cmp);
+        self.line(test);
+        self.ctx.push(Ctx::If);
+        self.indent += 1;
+        self.line(&format!("iadd r3.y, {id}, {neg}"));
+        let r = self.data_reg();
+        let c = COMP[self.rng.below(4) as usize];
+        if self.rng.chance(1, 2) {
+            self.line(&format!("ld_structured r{r}.{c}, r3.y, l(0), g2.xxxx"));
+        } else {
+            self.line(&format!("store_structured g2.x, r3.y, l(0), r{r}.{c}"));
+        }
+        self.indent -= 1;
+        let n = self.rng.range(0, 3);
+        self.block(n);
         self.ctx.pop();
         self.line("endif");
     }
@@ -1208,6 +1261,7 @@ fn header(g: &mut Gen, l: &Layout, icb: &[u32]) {
         "dcl_tgsm_structured g1, 8, {}",
         lt * G1_PER_THREAD
     ));
+    g.line(&format!("dcl_tgsm_structured g2, 4, {lt}"));
     g.line(&format!(
         "dcl_thread_group {}, {}, {}",
         l.tg[0], l.tg[1], l.tg[2]
