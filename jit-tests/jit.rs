@@ -954,6 +954,31 @@ dcl_input vThreadID.x
     }
 }
 
+/// How many `iadd`s of the vector literal 12345 tier 1 makes of `text`:
+/// how many times the code holding it was lowered, times the vectors of
+/// a batch.
+fn literal_adds(text: &str) -> usize {
+    let p = parse(text);
+    let options = CompileOptions::tier(Tier::One);
+    let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
+    // The literal is a constant-pool vector (`constK = 0x00003039...`).
+    let name = dump
+        .clif
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_suffix(" = 0x00003039000030390000303900003039")
+        })
+        .expect("the literal's constant")
+        .to_string();
+    let uses = format!("= {name}");
+    let adds = dump
+        .clif
+        .lines()
+        .filter(|l| l.contains(" = iadd") && l.ends_with(&uses));
+    adds.count()
+}
+
 /// The split of an `if` on a thread-id range happens where it may: the
 /// body is lowered twice (its add of the literal appears in both copies,
 /// once per vector of the batch).
@@ -974,27 +999,7 @@ ishl r1.x, vThreadIDInGroupFlattened.x, l(2)
 store_raw u0.x, r1.x, r0.x
 ret
 ";
-    let count = |t: &str| {
-        let p = parse(t);
-        let options = CompileOptions::tier(Tier::One);
-        let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
-        // The literal is a constant-pool vector (`constK = 0x00003039...`).
-        let name = dump
-            .clif
-            .lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_suffix(" = 0x00003039000030390000303900003039")
-            })
-            .expect("the literal's constant")
-            .to_string();
-        let uses = format!("= {name}");
-        let adds = dump
-            .clif
-            .lines()
-            .filter(|l| l.contains(" = iadd") && l.ends_with(&uses));
-        adds.count()
-    };
+    let count = literal_adds;
     let split = count(text);
     // Groups of 12: batches straddle rows, so the plain `if` stays.
     let plain = count(&text.replace("16, 1, 1", "12, 1, 1"));
@@ -1750,25 +1755,8 @@ store_raw u0.x, r1.x, r0.x
 ret
 ";
     let count = |t: &str| {
-        let p = parse(t);
-        assert!(sm5jit::jit::runs_group_level(&p));
-        let options = CompileOptions::tier(Tier::One);
-        let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
-        let name = dump
-            .clif
-            .lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_suffix(" = 0x00003039000030390000303900003039")
-            })
-            .expect("the literal's constant")
-            .to_string();
-        let uses = format!("= {name}");
-        let adds = dump
-            .clif
-            .lines()
-            .filter(|l| l.contains(" = iadd") && l.ends_with(&uses));
-        adds.count()
+        assert!(sm5jit::jit::runs_group_level(&parse(t)));
+        literal_adds(t)
     };
     assert_eq!(count(text), 4);
     assert_eq!(count(&text.replace("32, 1, 1", "24, 1, 1")), 2);
