@@ -81,6 +81,9 @@ pub struct TexState {
     pub(super) pin: Option<cranelift_codegen::ir::StackSlot>,
     /// Range header → the entry the current instruction's index selected.
     pub(super) dyn_entries: Vec<(usize, Value)>,
+    /// The address of the current instruction's vector descriptor while
+    /// `texvec` lowers its vector path.
+    pub(super) vec_desc: Option<Value>,
 }
 
 /// The stack slot `slot` holds, created (`size` bytes, aligned to
@@ -773,8 +776,8 @@ impl TexPlan {
             pass,
             wrap,
             mipped,
-            _pad: 0,
             fixed,
+            ..VecTex::default()
         })
     }
 

@@ -47,7 +47,7 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, BlockArg, InstBuilder, Value};
 
 use super::context::N;
-use super::lower::{mem, trusted, Lower};
+use super::lower::{fixed, mem, trusted, Lower};
 use super::sample::lazy_slot;
 use super::typed::TypedEnv;
 use crate::analysis::{Prepared, ResKind};
@@ -102,7 +102,7 @@ pub struct VecMips {
 
 /// What the vector code of one instruction reads at run time.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VecTex {
     /// 0: the instruction calls the shim; [`KIND_UNORM8X4`] or
     /// [`KIND_R32_COMPARE`]: the vector path (each instruction's code
@@ -124,7 +124,84 @@ pub struct VecTex {
     pub _pad: i32,
     /// The levels of every lane when `mipped` is 0.
     pub fixed: VecMips,
+    /// [`VEC_CONSTS`]: the vector code's constants, read from each
+    /// instruction's own descriptor. Cranelift merges equal vector
+    /// constants across a function and keeps the one copy live from its
+    /// first use to its last, so a pixel shader's dozen sampling
+    /// constants would stay live across all its samples (spilled, and
+    /// reloaded at every use). A constant loaded from the instruction's
+    /// descriptor is a different value in each instruction, live only
+    /// inside it.
+    pub consts: [[u32; 4]; CONSTS],
 }
+
+impl Default for VecTex {
+    fn default() -> VecTex {
+        VecTex {
+            kind: 0,
+            swap_rb: 0,
+            pass: [0; 4],
+            wrap: [0; 2],
+            mipped: 0,
+            _pad: 0,
+            fixed: VecMips::default(),
+            consts: VEC_CONSTS,
+        }
+    }
+}
+
+/// Positions in [`VecTex::consts`] ([`VEC_CONSTS`]).
+const C_ZERO: usize = 0;
+const C_ONE_I: usize = 1;
+const C_BYTE: usize = 2;
+const C_MAGNITUDE: usize = 3;
+const C_INF: usize = 4;
+const C_ONE_F: usize = 5;
+const C_FIXED_ONE: usize = 6;
+const C_LIMIT: usize = 7;
+const C_INV_FIXED_ONE: usize = 8;
+const C_UNORM8: usize = 9;
+/// The immediate texel offsets -8..=7 from here, -8 first.
+const C_OFFSETS: usize = 10;
+/// The number of [`VecTex::consts`].
+pub const CONSTS: usize = C_OFFSETS + 16;
+
+/// The position of immediate texel offset `o` (-8..=7) in
+/// [`VEC_CONSTS`].
+/// ([`candidates`] takes only instructions whose offsets are in range,
+/// as both front ends make them.)
+fn offset_const(o: i8) -> usize {
+    C_OFFSETS + (i32::from(o) + 8) as usize
+}
+
+/// Every descriptor's [`VecTex::consts`]: the vectors, each one 32-bit
+/// pattern in four lanes (loaded whole, a constant can be an operand in
+/// memory of the instruction that uses it).
+pub const VEC_CONSTS: [[u32; 4]; CONSTS] = {
+    let mut t = [0u32; CONSTS];
+    t[C_ZERO] = 0;
+    t[C_ONE_I] = 1;
+    t[C_BYTE] = 0xFF;
+    t[C_MAGNITUDE] = i32::MAX as u32;
+    t[C_INF] = 0x7F80_0000;
+    t[C_ONE_F] = 1.0f32.to_bits();
+    t[C_FIXED_ONE] = 256.0f32.to_bits();
+    t[C_LIMIT] = ((1u32 << 30) as f32).to_bits();
+    t[C_INV_FIXED_ONE] = (1.0f32 / 256.0).to_bits();
+    t[C_UNORM8] = 255.0f32.to_bits();
+    let mut k = 0;
+    while k < 16 {
+        t[C_OFFSETS + k] = (k as i32 - 8) as u32;
+        k += 1;
+    }
+    let mut v = [[0u32; 4]; CONSTS];
+    let mut k = 0;
+    while k < CONSTS {
+        v[k] = [t[k]; 4];
+        k += 1;
+    }
+    v
+};
 
 /// The symbol of `sample::quad_mips`, which writes each quad's
 /// [`VecMips`] for a descriptor with [`VecTex::mipped`] set.
@@ -205,6 +282,9 @@ pub fn candidates(
             continue;
         };
         if f.gather || f.query || f.offset.is_some() {
+            continue;
+        }
+        if !inst.texel_offsets().iter().all(|o| (-8..=7).contains(o)) {
             continue;
         }
         let (Some(res), Some(samp)) = (inst.operands.get(f.res), inst.operands.get(f.samp)) else {
@@ -292,10 +372,11 @@ impl Lower<'_, '_> {
             KIND_UNORM8X4
         };
         let desc = self.vector_desc(slot, kind, shim);
+        self.tex.vec_desc = Some(desc);
         let st = self.vector_statics(desc, compare);
         let (mips, stride) = self.quad_mips(desc, io, shim);
         let fetch = self.b.create_block();
-        let zero = self.i32_splat(0);
+        let zero = self.i32_const(C_ZERO);
         let mut quads = Vec::with_capacity(N);
         let mut ok: Option<Value> = None;
         // One vector at a time, loads and stores beside their use: fewer
@@ -334,6 +415,7 @@ impl Lower<'_, '_> {
             }
         }
         self.b.ins().jump(join, &[]);
+        self.tex.vec_desc = None;
     }
 
     /// Both axes of vector `j` of the coordinate rows on `level`.
@@ -384,7 +466,7 @@ impl Lower<'_, '_> {
         let level = self.level_vals(q.at, 1);
         let (u, v) = self.vector_axes(io, j, &q.quad, &level, st, offsets);
         let b = self.vector_level(io, j, st, &level, &u, &v, compare);
-        let one = self.f32_splat(1.0);
+        let one = self.f32_const(C_ONE_F);
         let keep = self.b.ins().fsub(one, q.quad.weight);
         let blended: Vec<BlockArg> = first
             .iter()
@@ -577,14 +659,26 @@ impl Lower<'_, '_> {
         }
     }
 
-    fn f32_splat(&mut self, x: f32) -> Value {
-        let s = self.b.ins().f32const(x);
-        self.b.ins().splat(types::F32X4, s)
+    /// Constant `k` of the current instruction's descriptor
+    /// ([`VecTex::consts`]) as an f32x4.
+    fn f32_const(&mut self, k: usize) -> Value {
+        self.desc_const(k, types::F32X4)
     }
 
-    fn i32_splat(&mut self, x: i32) -> Value {
-        let s = self.b.ins().iconst(types::I32, i64::from(x));
-        self.b.ins().splat(types::I32X4, s)
+    /// Constant `k` of the current instruction's descriptor as an i32x4.
+    fn i32_const(&mut self, k: usize) -> Value {
+        self.desc_const(k, types::I32X4)
+    }
+
+    fn desc_const(&mut self, k: usize, vty: types::Type) -> Value {
+        let desc = self
+            .tex
+            .vec_desc
+            .expect("vector constants are read inside a vector path");
+        let off = offset_of!(VecTex, consts) + 16 * k;
+        // Pure, so placed at its first use (an operand in memory when it
+        // has one) rather than where this asked for it.
+        self.b.ins().load(vty, fixed(), desc, off as i32)
     }
 
     /// `v` computed here, before any later load: stored to a scratch
@@ -617,13 +711,16 @@ impl Lower<'_, '_> {
         let c = self.b.ins().bitcast(types::F32X4, mem(), c);
         let x = self.b.ins().fmul(c, level.size[a]);
         let x = self.b.ins().fsub(x, q.half);
-        let scale = self.f32_splat(256.0);
+        let scale = self.f32_const(C_FIXED_ONE);
         let s = self.b.ins().fmul(x, scale);
         let mag = self.b.ins().fabs(s);
-        let limit = self.f32_splat((1u32 << 30) as f32);
+        let limit = self.f32_const(C_LIMIT);
         let in_range = self.b.ins().fcmp(FloatCC::LessThan, mag, limit);
         let r = self.b.ins().nearest(s);
-        let fixed = self.b.ins().fcvt_to_sint_sat(types::I32X4, r);
+        // Exact on every lane in range; the others only address garbage
+        // inside the level (see above), from INT_MIN as from a saturated
+        // value: `i0` stays within 2^23 + 8 of 0 either way.
+        let fixed = self.cvt_in_range(r);
         let i0 = self
             .b
             .ins()
@@ -631,15 +728,15 @@ impl Lower<'_, '_> {
         let i0 = match offset {
             0 => i0,
             o => {
-                let o = self.i32_splat(i32::from(o));
+                let o = self.i32_const(offset_const(o));
                 self.b.ins().iadd(i0, o)
             }
         };
         let frac = self.b.ins().band(fixed, q.frac_mask);
         let frac = self.b.ins().fcvt_from_sint(types::F32X4, frac);
-        let inv = self.f32_splat(1.0 / 256.0);
+        let inv = self.f32_const(C_INV_FIXED_ONE);
         let w1 = self.b.ins().fmul(frac, inv);
-        let onef = self.f32_splat(1.0);
+        let onef = self.f32_const(C_ONE_F);
         let w0 = self.b.ins().fsub(onef, w1);
         Axis {
             index: self.vector_address(i0, level, wrap, a),
@@ -663,7 +760,7 @@ impl Lower<'_, '_> {
         let wrapped = self.b.create_block();
         let merged = self.b.create_block();
         let out = [(); 2].map(|_| self.b.append_block_param(merged, types::I32X4));
-        let one = self.i32_splat(1);
+        let one = self.i32_const(C_ONE_I);
         let i1 = self.b.ins().iadd(i0, one);
         self.b.ins().brif(
             wrap,
@@ -686,7 +783,7 @@ impl Lower<'_, '_> {
             .jump(merged, &[BlockArg::Value(r0), BlockArg::Value(r1)]);
         self.b.seal_block(merged);
         self.b.switch_to_block(merged);
-        let zero = self.i32_splat(0);
+        let zero = self.i32_const(C_ZERO);
         out.map(|i| {
             let i = self.b.ins().smax(i, zero);
             self.b.ins().smin(i, level.max[a])
@@ -697,22 +794,35 @@ impl Lower<'_, '_> {
     /// `[0, n)`: the quotient `floor(i / n)` in f32 is off by at most one
     /// for `|i| < 2^23` (the float quotient's error is below 0.5), which
     /// one correction each way repairs. Every index reaching here is
-    /// within 2^23 + 8 (a saturated fixed-point value shifted by 8, plus
-    /// an offset of at most 8).
+    /// within 2^23 + 8 (a fixed-point value, or INT_MIN for a lane out of
+    /// range, shifted by 8, plus an offset of at most 8), so the quotient
+    /// is far inside the i32 range.
     fn vector_modulo(&mut self, i: Value, n: Value, nf: Value) -> Value {
         let fi = self.b.ins().fcvt_from_sint(types::F32X4, i);
         let q = self.b.ins().fdiv(fi, nf);
         let q = self.b.ins().floor(q);
-        let q = self.b.ins().fcvt_to_sint_sat(types::I32X4, q);
+        let q = self.cvt_in_range(q);
         let qn = self.b.ins().imul(q, n);
         let r = self.b.ins().isub(i, qn);
-        let zero = self.i32_splat(0);
+        let zero = self.i32_const(C_ZERO);
         let neg = self.b.ins().icmp(IntCC::SignedLessThan, r, zero);
         let up = self.b.ins().band(neg, n);
         let r = self.b.ins().iadd(r, up);
         let over = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, r, n);
         let down = self.b.ins().band(over, n);
         self.b.ins().isub(r, down)
+    }
+
+    /// `x` (f32x4, integral) to i32x4 where every lane that is used is
+    /// inside the i32 range: on x86-64 the one conversion instruction
+    /// (INT_MIN in a lane out of range or NaN) instead of the saturating
+    /// conversion's seven; the saturating one on other hosts.
+    fn cvt_in_range(&mut self, x: Value) -> Value {
+        if cfg!(target_arch = "x86_64") {
+            self.b.ins().x86_cvtt2dq(types::I32X4, x)
+        } else {
+            self.b.ins().fcvt_to_sint_sat(types::I32X4, x)
+        }
     }
 
     /// The DWORD texel at byte offset `off` (i32x4, non-negative, inside
@@ -755,8 +865,8 @@ impl Lower<'_, '_> {
     ) -> [Value; 4] {
         let rows = av.index.map(|y| self.b.ins().imul(y, level.pitch));
         let cols = au.index.map(|x| self.b.ins().ishl_imm_u(x, 2));
-        let byte = self.i32_splat(0xFF);
-        let unorm = self.f32_splat(255.0);
+        let byte = self.i32_const(C_BYTE);
+        let unorm = self.f32_const(C_UNORM8);
         let mut acc: Option<[Value; 4]> = None;
         for (col, wu) in cols.into_iter().zip(au.weight) {
             for (row, wv) in rows.into_iter().zip(av.weight) {
@@ -815,11 +925,11 @@ impl Lower<'_, '_> {
     /// [`Key`] of the float bits `x` (i32x4).
     fn vector_key(&mut self, x: Value) -> Key {
         let sign = self.b.ins().sshr_imm_u(x, 31);
-        let magnitude = self.i32_splat(i32::MAX);
+        let magnitude = self.i32_const(C_MAGNITUDE);
         let mag = self.b.ins().band(x, magnitude);
         let flipped = self.b.ins().bxor(mag, sign);
         let key = self.b.ins().isub(flipped, sign);
-        let inf = self.i32_splat(0x7F80_0000);
+        let inf = self.i32_const(C_INF);
         let nan = self.b.ins().icmp(IntCC::SignedGreaterThan, mag, inf);
         Key { key, nan }
     }
@@ -841,7 +951,7 @@ impl Lower<'_, '_> {
         let r = self.vector_key(r);
         let rows = av.index.map(|y| self.b.ins().imul(y, level.pitch));
         let cols = au.index.map(|x| self.b.ins().ishl_imm_u(x, 2));
-        let one = self.f32_splat(1.0);
+        let one = self.f32_const(C_ONE_F);
         let mut acc: Option<Value> = None;
         for (col, wu) in cols.into_iter().zip(au.weight) {
             for (row, wv) in rows.into_iter().zip(av.weight) {
@@ -872,6 +982,26 @@ struct Key {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_descriptor_constant_holds_its_value_in_every_lane() {
+        let f = |k: usize| VEC_CONSTS[k].map(f32::from_bits);
+        let i = |k: usize| VEC_CONSTS[k].map(|x| x as i32);
+        assert_eq!(i(C_ZERO), [0; 4]);
+        assert_eq!(i(C_ONE_I), [1; 4]);
+        assert_eq!(i(C_BYTE), [0xFF; 4]);
+        assert_eq!(i(C_MAGNITUDE), [i32::MAX; 4]);
+        assert_eq!(f(C_INF), [f32::INFINITY; 4]);
+        assert_eq!(f(C_ONE_F), [1.0; 4]);
+        assert_eq!(f(C_FIXED_ONE), [256.0; 4]);
+        assert_eq!(f(C_LIMIT), [1_073_741_824.0; 4]);
+        assert_eq!(f(C_INV_FIXED_ONE), [0.00390625; 4]);
+        assert_eq!(f(C_UNORM8), [255.0; 4]);
+        for o in -8i8..=7 {
+            assert_eq!(i(offset_const(o)), [i32::from(o); 4], "offset {o}");
+        }
+        assert_eq!(VecTex::default().consts, VEC_CONSTS);
+    }
 
     #[test]
     fn pass_masks_follow_the_comparison_functions() {
