@@ -303,12 +303,10 @@ pub fn candidates(
 }
 
 /// One axis of every lane of one vector: the addressed indices of the
-/// two taps (inside the level), their weights, and whether the lane's
-/// coordinate was in range.
+/// two taps (inside the level) and their weights.
 struct Axis {
     index: [Value; 2],
     weight: [Value; 2],
-    in_range: Value,
 }
 
 /// The descriptor's fields every quad shares, as values.
@@ -339,7 +337,7 @@ struct LevelVals {
     pitch: Value,
 }
 
-/// What the fetch of one quad needs from the range checks before it.
+/// One quad's descriptor values and axes, as its fetch reads them.
 struct QuadFetch {
     at: Value,
     quad: QuadVals,
@@ -375,46 +373,69 @@ impl Lower<'_, '_> {
         self.tex.vec_desc = Some(desc);
         let st = self.vector_statics(desc, compare);
         let (mips, stride) = self.quad_mips(desc, io, shim);
-        let fetch = self.b.create_block();
+        // Every active lane of every quad must be in range before any
+        // quad fetches: a cheap test per quad first, then one loop over
+        // the quads for the fetch and filter, so that their code is in
+        // the function once, not N times (pixel shaders with several
+        // samples run out of instruction cache long before they run out
+        // of anything else).
         let zero = self.i32_const(C_ZERO);
-        let mut quads = Vec::with_capacity(N);
         let mut ok: Option<Value> = None;
-        // One vector at a time, loads and stores beside their use: fewer
-        // values live at once, fewer spills.
         for j in 0..N {
             let step = self.b.ins().imul_imm_u(stride, j as i64);
             let at = self.b.ins().iadd(mips, step);
             let quad = self.quad_vals(at);
             let level = self.level_vals(at, 0);
-            let (u, v) = self.vector_axes(io, j, &quad, &level, &st, offsets);
+            let u = self.get_vec(io, super::sample::ROW_COORD, j);
+            let v = self.get_vec(io, super::sample::ROW_COORD + 1, j);
+            let (_, u_in) = self.fixed_point(u, &quad, &level, 0);
+            let (_, v_in) = self.fixed_point(v, &quad, &level, 1);
             let exec = self.get_vec(io, super::sample::ROW_EXEC, j);
             let idle = self.b.ins().icmp(IntCC::Equal, exec, zero);
-            let both = self.b.ins().band(u.in_range, v.in_range);
+            let both = self.b.ins().band(u_in, v_in);
             let fine = self.b.ins().bor(both, idle);
             ok = Some(match ok {
                 Some(o) => self.b.ins().band(o, fine),
                 None => fine,
             });
-            quads.push(QuadFetch {
-                at,
-                quad,
-                level,
-                u,
-                v,
-            });
         }
         let all = self.b.ins().vall_true(ok.expect("N > 0"));
-        self.b.ins().brif(all, fetch, &[], shim, &[]);
-        self.b.seal_block(fetch);
-        self.b.switch_to_block(fetch);
-        for (j, q) in quads.iter().enumerate() {
-            let texels = self.vector_quad(io, j, q, &st, offsets, compare);
-            for (c, x) in texels.into_iter().enumerate() {
-                let bits = self.b.ins().bitcast(types::I32X4, mem(), x);
-                self.put_vec(io, super::sample::ROW_OUT + c, j, bits);
-            }
+        let body = self.b.create_block();
+        let j = self.b.append_block_param(body, types::I64);
+        let first = self.b.ins().iconst(types::I64, 0);
+        self.b
+            .ins()
+            .brif(all, body, &[BlockArg::Value(first)], shim, &[]);
+        self.b.switch_to_block(body);
+        // Quad `j`'s lanes are vector 0 of the io rows from `io + 16 j`.
+        let lane0 = self.b.ins().imul_imm_u(j, 16);
+        let io_j = self.b.ins().iadd(io, lane0);
+        let step = self.b.ins().imul(stride, j);
+        let at = self.b.ins().iadd(mips, step);
+        let quad = self.quad_vals(at);
+        let level = self.level_vals(at, 0);
+        let (u, v) = self.vector_axes(io_j, 0, &quad, &level, &st, offsets);
+        let q = QuadFetch {
+            at,
+            quad,
+            level,
+            u,
+            v,
+        };
+        let texels = self.vector_quad(io_j, 0, &q, &st, offsets, compare);
+        for (c, x) in texels.into_iter().enumerate() {
+            let bits = self.b.ins().bitcast(types::I32X4, mem(), x);
+            self.put_vec(io_j, super::sample::ROW_OUT + c, 0, bits);
         }
-        self.b.ins().jump(join, &[]);
+        let next = self.b.ins().iadd_imm_u(j, 1);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, next, N as i64);
+        self.b
+            .ins()
+            .brif(more, body, &[BlockArg::Value(next)], join, &[]);
+        self.b.seal_block(body);
         self.tex.vec_desc = None;
     }
 
@@ -696,9 +717,9 @@ impl Lower<'_, '_> {
     /// `linear_taps` (or `point_tap`, with `half` and `frac_mask` 0) of
     /// coordinate vector `c` (i32x4 bits) on axis `a` of `level`, with
     /// the address mode applied to both indices ([`Self::vector_address`]).
-    /// The fixed-point value is exact when `|c * size - half| * 256 <
-    /// 2^30` (`in_range`); other lanes get addressed garbage, which only
-    /// idle lanes may use.
+    /// The fixed-point value is exact on the lanes [`Self::fixed_point`]
+    /// finds in range; other lanes get addressed garbage, which only idle
+    /// lanes may use.
     fn vector_axis(
         &mut self,
         c: Value,
@@ -708,14 +729,7 @@ impl Lower<'_, '_> {
         a: usize,
         offset: i8,
     ) -> Axis {
-        let c = self.b.ins().bitcast(types::F32X4, mem(), c);
-        let x = self.b.ins().fmul(c, level.size[a]);
-        let x = self.b.ins().fsub(x, q.half);
-        let scale = self.f32_const(C_FIXED_ONE);
-        let s = self.b.ins().fmul(x, scale);
-        let mag = self.b.ins().fabs(s);
-        let limit = self.f32_const(C_LIMIT);
-        let in_range = self.b.ins().fcmp(FloatCC::LessThan, mag, limit);
+        let (s, _) = self.fixed_point(c, q, level, a);
         let r = self.b.ins().nearest(s);
         // Exact on every lane in range; the others only address garbage
         // inside the level (see above), from INT_MIN as from a saturated
@@ -741,8 +755,28 @@ impl Lower<'_, '_> {
         Axis {
             index: self.vector_address(i0, level, wrap, a),
             weight: [w0, w1],
-            in_range,
         }
+    }
+
+    /// Coordinate vector `c` (i32x4 bits) on axis `a` of `level` in 256ths
+    /// of a texel from the filter's first tap, `(c * size - half) * 256`
+    /// (f32x4), and which lanes are in range for the fixed-point value
+    /// (`|x| < 2^30`, all ones).
+    fn fixed_point(
+        &mut self,
+        c: Value,
+        q: &QuadVals,
+        level: &LevelVals,
+        a: usize,
+    ) -> (Value, Value) {
+        let c = self.b.ins().bitcast(types::F32X4, mem(), c);
+        let x = self.b.ins().fmul(c, level.size[a]);
+        let x = self.b.ins().fsub(x, q.half);
+        let scale = self.f32_const(C_FIXED_ONE);
+        let s = self.b.ins().fmul(x, scale);
+        let mag = self.b.ins().fabs(s);
+        let limit = self.f32_const(C_LIMIT);
+        (s, self.b.ins().fcmp(FloatCC::LessThan, mag, limit))
     }
 
     /// `sem::sample::address` of the taps `i0` and `i0 + 1` on axis `a`
