@@ -28,8 +28,21 @@ use std::time::{Duration, Instant};
 /// At most this many pool threads are started.
 const MAX_HELPERS: usize = 256;
 
-/// How long an idle helper watches the queue before it sleeps.
-pub const SPIN: Duration = Duration::from_micros(50);
+/// How long an idle helper watches the queue before it sleeps, unless
+/// `SM5JIT_SPIN_US` says otherwise ([`spin_time`]).
+pub const SPIN: Duration = Duration::from_micros(1000);
+
+/// [`SPIN`], or `SM5JIT_SPIN_US` microseconds when that is set to a
+/// number (0: helpers sleep as soon as they are idle).
+pub fn spin_time() -> Duration {
+    static SPIN_TIME: OnceLock<Duration> = OnceLock::new();
+    *SPIN_TIME.get_or_init(|| {
+        std::env::var("SM5JIT_SPIN_US")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(SPIN, Duration::from_micros)
+    })
+}
 
 /// What one dispatch waits for: copies of its job not finished yet, and
 /// whether a helper's copy panicked.
@@ -94,10 +107,10 @@ impl Pool {
         *started
     }
 
-    /// Watches the queue for up to [`SPIN`]; returns early when a job is
-    /// queued.
+    /// Watches the queue for up to [`spin_time`]; returns early when a
+    /// job is queued.
     fn spin(&self) {
-        let until = Instant::now() + SPIN;
+        let until = Instant::now() + spin_time();
         while self.queued.load(Ordering::Relaxed) == 0 && Instant::now() < until {
             for _ in 0..64 {
                 std::hint::spin_loop();
