@@ -32,16 +32,22 @@ const MAX_HELPERS: usize = 256;
 /// `SM5JIT_SPIN_US` says otherwise ([`spin_time`]).
 pub const SPIN: Duration = Duration::from_micros(1000);
 
-/// [`SPIN`], or `SM5JIT_SPIN_US` microseconds when that is set to a
-/// number (0: helpers sleep as soon as they are idle).
+/// The longest spin `SM5JIT_SPIN_US` may ask for.
+const MAX_SPIN_US: u64 = 1_000_000;
+
+/// [`SPIN`], or `SM5JIT_SPIN_US` microseconds (at most one second) when
+/// that is set to a number (0: helpers sleep as soon as they are idle).
 pub fn spin_time() -> Duration {
     static SPIN_TIME: OnceLock<Duration> = OnceLock::new();
-    *SPIN_TIME.get_or_init(|| {
-        std::env::var("SM5JIT_SPIN_US")
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or(SPIN, Duration::from_micros)
-    })
+    *SPIN_TIME.get_or_init(|| spin_from(std::env::var("SM5JIT_SPIN_US").ok().as_deref()))
+}
+
+/// The spin a `SM5JIT_SPIN_US` value asks for: [`SPIN`] when unset or not
+/// a number.
+fn spin_from(value: Option<&str>) -> Duration {
+    value
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(SPIN, |us| Duration::from_micros(us.min(MAX_SPIN_US)))
 }
 
 /// What one dispatch waits for: copies of its job not finished yet, and
@@ -276,6 +282,18 @@ mod tests {
             done.fetch_add(1, Ordering::Relaxed);
         });
         assert!((1..=2).contains(&done.load(Ordering::Relaxed)));
+    }
+
+    #[test]
+    fn the_spin_setting_is_read_with_a_default_and_a_ceiling() {
+        assert_eq!(spin_from(None), SPIN);
+        assert_eq!(spin_from(Some("fast")), SPIN);
+        assert_eq!(spin_from(Some(" 0 ")), Duration::ZERO);
+        assert_eq!(spin_from(Some("250")), Duration::from_micros(250));
+        assert_eq!(
+            spin_from(Some("18446744073709551615")),
+            Duration::from_micros(MAX_SPIN_US)
+        );
     }
 
     #[test]
