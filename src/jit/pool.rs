@@ -15,7 +15,7 @@
 //! Waking a sleeping thread takes tens of microseconds on a virtual
 //! machine, as long as a small dispatch runs. So a dispatch calls [`wake`]
 //! before it builds its tables, and a helper that was woken or has just
-//! finished a job spins for up to [`SPIN`] watching the queue before it
+//! finished a job spins for up to [`spin_time`] watching the queue before it
 //! sleeps again: the job of the dispatch being set up, or of the next one
 //! dispatched right after, is taken at once.
 
@@ -276,7 +276,7 @@ mod tests {
         assert!(next.load(Ordering::Relaxed) >= 100);
         // Woken helpers with nothing to do go back to sleep.
         wake(2);
-        std::thread::sleep(SPIN * 4);
+        std::thread::sleep(spin_time() * 4);
         let done = AtomicUsize::new(0);
         run(1, &|| {
             done.fetch_add(1, Ordering::Relaxed);
