@@ -17,11 +17,13 @@
 //! before it builds its tables, and a helper that was woken or has just
 //! finished a job spins for up to [`spin_time`] watching the queue before it
 //! sleeps again: the job of the dispatch being set up, or of the next one
-//! dispatched right after, is taken at once.
+//! dispatched right after, is taken at once. For the same reason a caller
+//! whose own share is done spins for up to [`spin_time`] on the helpers'
+//! last chunks before it sleeps until they end.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -51,10 +53,78 @@ fn spin_from(value: Option<&str>) -> Duration {
 }
 
 /// What one dispatch waits for: copies of its job not finished yet, and
-/// whether a helper's copy panicked.
+/// whether a helper's copy panicked. The caller spins on `left` before it
+/// sleeps on `done`; the helper that takes `left` to zero notifies under
+/// `lock`, which the caller holds from its last look at `left` until it
+/// sleeps, so the notification cannot fall between the two.
 struct Pending {
-    state: Mutex<(usize, bool)>,
+    left: AtomicUsize,
+    panicked: AtomicBool,
+    /// Whether the caller sleeps on `done` (under `lock`).
+    lock: Mutex<bool>,
     done: Condvar,
+}
+
+impl Pending {
+    /// One copy finished (`ok`: without a panic).
+    fn finish(&self, ok: bool) {
+        if !ok {
+            self.panicked.store(true, Ordering::Relaxed);
+        }
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 && *lock(&self.lock) {
+            self.done.notify_all();
+        }
+    }
+
+    /// Waits until no copy is left: spins (yielding) for up to
+    /// [`spin_time`] (the helpers' last chunks usually end within
+    /// microseconds of the caller's, sooner than a sleeping thread wakes
+    /// on a virtual machine), then sleeps.
+    fn wait(&self) {
+        if spin_while(|| self.left.load(Ordering::Acquire) != 0, true) {
+            return;
+        }
+        let mut sleeping = lock(&self.lock);
+        *sleeping = true;
+        while self.left.load(Ordering::Acquire) != 0 {
+            sleeping = self.done.wait(sleeping).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// How long a caller waiting in [`spin_while`] spins before it yields
+/// between its looks.
+const EAGER: Duration = Duration::from_micros(10);
+
+/// Waits while `busy` holds, for up to [`spin_time`]; whether it stopped
+/// holding. With `yielding`, only the first [`EAGER`] microseconds are
+/// pure spinning and the CPU is yielded between later looks: that is the
+/// caller waiting for helpers, one of which Linux may have placed on the
+/// caller's own CPU (it does when every CPU has looked busy, as right
+/// after a tier-up compile on two CPUs), where a spinning caller would
+/// hold it off. Idle helpers spin without yielding: a helper that yields
+/// on the caller's CPU looks idle to the load balancer and stays there
+/// (measured: two workers then ran at one worker's speed for whole
+/// benchmark runs, against about 10 ms after a tier-up without yields).
+fn spin_while(busy: impl Fn() -> bool, yielding: bool) -> bool {
+    let start = Instant::now();
+    let limit = spin_time();
+    loop {
+        if !busy() {
+            return true;
+        }
+        let spun = start.elapsed();
+        if spun >= limit {
+            return false;
+        }
+        if yielding && spun >= EAGER {
+            std::thread::yield_now();
+        } else {
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+        }
+    }
 }
 
 /// The job as the helpers see it. The pointer's lifetime is erased; see
@@ -79,6 +149,9 @@ struct Pool {
     /// Counts [`wake`] calls: a sleeping helper that sees it change
     /// spins again.
     wakes: AtomicUsize,
+    /// Helpers waiting on `ready`, changed and read under the queue's
+    /// lock: with none, no notification (a system call) is sent.
+    sleepers: AtomicUsize,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -93,10 +166,19 @@ fn pool() -> &'static Pool {
         started: Mutex::new(0),
         queued: AtomicUsize::new(0),
         wakes: AtomicUsize::new(0),
+        sleepers: AtomicUsize::new(0),
     })
 }
 
 impl Pool {
+    /// Wakes the helpers sleeping on `ready`, if any; called with the
+    /// queue's lock held.
+    fn notify_sleepers(&self) {
+        if self.sleepers.load(Ordering::Relaxed) > 0 {
+            self.ready.notify_all();
+        }
+    }
+
     /// Starts threads until `n` exist (at most [`MAX_HELPERS`]); returns
     /// how many exist.
     fn grow(&'static self, n: usize) -> usize {
@@ -116,12 +198,7 @@ impl Pool {
     /// Watches the queue for up to [`spin_time`]; returns early when a
     /// job is queued.
     fn spin(&self) {
-        let until = Instant::now() + spin_time();
-        while self.queued.load(Ordering::Relaxed) == 0 && Instant::now() < until {
-            for _ in 0..64 {
-                std::hint::spin_loop();
-            }
-        }
+        spin_while(|| self.queued.load(Ordering::Relaxed) == 0, false);
     }
 
     fn serve(&self) {
@@ -141,17 +218,16 @@ impl Pool {
                         seen = w;
                         break None;
                     }
+                    self.sleepers.fetch_add(1, Ordering::Relaxed);
                     q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+                    self.sleepers.fetch_sub(1, Ordering::Relaxed);
                 }
             };
             let Some(job) = job else { continue };
             // SAFETY: `run` does not return before this copy is finished
             // (it waits for `pending` to reach zero), so the job is alive.
             let ok = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.f)() })).is_ok();
-            let mut st = lock(&job.pending.state);
-            st.0 -= 1;
-            st.1 |= !ok;
-            job.pending.done.notify_all();
+            job.pending.finish(ok);
         }
     }
 }
@@ -168,7 +244,7 @@ pub fn wake(helpers: usize) {
     // Under the lock, so that a helper between its check of `wakes` and
     // its wait cannot miss the notification.
     let _q = lock(&pool.queue);
-    pool.ready.notify_all();
+    pool.notify_sleepers();
 }
 
 /// Runs `job` on the calling thread and on up to `helpers` pool threads at
@@ -181,7 +257,9 @@ pub fn run(helpers: usize, job: &(dyn Fn() + Sync)) {
         return;
     }
     let pending = Arc::new(Pending {
-        state: Mutex::new((helpers, false)),
+        left: AtomicUsize::new(helpers),
+        panicked: AtomicBool::new(false),
+        lock: Mutex::new(false),
         done: Condvar::new(),
     });
     // SAFETY: only the lifetime is erased. Every copy queued below is
@@ -200,8 +278,8 @@ pub fn run(helpers: usize, job: &(dyn Fn() + Sync)) {
             });
         }
         pool.queued.fetch_add(helpers, Ordering::Relaxed);
+        pool.notify_sleepers();
     }
-    pool.ready.notify_all();
     let mine = catch_unwind(AssertUnwindSafe(job));
     // Copies no helper has taken yet are not needed any more: the job ran
     // here until there was nothing left to claim.
@@ -213,13 +291,9 @@ pub fn run(helpers: usize, job: &(dyn Fn() + Sync)) {
         pool.queued.fetch_sub(withdrawn, Ordering::Relaxed);
         withdrawn
     };
-    let mut st = lock(&pending.state);
-    st.0 -= withdrawn;
-    while st.0 > 0 {
-        st = pending.done.wait(st).unwrap_or_else(|e| e.into_inner());
-    }
-    let helper_panicked = st.1;
-    drop(st);
+    pending.left.fetch_sub(withdrawn, Ordering::AcqRel);
+    pending.wait();
+    let helper_panicked = pending.panicked.load(Ordering::Relaxed);
     if let Err(p) = mine {
         resume_unwind(p);
     }
