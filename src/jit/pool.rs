@@ -103,11 +103,11 @@ const EAGER: Duration = Duration::from_micros(10);
 /// caller's own CPU (it does when every CPU has looked busy, as right
 /// after a tier-up compile on two CPUs), where a spinning caller would
 /// hold it off. Idle helpers spin without yielding: one that yields on
-/// the caller's CPU is left there longer (measured on saxpy right after
-/// a tier-up: with every spin yielding, 11 of 14 processes ran two
-/// workers at one worker's speed for a whole 21-dispatch measurement;
-/// with only the caller yielding, 4 of 16, the helper moved within about
-/// 10 ms).
+/// the caller's CPU was left there longer (measured on saxpy right after
+/// a tier-up, before [`Pool::keep_apart`]: with every spin yielding, 11
+/// of 14 processes ran two workers at one worker's speed for a whole
+/// 21-dispatch measurement; with only the caller yielding, 4 of 16, the
+/// helper moved within about 10 ms).
 fn spin_while(busy: impl Fn() -> bool, yielding: bool) -> bool {
     let start = Instant::now();
     let limit = spin_time();
@@ -154,6 +154,10 @@ struct Pool {
     /// Helpers waiting on `ready`, changed and read under the queue's
     /// lock: with none, no notification (a system call) is sent.
     sleepers: AtomicUsize,
+    /// The CPU the last caller of [`wake`] or [`run`] ran on
+    /// (`usize::MAX`: not known), which helpers keep off
+    /// ([`Pool::keep_apart`]).
+    caller_cpu: AtomicUsize,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -169,6 +173,7 @@ fn pool() -> &'static Pool {
         queued: AtomicUsize::new(0),
         wakes: AtomicUsize::new(0),
         sleepers: AtomicUsize::new(0),
+        caller_cpu: AtomicUsize::new(usize::MAX),
     })
 }
 
@@ -197,6 +202,27 @@ impl Pool {
         *started
     }
 
+    /// Notes the calling thread's CPU as the caller's.
+    fn note_caller(&self) {
+        if let Some(cpu) = placement::current() {
+            self.caller_cpu.store(cpu, Ordering::Relaxed);
+        }
+    }
+
+    /// Moves the calling helper off the caller's CPU when it finds itself
+    /// there. Linux can put a woken helper on the CPU of the thread that
+    /// woke it while another CPU is idle (it does when every CPU has
+    /// looked busy, as while a tier-up compile runs, and then keeps doing
+    /// so, since the helper last ran there); the two then share one CPU
+    /// until the load balancer separates them, which took about 10 ms
+    /// (docs/performance.md).
+    fn keep_apart(&self) {
+        let caller = self.caller_cpu.load(Ordering::Relaxed);
+        if caller != usize::MAX && placement::current() == Some(caller) {
+            placement::leave(caller);
+        }
+    }
+
     /// Watches the queue for up to [`spin_time`]; returns early when a
     /// job is queued.
     fn spin(&self) {
@@ -206,6 +232,7 @@ impl Pool {
     fn serve(&self) {
         let mut seen = self.wakes.load(Ordering::Relaxed);
         loop {
+            self.keep_apart();
             self.spin();
             let job = {
                 let mut q = lock(&self.queue);
@@ -226,6 +253,7 @@ impl Pool {
                 }
             };
             let Some(job) = job else { continue };
+            self.keep_apart();
             // SAFETY: `run` does not return before this copy is finished
             // (it waits for `pending` to reach zero), so the job is alive.
             let ok = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.f)() })).is_ok();
@@ -242,6 +270,7 @@ pub fn wake(helpers: usize) {
     }
     let pool = pool();
     pool.grow(helpers);
+    pool.note_caller();
     pool.wakes.fetch_add(1, Ordering::Relaxed);
     // Under the lock, so that a helper between its check of `wakes` and
     // its wait cannot miss the notification.
@@ -271,6 +300,7 @@ pub fn run(helpers: usize, job: &(dyn Fn() + Sync)) {
     // pending count is zero.
     let f: JobPtr =
         unsafe { std::mem::transmute::<*const (dyn Fn() + Sync + '_), JobPtr>(job as *const _) };
+    pool.note_caller();
     {
         let mut q = lock(&pool.queue);
         for _ in 0..helpers {
@@ -302,6 +332,54 @@ pub fn run(helpers: usize, job: &(dyn Fn() + Sync)) {
     if helper_panicked {
         panic!("a dispatch worker thread panicked");
     }
+}
+
+/// Where threads run: the calling thread's CPU, and a move off one.
+/// Only Linux says; elsewhere nothing is known and nothing moves.
+#[cfg(target_os = "linux")]
+mod placement {
+    /// The CPU the calling thread runs on.
+    pub fn current() -> Option<usize> {
+        // SAFETY: takes nothing, touches no memory of ours.
+        usize::try_from(unsafe { libc::sched_getcpu() }).ok()
+    }
+
+    /// Moves the calling thread off `cpu` when its affinity mask allows
+    /// another CPU: the mask without `cpu` is set for a moment (the kernel
+    /// migrates the thread before the call returns) and then restored,
+    /// so the thread keeps every CPU it had and the load balancer its
+    /// freedom. A mask that cannot be read (more CPUs than `cpu_set_t`
+    /// holds) or names one CPU leaves the thread where it is.
+    pub fn leave(cpu: usize) {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: `cpu_set_t` is plain bits; each call reads or writes
+        // only the set it is given, of the size given, and `cpu` is
+        // checked against that size before the set is indexed.
+        unsafe {
+            let mut mask: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut mask) != 0
+                || cpu >= 8 * size
+                || !libc::CPU_ISSET(cpu, &mask)
+                || libc::CPU_COUNT(&mask) < 2
+            {
+                return;
+            }
+            let mut others = mask;
+            libc::CPU_CLR(cpu, &mut others);
+            if libc::sched_setaffinity(0, size, &others) == 0 {
+                libc::sched_setaffinity(0, size, &mask);
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod placement {
+    pub fn current() -> Option<usize> {
+        None
+    }
+
+    pub fn leave(_cpu: usize) {}
 }
 
 #[cfg(test)]
@@ -358,6 +436,33 @@ mod tests {
             done.fetch_add(1, Ordering::Relaxed);
         });
         assert!((1..=2).contains(&done.load(Ordering::Relaxed)));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn leaving_a_cpu_keeps_the_threads_affinity_mask() {
+        fn mask() -> Vec<u8> {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: the call writes only the set it is given; the bytes
+            // are read within its size.
+            unsafe {
+                let mut m: libc::cpu_set_t = std::mem::zeroed();
+                assert_eq!(libc::sched_getaffinity(0, size, &mut m), 0);
+                std::slice::from_raw_parts((&m as *const libc::cpu_set_t).cast::<u8>(), size)
+                    .to_vec()
+            }
+        }
+        std::thread::spawn(|| {
+            let before = mask();
+            let cpu = placement::current().expect("Linux names the CPU");
+            placement::leave(cpu);
+            assert_eq!(mask(), before);
+            // A CPU outside any set leaves the thread alone.
+            placement::leave(usize::MAX / 2);
+            assert_eq!(mask(), before);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

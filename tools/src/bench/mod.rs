@@ -285,10 +285,11 @@ pub fn time_engine(
     while !engine.settled() && warm.elapsed() < std::time::Duration::from_secs(20) {
         dispatch_timed(engine.as_mut(), &program, k, p)?;
     }
-    // Then for another WARM_UP (unless one dispatch takes that long): on
-    // two CPUs, for some milliseconds after a tier-up compile ended, Linux
-    // may keep a pool helper on the caller's CPU until its load balancer
-    // moves it, and those dispatches run at one worker's speed.
+    // Then for another WARM_UP (unless one dispatch takes that long), so
+    // that what is timed is the steady state: the first dispatches after
+    // a tier-up meet threads the scheduler has just moved (the pool keeps
+    // its helpers off the caller's CPU, `jit/pool.rs`, but by moving them
+    // when it finds them there).
     let settled = Instant::now();
     while first < WARM_UP && settled.elapsed() < WARM_UP {
         dispatch_timed(engine.as_mut(), &program, k, p)?;
