@@ -19,7 +19,10 @@
 //! sleeps again: the job of the dispatch being set up, or of the next one
 //! dispatched right after, is taken at once. For the same reason a caller
 //! whose own share is done spins for up to [`spin_time`] on the helpers'
-//! last chunks before it sleeps until they end.
+//! last chunks before it sleeps until they end. A helper that finds itself
+//! on the CPU of the thread that dispatched moves off it
+//! (`Pool::keep_apart`): sharing one CPU, the two would run at one
+//! worker's speed until the OS separated them.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -104,7 +107,7 @@ const EAGER: Duration = Duration::from_micros(10);
 /// after a tier-up compile on two CPUs), where a spinning caller would
 /// hold it off. Idle helpers spin without yielding: one that yields on
 /// the caller's CPU was left there longer (measured on saxpy right after
-/// a tier-up, before [`Pool::keep_apart`]: with every spin yielding, 11
+/// a tier-up, before `Pool::keep_apart`: with every spin yielding, 11
 /// of 14 processes ran two workers at one worker's speed for a whole
 /// 21-dispatch measurement; with only the caller yielding, 4 of 16, the
 /// helper moved within about 10 ms).
@@ -156,7 +159,7 @@ struct Pool {
     sleepers: AtomicUsize,
     /// The CPU the last caller of [`wake`] or [`run`] ran on
     /// (`usize::MAX`: not known), which helpers keep off
-    /// ([`Pool::keep_apart`]).
+    /// (`Pool::keep_apart`).
     caller_cpu: AtomicUsize,
 }
 
