@@ -57,9 +57,10 @@ fn spin_from(value: Option<&str>) -> Duration {
 
 /// What one dispatch waits for: copies of its job not finished yet, and
 /// whether a helper's copy panicked. The caller spins on `left` before it
-/// sleeps on `done`; the helper that takes `left` to zero notifies under
-/// `lock`, which the caller holds from its last look at `left` until it
-/// sleeps, so the notification cannot fall between the two.
+/// sleeps on `done`; the helper that takes `left` to zero then reads under
+/// `lock` whether the caller sleeps and, if so, notifies it. The caller
+/// holds `lock` from marking itself asleep and its last look at `left`
+/// until it waits, so a notification cannot fall between the two.
 struct Pending {
     left: AtomicUsize,
     panicked: AtomicBool,
