@@ -590,8 +590,7 @@ fn sample_lanes(
             .unwrap_or_default();
         let quad = (env.quads && matches!(f.lod, LodSource::Implicit { .. })).then(|| {
             // Every lane of the quad, running or not: its register as it stands.
-            let q = l - l % QUAD;
-            quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, q + k)))
+            quad_coord_gradients(io, l - l % QUAD)
         });
         let component = samp.swizzle()[0] as usize & 3;
         let args = lane_args(&f, clamped, component, inst.texel_offsets(), quad, io, l);
@@ -794,46 +793,65 @@ impl TexPlan {
         if !quad_uniform(&f) || (implicit && !quads) {
             return None;
         }
-        let mut out = [VecMips::default(); N];
-        // The previous quad's gradients and choice: neighbouring quads
-        // of a smooth surface repeat them, and the choice is a function
-        // of the gradients alone.
-        let mut last: Option<(Option<Gradients>, Chosen)> = None;
-        let mut made: Option<(Chosen, VecMips)> = None;
-        for (q, m) in out.iter_mut().enumerate() {
+        // Each quad's choice. Neighbouring quads of a smooth surface repeat
+        // their gradients, and the choice is a function of the gradients
+        // alone (of nothing at all for a zero LOD): the last one made is
+        // kept. Plain locals, not an `Option` of a tuple, so that nothing
+        // is stored in parts and read back whole.
+        let mut chosen = [None::<Chosen>; N];
+        let mut memo_grads: Gradients = ([0; 4], [0; 4]);
+        let mut memo: Option<Chosen> = None;
+        for (q, slot) in chosen.iter_mut().enumerate() {
             let first = q * QUAD;
-            let lanes = first..first + QUAD;
-            let chosen = if lanes.clone().all(|l| row(io, ROW_EXEC, l) == 0) {
-                self.tex.choose::<Dyn>(&self.sampler, 0.0)
+            if (first..first + QUAD).all(|l| row(io, ROW_EXEC, l) == 0) {
+                *slot = Some(self.tex.choose::<Dyn>(&self.sampler, 0.0));
+                continue;
+            }
+            let grads = if implicit {
+                quad_coord_gradients(io, first)
             } else {
-                let grads = implicit.then(|| {
-                    quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, first + k)))
-                });
-                match last {
-                    Some((g, c)) if g == grads => c,
-                    _ => {
-                        let lod = grads.map(|(dx, dy)| {
-                            shared::gradient_lod(&self.tex, self.dim, [0.0; 4], dx, dy)
-                        });
-                        let c =
-                            shared::quad_choice::<Dyn>(&f, &self.tex, &self.sampler, lod, false)
-                                .chosen?;
-                        last = Some((grads, c));
-                        c
-                    }
-                }
+                ([0; 4], [0; 4])
             };
-            *m = match made {
-                Some((c, v)) if c == chosen => v,
-                _ => {
-                    let v = vec_mips(&self.tex, &chosen)?;
-                    made = Some((chosen, v));
-                    v
-                }
+            if let Some(c) = memo.filter(|_| grads == memo_grads) {
+                *slot = Some(c);
+                continue;
+            }
+            let lod = implicit
+                .then(|| shared::gradient_lod(&self.tex, self.dim, [0.0; 4], grads.0, grads.1));
+            let c = shared::quad_choice::<Dyn>(&f, &self.tex, &self.sampler, lod, false).chosen?;
+            (memo_grads, memo) = (grads, Some(c));
+            *slot = Some(c);
+        }
+        // Each choice's levels; a quad with its predecessor's choice takes
+        // its levels too.
+        let first = chosen[0]?;
+        let mut out = [vec_mips(&self.tex, &first)?; N];
+        for q in 1..N {
+            out[q] = if chosen[q] == chosen[q - 1] {
+                out[q - 1]
+            } else {
+                vec_mips(&self.tex, &chosen[q]?)?
             };
         }
         Some(out)
     }
+}
+
+/// The coarse gradients of the coordinate rows of the quad whose first
+/// lane is `first` ([`quad_gradients`] of its four lanes' rows, read
+/// straight from the rows).
+#[inline(always)]
+fn quad_coord_gradients(io: &Io, first: usize) -> Gradients {
+    let lane = |k: usize| {
+        let l = first + k;
+        [
+            row(io, ROW_COORD, l),
+            row(io, ROW_COORD + 1, l),
+            row(io, ROW_COORD + 2, l),
+            row(io, ROW_COORD + 3, l),
+        ]
+    };
+    quad_gradients([lane(0), lane(1), lane(2), lane(3)])
 }
 
 /// Whether op form `f` has the same LOD in every lane of a pixel quad
@@ -1004,7 +1022,7 @@ fn sample_rows<S: Spec>(p: &TexPlan, quads: bool, io: &mut Io) {
         }
         let quad = quad_grads.then(|| {
             // Every lane of the quad, running or not: its register as it stands.
-            quad_gradients(std::array::from_fn(|k| rows4(io, ROW_COORD, q + k)))
+            quad_coord_gradients(io, q)
         });
         let quad_lod = match (quad, last) {
             (Some(g), Some((h, lod))) if !cube && g == h => Some(lod),
