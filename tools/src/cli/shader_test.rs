@@ -1,7 +1,7 @@
 //! `sm5jit shader-test PATH...`: the command over [`crate::shader_test`].
 //!
 //! In: `.shader_test` files and directories (searched recursively for
-//! `*.shader_test`, in name order), `--engine`, `--verbose`. Out: failures (and
+//! `*.shader_test`, in path order), `--engine`, `--verbose`. Out: failures (and
 //! with `--verbose`, todo outcomes), the skip reasons, and the final line
 //! `N passed, N failed, N skipped` on stdout; exit 1 on any failure, 3
 //! when a file or directory cannot be read or a directory holds no
