@@ -527,7 +527,14 @@ fn row(io: &Io, r: usize, lane: usize) -> u32 {
 
 #[inline(always)]
 fn rows4(io: &Io, r: usize, lane: usize) -> [u32; 4] {
-    std::array::from_fn(|c| row(io, r + c, lane))
+    // Four plain reads: `std::array::from_fn` here was left as a call
+    // per component in the LOD path (docs/performance.md).
+    [
+        row(io, r, lane),
+        row(io, r + 1, lane),
+        row(io, r + 2, lane),
+        row(io, r + 3, lane),
+    ]
 }
 
 #[inline(always)]
@@ -838,19 +845,10 @@ impl TexPlan {
 }
 
 /// The coarse gradients of the coordinate rows of the quad whose first
-/// lane is `first` ([`quad_gradients`] of its four lanes' rows, read
-/// straight from the rows).
+/// lane is `first` ([`quad_gradients`] of its four lanes' rows).
 #[inline(always)]
 fn quad_coord_gradients(io: &Io, first: usize) -> Gradients {
-    let lane = |k: usize| {
-        let l = first + k;
-        [
-            row(io, ROW_COORD, l),
-            row(io, ROW_COORD + 1, l),
-            row(io, ROW_COORD + 2, l),
-            row(io, ROW_COORD + 3, l),
-        ]
-    };
+    let lane = |k: usize| rows4(io, ROW_COORD, first + k);
     quad_gradients([lane(0), lane(1), lane(2), lane(3)])
 }
 
