@@ -34,8 +34,37 @@ pub enum Tolerance {
     Fraction(f64),
 }
 
-/// A plain Rust function computing a kernel's output words per UAV.
-pub type Baseline = fn(&Problem) -> Vec<Vec<u32>>;
+/// A plain Rust function computing a kernel's outputs: it reads `inputs`
+/// and updates `outputs` in place, which hold the initial words of the UAVs
+/// in [`Problem::outputs`] order, as a bound UAV does for an engine. Both
+/// are decoded before any clock starts: an engine reads the bound bytes in
+/// place, so decoding is no part of the work a baseline is timed on.
+pub type Baseline = fn(&Inputs, &mut [Vec<u32>]);
+
+/// The words of every bound slot that is not an output (SRVs, `cb0`),
+/// decoded once.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    slots: Vec<(SlotRef, Vec<u32>)>,
+}
+
+impl Inputs {
+    /// The words bound at `slot` (empty if unbound).
+    pub fn words(&self, slot: &str) -> &[u32] {
+        let Some(want) = SlotRef::parse(slot, 0) else {
+            return &[];
+        };
+        self.slots
+            .iter()
+            .find(|(s, _)| *s == want)
+            .map_or(&[], |(_, w)| w.as_slice())
+    }
+
+    /// The constant buffer's words (empty if none).
+    pub fn constants(&self) -> &[u32] {
+        self.words("cb0")
+    }
+}
 
 /// One benchmark kernel.
 pub struct Kernel {
@@ -96,6 +125,17 @@ impl Problem {
     /// The constant buffer's words (empty if none).
     pub fn constants(&self) -> Vec<u32> {
         self.words("cb0")
+    }
+
+    /// The inputs a native baseline reads: every slot but the outputs.
+    pub fn inputs(&self) -> Inputs {
+        let slots = self
+            .resources
+            .iter()
+            .filter(|r| !self.outputs.contains(&r.slot))
+            .map(|r| (r.slot, words_of(&r.data)))
+            .collect();
+        Inputs { slots }
     }
 
     /// The output words of `resources` (after a dispatch), in output order.
@@ -232,15 +272,11 @@ fn saxpy_build(n: u32) -> Problem {
     }
 }
 
-fn saxpy_native(p: &Problem) -> Vec<Vec<u32>> {
-    let c = p.constants();
-    let a = f(c[0]);
-    let x = p.words("t0");
-    let mut y = p.words("u0");
-    for (yi, xi) in y.iter_mut().zip(&x) {
+fn saxpy_native(i: &Inputs, out: &mut [Vec<u32>]) {
+    let a = f(i.constants()[0]);
+    for (yi, xi) in out[0].iter_mut().zip(i.words("t0")) {
         *yi = (a * f(*xi) + f(*yi)).to_bits();
     }
-    vec![y]
 }
 
 // 2. mandelbrot ------------------------------------------------------------
@@ -288,18 +324,17 @@ fn mandel_point(cx: f32, cy: f32, max: u32) -> u32 {
     i
 }
 
-fn mandel_native(p: &Problem) -> Vec<Vec<u32>> {
-    let c = p.constants();
+fn mandel_native(i: &Inputs, out: &mut [Vec<u32>]) {
+    let c = i.constants();
     let (w, h, max) = (c[0], c[1], c[2]);
     let (x0, y0, dx, dy) = (f(c[4]), f(c[5]), f(c[6]), f(c[7]));
-    let mut out = Vec::with_capacity((w as usize) * (h as usize));
-    for y in 0..h {
+    let rows = out[0].chunks_exact_mut((w as usize).max(1));
+    for (y, row) in (0..h).zip(rows) {
         let cy = y as f32 * dy + y0;
-        for x in 0..w {
-            out.push(mandel_point(x as f32 * dx + x0, cy, max));
+        for (x, cell) in (0..w).zip(row.iter_mut()) {
+            *cell = mandel_point(x as f32 * dx + x0, cy, max);
         }
     }
-    vec![out]
 }
 
 // 3. reduction and 4. scan -------------------------------------------------
@@ -324,35 +359,27 @@ fn reduce_build(n: u32) -> Problem {
 /// The shader's algorithm: each block copied to a shared array, then a
 /// tree of halving steps (`a[i] += a[i + s]` for `i < s`), as the barriers
 /// order them.
-fn reduce_native(p: &Problem) -> Vec<Vec<u32>> {
-    let input = p.words("t0");
+fn reduce_native(i: &Inputs, out: &mut [Vec<u32>]) {
     let mut shared = [0u32; 256];
-    let sums = input
-        .chunks_exact(256)
-        .map(|b| {
-            shared.copy_from_slice(b);
-            let mut s = 128;
-            while s > 0 {
-                let (lo, hi) = shared.split_at_mut(s);
-                for (x, y) in lo.iter_mut().zip(&hi[..s]) {
-                    *x = x.wrapping_add(*y);
-                }
-                s >>= 1;
+    for (sum, b) in out[0].iter_mut().zip(i.words("t0").chunks_exact(256)) {
+        shared.copy_from_slice(b);
+        let mut s = 128;
+        while s > 0 {
+            let (lo, hi) = shared.split_at_mut(s);
+            for (x, y) in lo.iter_mut().zip(&hi[..s]) {
+                *x = x.wrapping_add(*y);
             }
-            shared[0]
-        })
-        .collect();
-    vec![sums]
+            s >>= 1;
+        }
+        *sum = shared[0];
+    }
 }
 
 /// The limit: a running sum of each block.
-fn reduce_plain(p: &Problem) -> Vec<Vec<u32>> {
-    let input = p.words("t0");
-    let sums = input
-        .chunks(256)
-        .map(|b| b.iter().fold(0u32, |s, &v| s.wrapping_add(v)))
-        .collect();
-    vec![sums]
+fn reduce_plain(i: &Inputs, out: &mut [Vec<u32>]) {
+    for (sum, b) in out[0].iter_mut().zip(i.words("t0").chunks(256)) {
+        *sum = b.iter().fold(0u32, |s, &v| s.wrapping_add(v));
+    }
 }
 
 fn scan_build(n: u32) -> Problem {
@@ -362,12 +389,10 @@ fn scan_build(n: u32) -> Problem {
 /// The shader's algorithm (Hillis-Steele): each thread's running value
 /// adds the shared word `off` places back, then every thread stores its
 /// value, for `off` = 1, 2, 4, ..., 128.
-fn scan_native(p: &Problem) -> Vec<Vec<u32>> {
-    let input = p.words("t0");
-    let mut out = Vec::with_capacity(input.len());
+fn scan_native(i: &Inputs, out: &mut [Vec<u32>]) {
     let mut shared = [0u32; 256];
-    let mut own = [0u32; 256];
-    for block in input.chunks_exact(256) {
+    let blocks = i.words("t0").chunks_exact(256);
+    for (block, own) in blocks.zip(out[0].chunks_exact_mut(256)) {
         shared.copy_from_slice(block);
         own.copy_from_slice(block);
         let mut off = 1;
@@ -375,26 +400,22 @@ fn scan_native(p: &Problem) -> Vec<Vec<u32>> {
             for i in off..256 {
                 own[i] = own[i].wrapping_add(shared[i - off]);
             }
-            shared.copy_from_slice(&own);
+            shared.copy_from_slice(own);
             off <<= 1;
         }
-        out.extend_from_slice(&own);
     }
-    vec![out]
 }
 
 /// The limit: a running sum of each block.
-fn scan_plain(p: &Problem) -> Vec<Vec<u32>> {
-    let input = p.words("t0");
-    let mut out = Vec::with_capacity(input.len());
-    for block in input.chunks(256) {
+fn scan_plain(i: &Inputs, out: &mut [Vec<u32>]) {
+    let blocks = i.words("t0").chunks(256);
+    for (block, o) in blocks.zip(out[0].chunks_mut(256)) {
         let mut sum = 0u32;
-        for &v in block {
+        for (&v, o) in block.iter().zip(o) {
             sum = sum.wrapping_add(v);
-            out.push(sum);
+            *o = sum;
         }
     }
-    vec![out]
 }
 
 // 5. matmul ----------------------------------------------------------------
@@ -415,22 +436,19 @@ fn matmul_build(n: u32) -> Problem {
     }
 }
 
-fn matmul_native(p: &Problem) -> Vec<Vec<u32>> {
-    let n = p.size as usize;
-    let a: Vec<f32> = p.words("t0").into_iter().map(f).collect();
-    let b: Vec<f32> = p.words("t1").into_iter().map(f).collect();
-    let mut c = vec![0u32; n * n];
-    for (row, out) in c.chunks_mut(n.max(1)).enumerate() {
+fn matmul_native(i: &Inputs, out: &mut [Vec<u32>]) {
+    let n = i.constants()[0] as usize;
+    let (a, b) = (i.words("t0"), i.words("t1"));
+    for (row, cells) in out[0].chunks_mut(n.max(1)).enumerate() {
         let a_row = &a[row * n..row * n + n];
-        for (col, cell) in out.iter_mut().enumerate() {
+        for (col, cell) in cells.iter_mut().enumerate() {
             let mut acc = 0.0f32;
             for (k, &ak) in a_row.iter().enumerate() {
-                acc += ak * b[k * n + col];
+                acc += f(ak) * f(b[k * n + col]);
             }
             *cell = acc.to_bits();
         }
     }
-    vec![c]
 }
 
 // 6. histogram -------------------------------------------------------------
@@ -452,11 +470,11 @@ fn histogram_build(n: u32) -> Problem {
 /// The shader's work done the way a CPU programmer would with other groups
 /// running at the same time: per group of 64 words, counters in the group,
 /// then one atomic add to the shared bins per counter used.
-fn histogram_native(p: &Problem) -> Vec<Vec<u32>> {
+fn histogram_native(i: &Inputs, out: &mut [Vec<u32>]) {
     use std::sync::atomic::{AtomicU32, Ordering};
-    let bins: Vec<AtomicU32> = (0..256).map(|_| AtomicU32::new(0)).collect();
+    let bins: Vec<AtomicU32> = out[0].iter().map(|&b| AtomicU32::new(b)).collect();
     let mut local = [0u32; 256];
-    for group in p.words("t0").chunks(64) {
+    for group in i.words("t0").chunks(64) {
         for &v in group {
             local[(v & 255) as usize] += 1;
         }
@@ -468,16 +486,17 @@ fn histogram_native(p: &Problem) -> Vec<Vec<u32>> {
             }
         }
     }
-    vec![bins.into_iter().map(AtomicU32::into_inner).collect()]
+    for (o, b) in out[0].iter_mut().zip(bins) {
+        *o = b.into_inner();
+    }
 }
 
 /// The limit: plain counters on one thread.
-fn histogram_plain(p: &Problem) -> Vec<Vec<u32>> {
-    let mut bins = vec![0u32; 256];
-    for v in p.words("t0") {
+fn histogram_plain(i: &Inputs, out: &mut [Vec<u32>]) {
+    let bins = &mut out[0];
+    for &v in i.words("t0") {
         bins[(v & 255) as usize] += 1;
     }
-    vec![bins]
 }
 
 // 7. nbody (bgfx cs_update_instances) --------------------------------------
@@ -539,16 +558,20 @@ fn nbody_accel(me: V3, cur: &[V3], soft2: f32) -> V3 {
     acc
 }
 
-fn nbody_native(p: &Problem) -> Vec<Vec<u32>> {
-    let c = p.constants();
+fn nbody_native(i: &Inputs, out: &mut [Vec<u32>]) {
+    let c = i.constants();
     let (dt, soft, damp, max_acc) = (f(c[0]), f(c[2]), f(c[3]), f(c[10]));
     let blocks = (c[1] as usize).saturating_mul(512);
     let v3 = |w: &[u32]| [f(w[0]), f(w[1]), f(w[2])];
-    let prev: Vec<V3> = p.words("t0").chunks_exact(4).map(v3).collect();
-    let cur: Vec<V3> = p.words("t1").chunks_exact(4).map(v3).collect();
-    let mut out_prev = Vec::with_capacity(cur.len() * 4);
-    let mut out_cur = Vec::with_capacity(cur.len() * 4);
-    for (me, old) in cur.iter().zip(&prev) {
+    let prev: Vec<V3> = i.words("t0").chunks_exact(4).map(v3).collect();
+    let cur: Vec<V3> = i.words("t1").chunks_exact(4).map(v3).collect();
+    let [out_prev, out_cur] = out else {
+        return;
+    };
+    let outs = out_prev
+        .chunks_exact_mut(4)
+        .zip(out_cur.chunks_exact_mut(4));
+    for ((me, old), (o_prev, o_cur)) in cur.iter().zip(&prev).zip(outs) {
         let acc = nbody_accel(*me, &cur[..blocks.min(cur.len())], soft * soft);
         let mut a = [0.0f32; 3];
         for k in 0..3 {
@@ -561,15 +584,14 @@ fn nbody_native(p: &Problem) -> Vec<Vec<u32>> {
             let scale = len.min(max_acc);
             a = a.map(|v| scale * ((1.0 / len2.sqrt()) * v));
         }
-        out_prev.extend([me[0], me[1], me[2], 0.0].map(f32::to_bits));
+        o_prev.copy_from_slice(&[me[0], me[1], me[2], 0.0].map(f32::to_bits));
         let mut next = [0.0f32; 4];
         for k in 0..3 {
             next[k] = a[k] * dt + (me[k] * 2.0 - old[k]);
         }
         next[3] = w;
-        out_cur.extend(next.map(f32::to_bits));
+        o_cur.copy_from_slice(&next.map(f32::to_bits));
     }
-    vec![out_prev, out_cur]
 }
 
 // The table ----------------------------------------------------------------
@@ -704,6 +726,11 @@ impl Kernel {
         size.clamp(1, max).div_ceil(g) * g
     }
 
+    /// The native baseline's outputs for `p`.
+    pub fn native_outputs(&self, p: &Problem) -> Vec<Vec<u32>> {
+        run_baseline(self.native, p)
+    }
+
     /// The problem at `size` (rounded with [`Kernel::fit_size`]).
     pub fn problem(&self, size: u32) -> Problem {
         (self.build)(self.fit_size(size))
@@ -763,6 +790,13 @@ impl Kernel {
     }
 }
 
+/// Runs `f` on `p`'s inputs and initial outputs; returns the outputs.
+pub fn run_baseline(f: Baseline, p: &Problem) -> Vec<Vec<u32>> {
+    let mut out = p.outputs_of(&p.resources);
+    f(&p.inputs(), &mut out);
+    out
+}
+
 /// Whether `have` passes for `want` under `tol` (word by word).
 fn same(tol: Tolerance, want: u32, have: u32) -> bool {
     match tol {
@@ -802,17 +836,17 @@ mod tests {
     #[test]
     fn natives_compute_known_values() {
         let p = kernel("histogram").unwrap().problem(100);
-        let bins = histogram_native(&p).remove(0);
+        let bins = run_baseline(histogram_native, &p).remove(0);
         assert_eq!(bins.iter().sum::<u32>(), 100);
         let p = kernel("scan").unwrap().problem(256);
-        let input = p.words("t0");
-        let out = scan_native(&p).remove(0);
+        let input = p.inputs().words("t0").to_vec();
+        let out = run_baseline(scan_native, &p).remove(0);
         assert_eq!(out[0], input[0]);
         assert_eq!(
             out[2],
             input[0].wrapping_add(input[1]).wrapping_add(input[2])
         );
-        let sums = reduce_native(&kernel("reduce").unwrap().problem(512)).remove(0);
+        let sums = run_baseline(reduce_native, &kernel("reduce").unwrap().problem(512)).remove(0);
         assert_eq!(sums.len(), 2);
         assert_eq!(mandel_point(0.0, 0.0, 256), 256);
         assert_eq!(mandel_point(2.0, 2.0, 256), 1);
@@ -822,7 +856,7 @@ mod tests {
     fn checker_names_the_first_difference() {
         let k = kernel("saxpy").unwrap();
         let p = k.problem(4);
-        let want = (k.native)(&p);
+        let want = k.native_outputs(&p);
         assert_eq!(k.check(&p, &want, &want), Ok(()));
         let mut bad = want.clone();
         bad[0][2] ^= 1;
