@@ -1007,6 +1007,163 @@ ret
     assert_eq!(split, 4);
 }
 
+/// An early return on a thread-id range (`src/jit/split.rs`), the bounds
+/// test of most compute shaders: each integer comparison of each id along
+/// x with a uniform value, the id on either side, `if_nz` and `if_z`, over
+/// values around the batch edges (8 lanes), the group edges (16 x 2
+/// threads) and the sign bit. The rest of the program (a loop with an
+/// `if`, a store of the compare result) runs on exactly the lanes that
+/// stay; the lanes that return write nothing.
+#[test]
+fn early_returns_on_thread_id_ranges_leave_exactly_the_lanes_that_take_them() {
+    let ids = [
+        "vThreadIDInGroupFlattened.x",
+        "vThreadIDInGroup.x",
+        "vThreadID.x",
+    ];
+    type Rule = fn(u32, u32) -> bool;
+    let ops: [(&str, Rule); 6] = [
+        ("ieq", |a, b| a == b),
+        ("ine", |a, b| a != b),
+        ("ilt", |a, b| (a as i32) < (b as i32)),
+        ("ige", |a, b| (a as i32) >= (b as i32)),
+        ("ult", |a, b| a < b),
+        ("uge", |a, b| a >= b),
+    ];
+    let values = [
+        0,
+        1,
+        7,
+        8,
+        9,
+        16,
+        17,
+        31,
+        32,
+        40,
+        u32::MAX,
+        0x8000_0000,
+        0x7FFF_FFFF,
+    ];
+    let id_of = |id: &str, g: u32, f: u32| match id {
+        "vThreadIDInGroupFlattened.x" => f,
+        "vThreadIDInGroup.x" => f % 16,
+        _ => 16 * g + f % 16,
+    };
+    for id in ids {
+        for (name, rule) in ops {
+            for id_left in [true, false] {
+                for test in ["nz", "z"] {
+                    let (a, b) = if id_left {
+                        (id.to_string(), "cb0[0].x".to_string())
+                    } else {
+                        ("cb0[0].x".to_string(), id.to_string())
+                    };
+                    let text = format!(
+                        "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadIDInGroup.x
+dcl_input vThreadID.x
+dcl_temps 3
+dcl_thread_group 16, 2, 1
+{name} r1.x, {a}, {b}
+if_{test} r1.x
+  ret
+endif
+imad r2.x, vThreadGroupID.x, l(32), vThreadIDInGroupFlattened.x
+ishl r2.x, r2.x, l(3)
+mov r0.xy, l(0, 0, 0, 0)
+loop
+  uge r0.z, r0.y, cb0[0].y
+  breakc_nz r0.z
+  and r0.w, vThreadIDInGroupFlattened.x, l(1)
+  if_nz r0.w
+    iadd r0.x, r0.x, l(100)
+  endif
+  iadd r0.x, r0.x, l(1)
+  iadd r0.y, r0.y, l(1)
+endloop
+store_raw u0.xy, r2.x, r0.xxxx
+store_raw u0.x, r2.x, r1.x
+ret
+"
+                    );
+                    for u in values {
+                        let out = diff(
+                            &text,
+                            [2, 1, 1],
+                            &[cb(0, &[u, 3, 0, 0]), uav(0, raw(256), &[0xEEEE; 256])],
+                        );
+                        for g in 0..2u32 {
+                            for f in 0..32u32 {
+                                let x = id_of(id, g, f);
+                                let holds = if id_left { rule(x, u) } else { rule(u, x) };
+                                let returns = holds == (test == "nz");
+                                let t = (32 * g + f) as usize * 2;
+                                let what =
+                                    format!("{name} {id} if_{test} u={u:#x} thread {f} of {g}");
+                                let want = if returns {
+                                    [0xEEEE, 0xEEEE]
+                                } else {
+                                    let sum = 3 + 300 * (f & 1);
+                                    [if holds { u32::MAX } else { 0 }, sum]
+                                };
+                                assert_eq!(out[0][t..t + 2], want, "{what}\n{text}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How many memory stores tier 1 makes of `text` (side effects, which
+/// Cranelift neither merges nor copies: each lowering of a store shows).
+fn stores(text: &str) -> usize {
+    let p = parse(text);
+    let options = CompileOptions::tier(Tier::One);
+    let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
+    dump.clif
+        .lines()
+        .filter(|l| l.trim_start().starts_with("store"))
+        .count()
+}
+
+/// The split of an early return happens where it may: the rest of the
+/// program is lowered a second time, on the full mask (more stores than
+/// the plain lowering, which a `nop` beside the `ret` forces), and not in
+/// a program with a barrier or with batches that straddle rows.
+#[test]
+fn an_early_return_on_a_thread_id_range_lowers_the_rest_twice() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_thread_group 16, 1, 1
+uge r0.y, vThreadID.x, cb0[0].x
+if_nz r0.y
+  ret
+endif
+xor r0.x, vThreadID.x, l(12345)
+ishl r1.x, vThreadID.x, l(2)
+store_raw u0.x, r1.x, r0.x
+ret
+";
+    let plain = |t: &str| t.replace("  ret\n", "  nop\n  ret\n");
+    assert!(stores(text) > stores(&plain(text)));
+    // Groups of 12: batches straddle rows, so the plain `if` stays.
+    let straddle = text.replace("16, 1, 1", "12, 1, 1");
+    assert_eq!(stores(&straddle), stores(&plain(&straddle)));
+    // A barrier after it: the plain `if` (a returned lane skips it).
+    let barrier = text.replace("xor r0.x", "sync_g_t\nxor r0.x");
+    assert_eq!(stores(&barrier), stores(&plain(&barrier)));
+}
+
 /// A difference `id - u` inside an `if` that runs where `id >= u` (or
 /// `id > u`) on every lane of a batch keeps the id's facts on that path
 /// (`IdFloor`, `src/jit/split.rs`): TGSM loads and stores at it take the

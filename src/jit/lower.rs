@@ -42,6 +42,7 @@ use crate::ir::{
     FloatInst, FlowInst, GraphicsInst, Index, InstVisitor, Instruction, IntInst, MemoryInst,
     MiscInst, Modifier, MoveInst, Opcode, Operand, OperandType, SampleInst, SyncInst,
 };
+use crate::limits::MAX_GROUPS_PER_DIM;
 
 /// One register component of a whole batch: `N` vectors of `i32x4`.
 pub type V = [Value; N];
@@ -182,7 +183,10 @@ pub struct Lower<'a, 'f> {
     pub consecutive4: HashSet<Value>,
     /// Thread-id values with a bound known when compiling: every lane,
     /// padding lanes (0) included, is below it (`vThreadIDInGroup.x`:
-    /// the group's width; `vThreadIDInGroupFlattened`: its thread count).
+    /// the group's width; `vThreadIDInGroupFlattened`: its thread count;
+    /// `vThreadID.x`: the width times the most groups a dispatch has; an
+    /// id shifted left by 2: four times the id's). The lanes are ids (or
+    /// ids times 4) as true integers: consecutive without a wrap.
     pub lane_bound: HashMap<Value, u32>,
     /// `i32x4` values whose every lane has bit 31 clear (a logical right
     /// shift by a literal of 1 to 31, an `and` with such a value or
@@ -472,10 +476,20 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.finish_always(v)
     }
 
-    /// `finish` whether or not the result is observed.
+    /// `finish` whether or not the result is observed. Under DAZ the
+    /// flush is a multiply by 1.0: it reads a denormal as a zero of its
+    /// sign and gives every other number back exactly (a NaN's result is
+    /// replaced by the canonical NaN anyway); one instruction for four.
     pub(super) fn finish_always(&mut self, v: Value) -> Value {
-        let fl = self.flush(v);
         let fv = self.f(v);
+        let fl = if self.hw_flush && !self.known_flushed.contains(&v) {
+            let one = self.b.ins().f32const(1.0);
+            let one = self.b.ins().splat(types::F32X4, one);
+            let m = self.b.ins().fmul(fv, one);
+            self.i(m)
+        } else {
+            self.flush(v)
+        };
         let nan = self.b.ins().fcmp(FloatCC::Unordered, fv, fv);
         let canon = self.vsplat(CANONICAL_NAN);
         let r = self.b.ins().bitselect(nan, canon, fl);
@@ -815,8 +829,13 @@ impl<'a, 'f> Lower<'a, 'f> {
                 // (batches start at multiples of W).
                 if comp == 0 && self.p.group_size[0] % 4 == 0 {
                     self.consecutive.extend(v);
-                    if op.ty == OperandType::ThreadIdInGroup {
-                        let bound = self.p.group_size[0];
+                    // vThreadID.x is below the widest dispatch's ids
+                    // (`check_groups` refuses more groups).
+                    let bound = match op.ty {
+                        OperandType::ThreadIdInGroup => Some(self.p.group_size[0]),
+                        _ => self.p.group_size[0].checked_mul(MAX_GROUPS_PER_DIM),
+                    };
+                    if let Some(bound) = bound {
                         self.lane_bound.extend(v.iter().map(|&x| (x, bound)));
                     }
                 }
@@ -1311,6 +1330,12 @@ impl<'a, 'f> Lower<'a, 'f> {
                     && a.iter().all(|v| self.consecutive.contains(v))
                 {
                     self.consecutive4.extend(r);
+                    // Ids times 4 keep a bound while it fits.
+                    let bounds: Option<Vec<u32>> =
+                        a.iter().map(|v| self.lane_bound.get(v).copied()).collect();
+                    if let Some(b) = bounds.and_then(|b| b.into_iter().max()?.checked_mul(4)) {
+                        self.lane_bound.extend(r.iter().map(|&x| (x, b)));
+                    }
                 }
                 r
             } else {

@@ -552,7 +552,7 @@ impl Lower<'_, '_> {
         // the last lane's address does not wrap.
         if stride.is_none() && shape == Shape::Consecutive {
             if let Some(a0) = self.byte_ids_at(a, j) {
-                let nowrap = self.no_wrap(w, a0, 0xFFFF_FFF0);
+                let nowrap = self.no_wrap_of(w, &a[j..=j], a0, 0xFFFF_FFF0);
                 return Some((nowrap, self.b.ins().ushr_imm_s(a0, 2)));
             }
         }
@@ -565,12 +565,12 @@ impl Lower<'_, '_> {
                 let base = self.consec_base?;
                 let i0 = self.consecutive_lane0(base, j);
                 let i0 = self.b.ins().uextend(types::I64, i0);
-                let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFC);
+                let nowrap = self.no_wrap_of(w, &a[j..=j], i0, 0xFFFF_FFFC);
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
             Shape::Consecutive if s == 4 && self.consecutive.contains(&a[j]) => {
                 let i0 = self.lane0_u64(a[j]);
-                let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFC);
+                let nowrap = self.no_wrap_of(w, &a[j..=j], i0, 0xFFFF_FFFC);
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
             Shape::Uniform => {
@@ -662,7 +662,7 @@ impl Lower<'_, '_> {
         let shifted_ids = a.iter().all(|v| self.consecutive4.contains(v));
         if w.stride.is_none() && (shifted_ids || self.bytes_base.is_some()) {
             let a0 = self.byte_ids_at(a, 0)?;
-            let nowrap = self.no_wrap(w, a0, 0xFFFF_FFFC - 4 * span);
+            let nowrap = self.no_wrap_of(w, &a, a0, 0xFFFF_FFFC - 4 * span);
             return Some((self.b.ins().ushr_imm_s(a0, 2), Some(nowrap)));
         }
         if w.stride != Some(4) {
@@ -680,7 +680,7 @@ impl Lower<'_, '_> {
             None => return None,
         };
         let i0 = self.b.ins().uextend(types::I64, i0);
-        let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFF - span);
+        let nowrap = self.no_wrap_of(w, &a, i0, 0xFFFF_FFFF - span);
         Some((self.b.ins().iadd_imm_s(i0, o as i64), Some(nowrap)))
     }
 
@@ -793,6 +793,19 @@ impl Lower<'_, '_> {
         self.b
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, x, i64::from(limit))
+    }
+
+    /// [`Self::no_wrap`] for lane 0 `x` of the index vectors `index`,
+    /// known to hold where every lane of them is below a bound known when
+    /// compiling of at most 2^31 (`Lower::lane_bound`): such lanes are
+    /// ids as true integers, so no lane's address wraps whatever span and
+    /// components the caller adds to `x` (at most `W` lanes of 4 DWORDs).
+    fn no_wrap_of(&mut self, w: Window, index: &[Value], x: Value, limit: u32) -> Value {
+        let bounded = |v: &Value| self.lane_bound.get(v).is_some_and(|&b| b <= 1 << 31);
+        if !index.is_empty() && index.iter().all(bounded) {
+            return self.b.ins().iconst(types::I8, 1);
+        }
+        self.no_wrap(w, x, limit)
     }
 
     /// `x & y` for two i8 flags, either of which may be known to hold.

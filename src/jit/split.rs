@@ -12,6 +12,14 @@
 //! body runs on every lane (lowered on the full mask: no mask is built,
 //! no write blends), on none (skipped) or on some (the vector comparison
 //! and the masked body of a plain `if`). The body is lowered twice.
+//!
+//! An early return, `if (id >= n) return;` at the top level of a program
+//! without barriers (the `if`'s body one `ret`), splits the same way, with
+//! the rest of the program in the paths: where no lane returns, the rest
+//! is lowered on the full mask; where every lane does, the batch ends;
+//! otherwise the plain `if` and the rest on the mask it leaves. The rest
+//! is lowered twice, so it is bounded ([`MAX_REST`], no `call`).
+//!
 //! Invariant: every register ends as the plain lowering leaves it; the
 //! comparison's destination gets each lane's result on all three paths
 //! (all ones or zero where the scalar tests decide it).
@@ -27,6 +35,10 @@ use crate::ir::{Instruction, Modifier, OpClass, Opcode, Operand, OperandType};
 
 /// Instructions a split body may hold: it is lowered twice.
 const MAX_BODY: usize = 64;
+
+/// Instructions the program may hold after an early return that splits:
+/// they are lowered twice.
+const MAX_REST: usize = 256;
 
 /// A recognised `if` on a thread-id range.
 struct Split<'p> {
@@ -111,6 +123,47 @@ impl Lower<'_, '_> {
         i: usize,
         limit: usize,
     ) -> Option<Split<'p>> {
+        let s = self.id_condition(insts, i)?;
+        (s.end < limit && plain_body(insts.get(s.at_if + 1..s.end)?)).then_some(s)
+    }
+
+    /// The early return starting at instruction `i` (its comparison or
+    /// the `if` itself): an `if` on a thread-id range whose body is one
+    /// `ret`, at the top level of the main program (`limit`, the first
+    /// label), in a program without group barriers, followed by at most
+    /// [`MAX_REST`] instructions and no `call`.
+    fn find_early_return<'p>(
+        &self,
+        insts: &'p [Instruction],
+        i: usize,
+        limit: usize,
+    ) -> Option<Split<'p>> {
+        let main_end = insts
+            .iter()
+            .position(|i| i.opcode == Opcode::Label)
+            .unwrap_or(insts.len());
+        if limit != main_end
+            || !self.stack.is_empty()
+            || self.call_depth != 0
+            || super::has_group_barrier(self.p)
+        {
+            return None;
+        }
+        let s = self.id_condition(insts, i)?;
+        let body = insts.get(s.at_if + 1..s.end)?;
+        let rest = insts.get(s.end + 1..limit)?;
+        let calls = |i: &Instruction| matches!(i.opcode, Opcode::Call | Opcode::Callc);
+        (body.len() == 1
+            && body[0].opcode == Opcode::Ret
+            && rest.len() <= MAX_REST
+            && !rest.iter().any(calls))
+        .then_some(s)
+    }
+
+    /// The `if` starting at instruction `i` (its comparison or the `if`
+    /// itself) when its condition compares a thread id with a uniform
+    /// value and it has no `else`; its body is the caller's to judge.
+    fn id_condition<'p>(&self, insts: &'p [Instruction], i: usize) -> Option<Split<'p>> {
         if self.slots.is_some()
             || super::opt_off("split")
             || !self.full_exec
@@ -162,10 +215,7 @@ impl Lower<'_, '_> {
         // The `if`'s target is the instruction after its `endif` (or after
         // its `else`, which rules the split out).
         let end = self.jump_target(at_if)?.checked_sub(1)?;
-        if end >= limit
-            || insts.get(end)?.opcode != Opcode::EndIf
-            || !plain_body(insts.get(at_if + 1..end)?)
-        {
+        if insts.get(end)?.opcode != Opcode::EndIf {
             return None;
         }
         Some(Split {
@@ -203,6 +253,9 @@ impl Lower<'_, '_> {
     /// `None` (nothing lowered) where there is none.
     pub(super) fn split_if(&mut self, i: usize, limit: usize) -> Result<Option<usize>, JitError> {
         let p = self.p;
+        if let Some(s) = self.find_early_return(&p.program.insts, i, limit) {
+            return self.split_return(&s, i, limit).map(Some);
+        }
         let Some(s) = self.find_split(&p.program.insts, i, limit) else {
             return Ok(None);
         };
@@ -268,6 +321,78 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(end);
         self.at = s.end;
         Ok(Some(s.end + 1))
+    }
+
+    /// Lowers the early return `s` starting at instruction `i` and the
+    /// rest of the main program after it (to `limit`); returns `limit`.
+    fn split_return(&mut self, s: &Split, i: usize, limit: usize) -> Result<usize, JitError> {
+        let p = self.p;
+        self.at = s.cmp.unwrap_or(s.at_if);
+        let x0 = self.row_id_lane0(s.x.0);
+        let xl = self.b.ins().iadd_imm_s(x0, W as i64 - 1);
+        let u = match s.u {
+            Some((op, c)) => self.uniform_src(op, c),
+            None => self.b.ins().iconst(types::I32, 0),
+        };
+        let (every, none) = self.range_tests(s.cc, x0, xl, u);
+        // Where every lane returns, and where none does.
+        let (all, stay) = if s.on_true {
+            (every, none)
+        } else {
+            (none, every)
+        };
+        let end = self.b.create_block();
+        let part = self.b.create_block();
+        if let Some(all) = all {
+            let gone = self.b.create_block();
+            let rest = self.b.create_block();
+            self.b.ins().brif(all, gone, &[], rest, &[]);
+            self.b.seal_block(gone);
+            self.b.seal_block(rest);
+            self.b.switch_to_block(gone);
+            self.split_result(s, s.on_true)?;
+            let zero = self.splat_v(0);
+            self.set_exec(zero);
+            self.b.ins().jump(end, &[]);
+            self.b.switch_to_block(rest);
+        }
+        let full = match stay {
+            Some(stay) => {
+                let full = self.b.create_block();
+                self.b.ins().brif(stay, full, &[], part, &[]);
+                self.b.seal_block(full);
+                Some(full)
+            }
+            None => {
+                self.b.ins().jump(part, &[]);
+                None
+            }
+        };
+        self.b.seal_block(part);
+        if let Some(full) = full {
+            // No lane returns: the rest on the mask of the program's
+            // entry, as if the `if` were not there.
+            self.b.switch_to_block(full);
+            self.split_result(s, !s.on_true)?;
+            let (exits, depth) = (self.lane_exits, self.full_stack.len());
+            self.body(s.end + 1, limit)?;
+            self.b.ins().jump(end, &[]);
+            self.lane_exits = exits;
+            self.full_stack.truncate(depth);
+            self.full_exec = true;
+        }
+        // Some lanes return: the plain `if` and the rest.
+        self.b.switch_to_block(part);
+        for k in i..=s.end {
+            self.inst(k, &p.program.insts[k])?;
+        }
+        self.body(s.end + 1, limit)?;
+        self.b.ins().jump(end, &[]);
+        self.b.seal_block(end);
+        self.b.switch_to_block(end);
+        self.full_exec = false;
+        self.at = limit.saturating_sub(1);
+        Ok(limit)
     }
 
     /// The floor the full-mask path of `s` sets: its body runs where

@@ -68,7 +68,8 @@ pub struct Generated {
 /// operands alone do not show: `same_operand_twice`, `cond_divergent` (a condition that differs
 /// between threads of a group), `if_else`, `nested_3` (a block nested
 /// three deep), `loop_fixed_trips` / `loop_divergent_trips`,
-/// `switch_fallthrough`, `switch_default`, `ret_nested`, `barrier_top`
+/// `switch_fallthrough`, `switch_default`, `ret_nested`, `early_return`
+/// (`if (id >= n) return;` first in the program), `barrier_top`
 /// (a barrier at the top level), `barrier_in_loop` (a barrier inside a
 /// loop every thread runs equally often), `oob_*` (an
 /// address made out of bounds on purpose: `oob_uav_raw`, `oob_tgsm_raw`,
@@ -1040,6 +1041,19 @@ impl Gen {
         self.line("endif");
     }
 
+    /// `if (id >= n) return;` first in the program, the bounds test of
+    /// most compute shaders: without a barrier after it, the JIT splits
+    /// the rest of the program on the batch's first and last id.
+    fn early_return(&mut self) {
+        self.note("early_return");
+        let c = self.id_range_cond();
+        let zn = self.zn();
+        self.line(&format!("if{zn} {c}"));
+        self.line("ret");
+        self.line("endif");
+        self.returned = true;
+    }
+
     /// `if (id >= u)` (or `id > u`) whose body first reads or writes g2
     /// at `id - u`: on the full-mask path of the JIT's split `if`, the
     /// difference keeps the id's facts (`floor_diff`).
@@ -1471,8 +1485,10 @@ fn generate_text_forms(seed: u64, cfg: &GenConfig) -> (String, FuzzInputs, Forms
     header(&mut g, &layout, &icb);
     prologue(&mut g, &layout);
     let n = g.rng.range(cfg.top_statements / 2, cfg.top_statements);
-    for _ in 0..n {
-        if !g.returned && g.rng.chance(1, 10) {
+    for k in 0..n {
+        if k == 0 && g.rng.chance(1, 6) {
+            g.early_return();
+        } else if !g.returned && g.rng.chance(1, 10) {
             g.note("barrier_top");
             g.sync();
         } else if !g.returned && g.rng.chance(1, 12) {
