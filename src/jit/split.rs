@@ -25,7 +25,7 @@
 //! (all ones or zero where the scalar tests decide it).
 
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
 use super::context::{OFF_FLAT, W};
 use super::lower::{fixed, Lower, Ty};
@@ -57,6 +57,21 @@ struct Split<'p> {
     /// The body runs where `cc(x, u)` holds (`if_nz`), else where it
     /// does not.
     on_true: bool,
+}
+
+/// The blocks of a split's three-way branch ([`Lower::split_branch`]).
+struct Branch {
+    /// Where the `if`'s body runs on every lane (`None` where that cannot
+    /// be), sealed.
+    all: Option<Block>,
+    /// Where it runs on none, sealed.
+    none: Option<Block>,
+    /// The plain `if`, sealed.
+    part: Block,
+    /// Where the paths meet, for the caller to seal.
+    end: Block,
+    /// The uniform operand.
+    u: Value,
 }
 
 /// While a split body is lowered on its full-mask path where every lane's
@@ -259,44 +274,13 @@ impl Lower<'_, '_> {
         let Some(s) = self.find_split(&p.program.insts, i, limit) else {
             return Ok(None);
         };
-        self.at = s.cmp.unwrap_or(s.at_if);
-        let x0 = self.row_id_lane0(s.x.0);
-        let xl = self.b.ins().iadd_imm_s(x0, W as i64 - 1);
-        let u = match s.u {
-            Some((op, c)) => self.uniform_src(op, c),
-            None => self.b.ins().iconst(types::I32, 0),
-        };
-        let (every, none) = self.range_tests(s.cc, x0, xl, u);
-        // Where the body runs on every lane, and on none.
-        let (all, skip) = if s.on_true {
-            (every, none)
-        } else {
-            (none, every)
-        };
-        let end = self.b.create_block();
-        let part = self.b.create_block();
-        let full = all.map(|a| {
-            let full = self.b.create_block();
-            let rest = self.b.create_block();
-            self.b.ins().brif(a, full, &[], rest, &[]);
-            self.b.seal_block(full);
-            self.b.seal_block(rest);
-            self.b.switch_to_block(rest);
-            full
-        });
-        let skipped = match skip {
-            Some(n) => {
-                let skipped = self.b.create_block();
-                self.b.ins().brif(n, skipped, &[], part, &[]);
-                self.b.seal_block(skipped);
-                Some(skipped)
-            }
-            None => {
-                self.b.ins().jump(part, &[]);
-                None
-            }
-        };
-        self.b.seal_block(part);
+        let Branch {
+            all: full,
+            none: skipped,
+            part,
+            end,
+            u,
+        } = self.split_branch(&s);
         if let Some(full) = full {
             self.b.switch_to_block(full);
             self.split_result(&s, s.on_true)?;
@@ -323,10 +307,8 @@ impl Lower<'_, '_> {
         Ok(Some(s.end + 1))
     }
 
-    /// Lowers the early return `s` starting at instruction `i` and the
-    /// rest of the main program after it (to `limit`); returns `limit`.
-    fn split_return(&mut self, s: &Split, i: usize, limit: usize) -> Result<usize, JitError> {
-        let p = self.p;
+    /// The three-way branch of a split `s`, emitted where the builder is.
+    fn split_branch(&mut self, s: &Split) -> Branch {
         self.at = s.cmp.unwrap_or(s.at_if);
         let x0 = self.row_id_lane0(s.x.0);
         let xl = self.b.ins().iadd_imm_s(x0, W as i64 - 1);
@@ -335,33 +317,28 @@ impl Lower<'_, '_> {
             None => self.b.ins().iconst(types::I32, 0),
         };
         let (every, none) = self.range_tests(s.cc, x0, xl, u);
-        // Where every lane returns, and where none does.
-        let (all, stay) = if s.on_true {
+        let (all, skip) = if s.on_true {
             (every, none)
         } else {
             (none, every)
         };
         let end = self.b.create_block();
         let part = self.b.create_block();
-        if let Some(all) = all {
-            let gone = self.b.create_block();
+        let all = all.map(|a| {
+            let all = self.b.create_block();
             let rest = self.b.create_block();
-            self.b.ins().brif(all, gone, &[], rest, &[]);
-            self.b.seal_block(gone);
+            self.b.ins().brif(a, all, &[], rest, &[]);
+            self.b.seal_block(all);
             self.b.seal_block(rest);
-            self.b.switch_to_block(gone);
-            self.split_result(s, s.on_true)?;
-            let zero = self.splat_v(0);
-            self.set_exec(zero);
-            self.b.ins().jump(end, &[]);
             self.b.switch_to_block(rest);
-        }
-        let full = match stay {
-            Some(stay) => {
-                let full = self.b.create_block();
-                self.b.ins().brif(stay, full, &[], part, &[]);
-                self.b.seal_block(full);
-                Some(full)
+            all
+        });
+        let skip = match skip {
+            Some(n) => {
+                let skip = self.b.create_block();
+                self.b.ins().brif(n, skip, &[], part, &[]);
+                self.b.seal_block(skip);
+                Some(skip)
             }
             None => {
                 self.b.ins().jump(part, &[]);
@@ -369,6 +346,34 @@ impl Lower<'_, '_> {
             }
         };
         self.b.seal_block(part);
+        Branch {
+            all,
+            none: skip,
+            part,
+            end,
+            u,
+        }
+    }
+
+    /// Lowers the early return `s` starting at instruction `i` and the
+    /// rest of the main program after it (to `limit`); returns `limit`.
+    fn split_return(&mut self, s: &Split, i: usize, limit: usize) -> Result<usize, JitError> {
+        let p = self.p;
+        // Where every lane returns, and where none does.
+        let Branch {
+            all: gone,
+            none: full,
+            part,
+            end,
+            ..
+        } = self.split_branch(s);
+        if let Some(gone) = gone {
+            self.b.switch_to_block(gone);
+            self.split_result(s, s.on_true)?;
+            let zero = self.splat_v(0);
+            self.set_exec(zero);
+            self.b.ins().jump(end, &[]);
+        }
         if let Some(full) = full {
             // No lane returns: the rest on the mask of the program's
             // entry, as if the `if` were not there.
