@@ -816,6 +816,36 @@ ret
     }
 }
 
+/// The thread ids along x a split tests.
+const ROW_IDS: [&str; 3] = [
+    "vThreadIDInGroupFlattened.x",
+    "vThreadIDInGroup.x",
+    "vThreadID.x",
+];
+
+/// A comparison's rule on (first operand, second operand).
+type Rule = fn(u32, u32) -> bool;
+
+/// Each integer comparison with the rule it follows.
+const ID_COMPARES: [(&str, Rule); 6] = [
+    ("ieq", |a, b| a == b),
+    ("ine", |a, b| a != b),
+    ("ilt", |a, b| (a as i32) < (b as i32)),
+    ("ige", |a, b| (a as i32) >= (b as i32)),
+    ("ult", |a, b| a < b),
+    ("uge", |a, b| a >= b),
+];
+
+/// Id `id` of flat thread `f` of group `g` in groups of 16 x 2: x = f % 16,
+/// the global x 16 g + x.
+fn row_id_of(id: &str, g: u32, f: u32) -> u32 {
+    match id {
+        "vThreadIDInGroupFlattened.x" => f,
+        "vThreadIDInGroup.x" => f % 16,
+        _ => 16 * g + f % 16,
+    }
+}
+
 /// An `if` on a thread-id range (`src/jit/split.rs`): each integer
 /// comparison of each in-group id along x with a uniform value, the id on
 /// either side, `if_nz` and `if_z`, and the id tested itself, over values
@@ -824,32 +854,14 @@ ret
 /// against the rule, and the engines against each other.
 #[test]
 fn ifs_on_thread_id_ranges_run_the_body_on_exactly_the_lanes_that_take_it() {
-    let ids = [
-        "vThreadIDInGroupFlattened.x",
-        "vThreadIDInGroup.x",
-        "vThreadID.x",
-    ];
-    type Rule = fn(u32, u32) -> bool;
-    let ops: [(&str, Rule); 6] = [
-        ("ieq", |a, b| a == b),
-        ("ine", |a, b| a != b),
-        ("ilt", |a, b| (a as i32) < (b as i32)),
-        ("ige", |a, b| (a as i32) >= (b as i32)),
-        ("ult", |a, b| a < b),
-        ("uge", |a, b| a >= b),
-    ];
+    let (ids, ops) = (ROW_IDS, ID_COMPARES);
     let values: [[u32; 4]; 4] = [
         [0, 1, 3, 7],
         [8, 9, 15, 16],
         [17, 31, 32, 40],
         [u32::MAX, 0x8000_0000, 0x7FFF_FFFF, 24],
     ];
-    // Thread t of group g: flat f = t % 32, x = f % 16, global x = 16 g + x.
-    let id_of = |id: &str, g: u32, f: u32| match id {
-        "vThreadIDInGroupFlattened.x" => f,
-        "vThreadIDInGroup.x" => f % 16,
-        _ => 16 * g + f % 16,
-    };
+    let id_of = row_id_of;
     let head = |ids_decl: &str| {
         format!(
             "cs_5_0
@@ -1016,20 +1028,7 @@ ret
 /// stay; the lanes that return write nothing.
 #[test]
 fn early_returns_on_thread_id_ranges_leave_exactly_the_lanes_that_take_them() {
-    let ids = [
-        "vThreadIDInGroupFlattened.x",
-        "vThreadIDInGroup.x",
-        "vThreadID.x",
-    ];
-    type Rule = fn(u32, u32) -> bool;
-    let ops: [(&str, Rule); 6] = [
-        ("ieq", |a, b| a == b),
-        ("ine", |a, b| a != b),
-        ("ilt", |a, b| (a as i32) < (b as i32)),
-        ("ige", |a, b| (a as i32) >= (b as i32)),
-        ("ult", |a, b| a < b),
-        ("uge", |a, b| a >= b),
-    ];
+    let (ids, ops) = (ROW_IDS, ID_COMPARES);
     let values = [
         0,
         1,
@@ -1045,11 +1044,7 @@ fn early_returns_on_thread_id_ranges_leave_exactly_the_lanes_that_take_them() {
         0x8000_0000,
         0x7FFF_FFFF,
     ];
-    let id_of = |id: &str, g: u32, f: u32| match id {
-        "vThreadIDInGroupFlattened.x" => f,
-        "vThreadIDInGroup.x" => f % 16,
-        _ => 16 * g + f % 16,
-    };
+    let id_of = row_id_of;
     for id in ids {
         for (name, rule) in ops {
             for id_left in [true, false] {
