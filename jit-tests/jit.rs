@@ -1419,6 +1419,44 @@ ret
 }
 
 #[test]
+fn literal_cb_reads_past_a_short_binding_read_zero() {
+    // The literal reads reach DWORD 15 of cb0, which is bound with 6
+    // bytes (one whole DWORD), so the JIT reads it from a zero-padded
+    // copy, and the dynamic reads (through the padded window) agree with
+    // the interpreter's bounds checks.
+    let text = "cs_5_0
+dcl_constantbuffer CB0[4], dynamicIndexed
+dcl_uav_raw u0
+dcl_input vThreadID.x
+dcl_temps 3
+dcl_thread_group 8, 1, 1
+mov r0.x, cb0[0].x
+mov r0.y, cb0[0].y
+mov r0.z, cb0[3].w
+mov r0.w, cb0[1].x
+ishl r1.x, vThreadID.x, l(5)
+store_raw u0.xyzw, r1.x, r0.xyzw
+and r1.y, vThreadID.x, l(3)
+mov r2.xyzw, cb0[r1.y + 0].xyzw
+iadd r1.x, r1.x, l(16)
+store_raw u0.xyzw, r1.x, r2.xyzw
+ret
+";
+    let mut short = cb(0, &[0xC0DE, 0xBEEF]);
+    short.data.truncate(6);
+    let out = diff(text, [1, 1, 1], &[short, uav(0, raw(64), &[7; 64])]);
+    for t in 0..8 {
+        assert_eq!(&out[0][t * 8..t * 8 + 4], &[0xC0DE, 0, 0, 0], "thread {t}");
+        let row0 = if t % 4 == 0 { 0xC0DE } else { 0 };
+        assert_eq!(
+            &out[0][t * 8 + 4..t * 8 + 8],
+            &[row0, 0, 0, 0],
+            "thread {t}"
+        );
+    }
+}
+
+#[test]
 fn atomics_and_counters_in_lane_order() {
     let text = "cs_5_0
 dcl_uav_raw u0

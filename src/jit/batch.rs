@@ -92,7 +92,7 @@ impl JitShader {
         let inner = &self.inner;
         crate::analysis::check_bindings(&inner.prepared, b)?;
         let entries = super::ranges::entries(&inner.plan, b)?;
-        let table = build_table(&entries, b);
+        let table = build_table(&entries, &inner.plan.cb_floor, b);
         let mut typed = build_typed(self, &entries, b);
         typed.quads = inner.prepared.version().kind == crate::ir::ProgramKind::Pixel;
         Ok(JitBatchRunner {
@@ -267,7 +267,7 @@ impl JitBatchRunner<'_> {
             c.group_id = [(first / W) as u32, 0, 0, 0];
             c.resume = 0;
             c.budget = self.budget;
-            c.res = self.table.0.as_ptr();
+            c.res = self.table.descs.as_ptr();
             c.typed = (&*a.typed as *const TypedEnv).cast();
             c.tgsm = a.tgsm.as_mut_ptr();
             c.xregs = a.xregs.as_mut_ptr();

@@ -1339,8 +1339,32 @@ impl Lower<'_, '_> {
             Some(i) => self.index_value(i)?,
             None => Err(0),
         };
+        if let Err(r) = row {
+            let x = self.cb_literal(idx, r, comp);
+            return Ok([self.b.ins().splat(types::I32X4, x); N]);
+        }
         let w = self.desc_window(idx, false, None);
         Ok(self.gather(w.base, w.dwords, row, comp))
+    }
+
+    /// DWORD `row * 4 + comp` of the cb at table entry `idx`: one load
+    /// without a bounds check below the cb's floor (`Plan::cb_floor`:
+    /// every binding provides those DWORDs, padded with zeros where it is
+    /// shorter), else the checked load; 0 where the DWORD index overflows.
+    fn cb_literal(&mut self, idx: usize, row: u64, comp: usize) -> Value {
+        let d = row.checked_mul(4).and_then(|x| x.checked_add(comp as u64));
+        let Some(d) = d.and_then(|d| i64::try_from(d).ok()) else {
+            return self.b.ins().iconst(types::I32, 0);
+        };
+        let floor = self.plan.cb_floor.get(&idx).copied().unwrap_or(0);
+        if d < i64::from(floor) {
+            let base = self.desc_field(idx, RES_BASE, types::I64);
+            // d < MAX_CB_FLOOR, so the offset fits an i32.
+            return self.b.ins().load(types::I32, fixed(), base, (d * 4) as i32);
+        }
+        let w = self.desc_window(idx, false, None);
+        let dv = self.b.ins().iconst(types::I64, d);
+        self.load_fixed_dword(w.base, w.dwords, dv)
     }
 
     /// `cb#[row]` at a literal row, component `comp`, as one scalar (the
@@ -1353,13 +1377,7 @@ impl Lower<'_, '_> {
         let Some(&idx) = self.plan.cbs.get(&reg) else {
             return zero(self);
         };
-        let d = u64::from(row) * 4 + comp as u64;
-        let Ok(d) = i64::try_from(d) else {
-            return zero(self);
-        };
-        let w = self.desc_window(idx, false, None);
-        let dv = self.b.ins().iconst(types::I64, d);
-        self.load_fixed_dword(w.base, w.dwords, dv)
+        self.cb_literal(idx, u64::from(row), comp)
     }
 
     pub fn icb_fetch(&mut self, op: &Operand, comp: usize) -> Result<V, JitError> {

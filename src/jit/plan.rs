@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::analysis::Prepared;
 use crate::analysis::ResKind;
+use crate::ir::OperandType;
 use crate::runtime::{BindingKind, Slot};
 
 /// One g# register: first DWORD in the group's TGSM block, size, stride.
@@ -28,6 +29,13 @@ pub struct Plan {
     pub table: Vec<(BindingKind, Slot)>,
     /// cb register number → table index.
     pub cbs: BTreeMap<u32, usize>,
+    /// SM5.0 cb table index → the DWORDs every binding of it provides at
+    /// run time: one past the highest DWORD the program reads at a literal
+    /// row ([`cb_floors`]). The runner pads a shorter binding with zeros
+    /// to this length (`runner::build_table`), which reads the same as
+    /// the bounds check (a DWORD past the bound size reads 0), so literal
+    /// reads below it load without a check.
+    pub cb_floor: BTreeMap<usize, u32>,
     /// t# register number → (table index, declared stride if structured).
     pub srvs: BTreeMap<u32, (usize, Option<u32>)>,
     /// u# register number → (table index, declared stride if structured).
@@ -131,8 +139,49 @@ impl Plan {
             plan.x_elems = plan.x_elems.saturating_add(len);
         }
         plan.vec_samples = super::texvec::candidates(p, &plan.srvs, &plan.ranges);
+        if !sm51 {
+            for (reg, dwords) in cb_floors(p) {
+                if let Some(&idx) = plan.cbs.get(&reg) {
+                    plan.cb_floor.insert(idx, dwords);
+                }
+            }
+        }
         plan
     }
+}
+
+/// The most DWORDs a cb floor asks of a binding: D3D11's largest constant
+/// buffer (4096 rows of four), so a pad is at most 64 KB. A literal read
+/// beyond it keeps its bounds check.
+pub const MAX_CB_FLOOR: u32 = 4096 * 4;
+
+/// For each cb register the program reads at a literal row (a top-level
+/// operand `cb#[row]`), one past the highest DWORD `row * 4 + component`
+/// its swizzles select, when that is at most [`MAX_CB_FLOOR`].
+pub fn cb_floors(p: &Prepared) -> BTreeMap<u32, u32> {
+    let mut floors = BTreeMap::new();
+    let reads = p.program.insts.iter().flat_map(|i| {
+        let dsts = i.opcode.dst_count();
+        i.operands.iter().skip(dsts)
+    });
+    for op in reads {
+        if op.ty != OperandType::ConstantBuffer {
+            continue;
+        }
+        let (Some(reg), Some(row)) = (op.imm_index(0), op.imm_index(1)) else {
+            continue;
+        };
+        let comp = op.swizzle().into_iter().max().unwrap_or(3).min(3);
+        let end = u64::from(row) * 4 + u64::from(comp) + 1;
+        let Ok(end) = u32::try_from(end) else {
+            continue;
+        };
+        if end <= MAX_CB_FLOOR {
+            let f = floors.entry(reg).or_insert(0);
+            *f = end.max(*f);
+        }
+    }
+    floors
 }
 
 #[cfg(test)]
@@ -142,6 +191,33 @@ mod tests {
     fn prepared(text: &str) -> Prepared {
         let p = crate::asm::parse_program(text).expect("parse");
         crate::analysis::prepare(&p).expect("prepare")
+    }
+
+    #[test]
+    fn cb_floors_reach_the_highest_literal_dword_read() {
+        let p = prepared(
+            "cs_5_0
+dcl_constantbuffer CB0[8], dynamicIndexed
+dcl_constantbuffer CB1[2], immediateIndexed
+dcl_constantbuffer CB2[1], immediateIndexed
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+mov r0.xy, cb0[2].zyzz
+mov r1.x, cb0[r0.x + 5].w
+iadd r0.x, cb1[1].x, cb1[0].w
+ret
+",
+        );
+        // cb0: row 2, component z (the swizzle's highest) -> DWORD 10; the
+        // relative read does not count. cb1: row 1 .x -> DWORD 4. cb2 is
+        // never read.
+        let floors = cb_floors(&p);
+        assert_eq!(floors.get(&0), Some(&11));
+        assert_eq!(floors.get(&1), Some(&5));
+        assert_eq!(floors.get(&2), None);
+        let plan = Plan::new(&p);
+        assert_eq!(plan.cb_floor.get(&plan.cbs[&0]), Some(&11));
+        assert_eq!(plan.cb_floor.get(&plan.cbs[&1]), Some(&5));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! (its batches one after another, a barrier resuming them only when every
 //! batch has reached it or ended: `mod.rs`, `build`).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -24,8 +25,14 @@ use crate::runtime::{
     BindingKind, Bindings, BufferKind, DispatchOptions, DispatchStats, RuntimeError, Slot, View,
 };
 
-/// The resource table with raw pointers into the caller's memory.
-pub(super) struct Table(pub(super) Vec<ResDesc>);
+/// The resource table with raw pointers into the caller's memory, and
+/// the zero-padded copies of constant buffers bound shorter than their
+/// floor (`Plan::cb_floor`), which the table points at instead.
+pub(super) struct Table {
+    pub(super) descs: Vec<ResDesc>,
+    /// Owned by the table so that the entries pointing at them stay valid.
+    _pads: Vec<Box<[u32]>>,
+}
 
 // SAFETY: the pointers point into memory the bindings borrow (UAVs
 // exclusively, as `UavMemory`) for the whole dispatch or batch runner;
@@ -57,12 +64,29 @@ fn window(view: &View) -> Option<(u64, u64)> {
     }
 }
 
+/// A copy of the constant buffer `data` padded with zero DWORDs to
+/// `floor` DWORDs, when it holds fewer whole DWORDs than that.
+fn padded_cb(data: &[u8], floor: u32) -> Option<Box<[u32]>> {
+    let floor = floor.min(super::plan::MAX_CB_FLOOR) as usize;
+    if data.len() / 4 >= floor {
+        return None;
+    }
+    let mut pad = vec![0u32; floor].into_boxed_slice();
+    for (w, b) in pad.iter_mut().zip(data.chunks_exact(4)) {
+        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
+    Some(pad)
+}
+
 /// Builds the resource table over `entries`. A UAV's hidden counter is
 /// the bindings' own atomic cell, so every thread and batch running
-/// against the bindings moves the same counter.
-pub(super) fn build_table(entries: &[Entry], b: &Bindings) -> Table {
+/// against the bindings moves the same counter. A constant buffer with a
+/// floor (`floors`, by table index) shorter than it is read from a
+/// zero-padded copy: the DWORDs past its bound size read 0 either way.
+pub(super) fn build_table(entries: &[Entry], floors: &BTreeMap<usize, u32>, b: &Bindings) -> Table {
     let mut table = Vec::with_capacity(entries.len());
-    for e in entries {
+    let mut pads = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
         let mut d = ResDesc::EMPTY;
         match *e {
             Entry::Empty => {}
@@ -76,9 +100,14 @@ pub(super) fn build_table(entries: &[Entry], b: &Bindings) -> Table {
                 d._pad = empty;
             }
             Entry::Slot(BindingKind::ConstantBuffer, slot) => {
-                if let Some(data) = b.get_cb(slot) {
-                    d.base = data.as_ptr().cast_mut();
-                    d.dwords = data.len() as u64 / 4;
+                let data = b.get_cb(slot).unwrap_or(&[]);
+                d.base = data.as_ptr().cast_mut();
+                d.dwords = data.len() as u64 / 4;
+                if let Some(pad) = floors.get(&i).and_then(|&f| padded_cb(data, f)) {
+                    // The box's heap block stays put when the box moves.
+                    d.base = pad.as_ptr().cast::<u8>().cast_mut();
+                    d.dwords = pad.len() as u64;
+                    pads.push(pad);
                 }
             }
             Entry::Slot(BindingKind::Srv, slot) => {
@@ -106,7 +135,10 @@ pub(super) fn build_table(entries: &[Entry], b: &Bindings) -> Table {
         }
         table.push(d);
     }
-    Table(table)
+    Table {
+        descs: table,
+        _pads: pads,
+    }
 }
 
 /// The views of the table's t#/u# entries (typed and raw: the typed and
@@ -187,7 +219,7 @@ impl Worker {
             .zip(&mut self.xregs)
             .zip(&mut self.saves)
         {
-            c.res = table.0.as_ptr();
+            c.res = table.descs.as_ptr();
             c.typed = (typed as *const TypedEnv).cast();
             c.tgsm = tgsm;
             c.xregs = x.as_mut_ptr();
@@ -241,7 +273,7 @@ impl JitShader {
             .min(usize::try_from(total).unwrap_or(usize::MAX));
         super::pool::wake(workers - 1);
         let entries = super::ranges::entries(&self.inner.plan, b)?;
-        let table = build_table(&entries, b);
+        let table = build_table(&entries, &self.inner.plan.cb_floor, b);
         let typed = build_typed(self, &entries, b);
         self.run_groups(&table, &typed, groups, total, o.budget, threads.max(1))?;
         stats.groups = total;
@@ -350,10 +382,12 @@ impl JitShader {
         // call each): only TGSM and x# storage that exist are cleared.
         let clear_tgsm = !w.tgsm.is_empty();
         let clear_x = w.xregs.first().is_some_and(|x| !x.is_empty());
-        debug_assert!(w
-            .ctxs
-            .iter()
-            .all(|c| c.res == table.0.as_ptr() && c.typed == (typed as *const TypedEnv).cast()));
+        debug_assert!(
+            w.ctxs
+                .iter()
+                .all(|c| c.res == table.descs.as_ptr()
+                    && c.typed == (typed as *const TypedEnv).cast())
+        );
         let gx = u64::from(groups[0]);
         let gy = u64::from(groups[1]);
         let g0 = range.start;
@@ -403,5 +437,20 @@ impl JitShader {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::padded_cb;
+
+    #[test]
+    fn a_cb_shorter_than_its_floor_is_padded_with_zero_dwords() {
+        let data = [1u8, 0, 0, 0, 2, 0, 0, 0, 3, 0];
+        // Two whole DWORDs and two bytes of a third, which reads as 0.
+        assert_eq!(padded_cb(&data, 4).as_deref(), Some(&[1, 2, 0, 0][..]));
+        assert_eq!(padded_cb(&[], 2).as_deref(), Some(&[0, 0][..]));
+        // Long enough: the binding is read in place.
+        assert_eq!(padded_cb(&data, 2), None);
     }
 }
