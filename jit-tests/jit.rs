@@ -1551,6 +1551,39 @@ fn tgsm_and_barriers_inside_a_loop() {
     diff(text, [2, 1, 1], &[uav(0, raw(128), &[0; 128])]);
 }
 
+/// A wave whose lanes have all left a barrier loop does not wait at the
+/// loop's barrier: it runs on to the end before the next wave goes on
+/// (docs/semantics.md, wave order), so wave 0 reads its own last store
+/// (7) and wave 1, which stays one iteration longer, reads 15. The
+/// per-thread trip count keeps the loop masked on both tiers.
+#[test]
+fn a_wave_that_left_a_barrier_loop_runs_on_without_waiting() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 3
+dcl_tgsm_structured g0, 4, 1
+dcl_thread_group 16, 1, 1
+ushr r0.x, vThreadIDInGroupFlattened.x, l(3)
+iadd r0.x, r0.x, l(1)
+mov r0.y, l(0)
+loop
+  uge r0.z, r0.y, r0.x
+  breakc_nz r0.z
+  iadd r0.y, r0.y, l(1)
+  sync_g_t
+  store_structured g0.x, l(0), l(0), vThreadIDInGroupFlattened.x
+endloop
+ld_structured r1.x, l(0), l(0), g0.xxxx
+ishl r2.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw u0.x, r2.x, r1.x
+ret
+";
+    let out = diff(text, [1, 1, 1], &[uav(0, raw(16), &[0; 16])]);
+    assert_eq!(out[0][..8], [7; 8]);
+    assert_eq!(out[0][8..], [15; 8]);
+}
+
 /// Barrier programs whose control is the same in every thread of the
 /// group run it once per group and each stretch between barriers batch by
 /// batch (`jit/group.rs`); the interpreter's bits either way.

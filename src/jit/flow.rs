@@ -865,7 +865,22 @@ impl Lower<'_, '_> {
     /// barrier, `needed_after_barrier`, are neither saved nor restored;
     /// they restart as zero). On tier 0 the variables already live in the
     /// save area: nothing is saved or reloaded.
+    ///
+    /// A batch with no lane active here passes straight on: its threads
+    /// are elsewhere (left the loop, continued, returned), and a thread
+    /// waits only at a barrier it executes, so the wave runs on as in
+    /// the interpreter (docs/semantics.md, "threads of one group between
+    /// barriers").
     fn barrier(&mut self) {
+        let cont = self.b.create_block();
+        if !self.full_exec {
+            let exec = self.exec_v();
+            let any = self.any(exec);
+            let stop = self.b.create_block();
+            self.b.ins().brif(any, stop, &[], cont, &[]);
+            self.b.seal_block(stop);
+            self.b.switch_to_block(stop);
+        }
         let tier1 = self.slots.is_none();
         let kept: Vec<Variable> = if tier1 {
             let dead = self.dead_after_barrier();
@@ -895,7 +910,6 @@ impl Lower<'_, '_> {
         self.b.ins().jump(self.next, &[]);
         // The resume block reloads the variables and continues here.
         let resume = self.b.create_block();
-        let cont = self.b.create_block();
         self.b.switch_to_block(resume);
         if tier1 {
             let save = self.b.ins().load(types::I64, trusted(), self.ctx, OFF_SAVE);
