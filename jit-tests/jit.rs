@@ -1016,7 +1016,9 @@ ret
     // Groups of 12: batches straddle rows, so the plain `if` stays.
     let plain = count(&text.replace("16, 1, 1", "12, 1, 1"));
     assert_eq!(plain, 2);
-    assert_eq!(split, 4);
+    // Both batch loops (the pretested one, `src/jit/pretest.rs`, and the
+    // ordinary one) hold the body twice.
+    assert_eq!(split, 8);
 }
 
 /// An early return on a thread-id range (`src/jit/split.rs`), the bounds
@@ -2621,4 +2623,199 @@ fn byte_addresses_kept_across_a_barrier_need_no_shape_test() {
     );
     let (known, unknown) = (tests(BYTE_IDS), tests(&multiplied));
     assert!(known < unknown, "{known} shape tests against {unknown}");
+}
+
+/// The pretested loop (`src/jit/pretest.rs`): a program whose early
+/// return and whole-batch buffer tests the group's entry decides from its
+/// first and last batch. Buffers of every length around the batch and
+/// group edges, bounds around them too, two-row groups (every id of a
+/// row between the first batch's and the last's) and structured, raw
+/// and two-component accesses: each thread's words are checked against
+/// the rule (reads past a view's end give 0, writes there are dropped)
+/// and the engines against each other, so a group the probe sends to
+/// the pretested loop and one it sends to the ordinary loop both give
+/// every batch its own result.
+#[test]
+fn tests_decided_for_the_whole_group_give_each_batch_its_own_result() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_resource_structured t0, 4
+dcl_resource_raw t1
+dcl_uav_structured u0, 4
+dcl_uav_raw u1
+dcl_input vThreadIDInGroup.y
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_thread_group 16, 2, 1
+uge r0.x, vThreadID.x, cb0[0].x
+if_nz r0.x
+  ret
+endif
+ld_structured r0.y, vThreadID.x, l(0), t0.xxxx
+ishl r1.x, vThreadID.x, l(2)
+ld_raw r1.yz, r1.x, t1.xyxx
+iadd r0.y, r0.y, r1.y
+iadd r0.y, r0.y, r1.z
+store_structured u0.x, vThreadID.x, l(0), r0.y
+iadd r0.z, r0.y, vThreadIDInGroup.y
+store_raw u1.x, r1.x, r0.z
+ret
+";
+    let groups = 3u32;
+    let threads = 16 * groups;
+    let lens = [0u64, 7, 8, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48, 49, 64];
+    let word = |w: &[u32], i: u32| w.get(i as usize).copied().unwrap_or(0);
+    for n in [0u32, 5, 16, 17, 32, 47, 48, 1000] {
+        for (k, &len) in lens.iter().enumerate() {
+            // Each buffer its own length: t0, t1 and u0 walk the list
+            // from different places, u1 is one longer than the list's.
+            let pick = |o: usize| lens[(k + o) % lens.len()];
+            let (l0, l1, l2, l3) = (len, pick(3), pick(7), pick(11) + 1);
+            let t0: Vec<u32> = (0..l0 as u32).map(|i| 1000 + i).collect();
+            let t1: Vec<u32> = (0..l1 as u32).map(|i| 100_000 * (i + 1)).collect();
+            let out = diff(
+                text,
+                [groups, 1, 1],
+                &[
+                    cb(0, &[n, 0, 0, 0]),
+                    srv(0, structured(4, 0, l0), &t0),
+                    srv(1, raw(l1), &t1),
+                    uav(0, structured(4, 0, l2), &vec![0xEEEE; l2 as usize]),
+                    uav(1, raw(l3), &vec![0xDDDD; l3 as usize]),
+                ],
+            );
+            for x in 0..threads {
+                let what = format!("n={n} lens {l0} {l1} {l2} {l3} thread {x}");
+                let sum = word(&t0, x)
+                    .wrapping_add(word(&t1, x))
+                    .wrapping_add(word(&t1, x + 1));
+                let stays = x < n;
+                if x < l2 as u32 {
+                    let want = if stays { sum } else { 0xEEEE };
+                    assert_eq!(out[0][x as usize], want, "u0 {what}\n{text}");
+                }
+                if x < l3 as u32 {
+                    // The second row's thread (y = 1) writes last.
+                    let want = if stays { sum + 1 } else { 0xDDDD };
+                    assert_eq!(out[1][x as usize], want, "u1 {what}\n{text}");
+                }
+            }
+        }
+    }
+}
+
+/// The pretested loop is built where it may be: a program without
+/// barriers or calls whose group is whole batches in one row each, not
+/// one with a barrier or with batches that straddle rows.
+#[test]
+fn a_program_without_barriers_gets_a_pretested_loop() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_resource_structured t0, 4
+dcl_uav_structured u0, 4
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 64, 1, 1
+uge r0.x, vThreadID.x, cb0[0].y
+if_nz r0.x
+  ret
+endif
+ld_structured r0.x, vThreadID.x, l(0), t0.xxxx
+store_structured u0.x, vThreadID.x, l(0), r0.x
+ret
+";
+    // A barrier after the store rules the pretested loop out.
+    let with_barrier = text.replacen(
+        "store_structured u0.x, vThreadID.x, l(0), r0.x\n",
+        "store_structured u0.x, vThreadID.x, l(0), r0.x\nsync_g_t\n",
+        1,
+    );
+    assert!(sm5jit::jit::runs_pretested(&parse(text)));
+    assert!(!sm5jit::jit::runs_pretested(&parse(&with_barrier)));
+    let straddle = text.replace("64, 1, 1", "12, 2, 1");
+    assert!(!sm5jit::jit::runs_pretested(&parse(&straddle)));
+    // Lowered twice: the pretested loop's stores come on top.
+    assert!(stores(text) > stores(&with_barrier));
+}
+
+/// Group runs (`jit::runs_groups`, docs/architecture.md "Group runs"):
+/// one call runs the groups of a row one after another. Each group
+/// starts with the whole budget (two groups' loops together would
+/// exhaust it), and a runaway loop in one group of a run names that
+/// group, as the interpreter does.
+#[test]
+fn a_run_of_groups_gives_each_group_its_budget_and_names_the_one_that_stops() {
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadGroupID.xy
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_thread_group 8, 1, 1
+mov r0.x, l(0)
+loop
+  uge r0.y, r0.x, l(100)
+  breakc_nz r0.y
+  iadd r0.x, r0.x, l(1)
+endloop
+imad r1.x, vThreadGroupID.y, l(48), vThreadID.x
+ishl r1.x, r1.x, l(2)
+store_raw u0.x, r1.x, r0.x
+ret
+";
+    let program = parse(text);
+    let o = DispatchOptions { budget: 5_000 };
+    let options = CompileOptions {
+        cache: false,
+        ..CompileOptions::tier(Tier::One)
+    };
+    let jit = JitShader::compile_with(&program, &options).expect("compile");
+    let mut res = [uav(0, raw(96), &[0; 96])];
+    let out = with_bound(&mut res, |b| {
+        jit.dispatch_threads(b, [6, 2, 1], &o, 1).map(|_| ())
+    })
+    .expect("every group fits its budget");
+    assert_eq!(to_words(&out[0].0), vec![100; 96]);
+
+    // A loop that never ends in group (3, 1) only.
+    let runaway = text.replace(
+        "  breakc_nz r0.y\n",
+        "  ieq r1.y, vThreadGroupID.x, l(3)\n  ieq r1.z, vThreadGroupID.y, l(1)\n  and r1.y, r1.y, r1.z\n  movc r0.y, r1.y, l(0), r0.y\n  breakc_nz r0.y\n",
+    );
+    let program = parse(&runaway);
+    let o = DispatchOptions { budget: 20_000 };
+    let interp = Interpreter::new(&program).expect("prepare");
+    let mut res = [uav(0, raw(96), &[0; 96])];
+    let want = with_bound(&mut res, |b| interp.dispatch(b, [6, 2, 1], &o).map(|_| ())).unwrap_err();
+    assert!(
+        matches!(
+            want,
+            RuntimeError::BudgetExhausted {
+                group: [3, 1, 0],
+                ..
+            }
+        ),
+        "{want:?}"
+    );
+    for (tier, threads) in [(Tier::Zero, 1), (Tier::One, 1), (Tier::One, 2)] {
+        let options = CompileOptions {
+            cache: false,
+            ..CompileOptions::tier(tier)
+        };
+        let jit = JitShader::compile_with(&program, &options).expect("compile");
+        let mut res = [uav(0, raw(96), &[0; 96])];
+        let err = with_bound(&mut res, |b| {
+            jit.dispatch_threads(b, [6, 2, 1], &o, threads).map(|_| ())
+        })
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RuntimeError::BudgetExhausted {
+                    group: [3, 1, 0],
+                    ..
+                }
+            ),
+            "{tier:?} {threads}: {err:?}"
+        );
+    }
 }

@@ -131,6 +131,14 @@ pub struct BatchContext {
     pub stopped_at: u32,
     /// Loop iterations (weighted by loop length) left before the run stops.
     pub budget: u64,
+    /// First context only, for a function that runs groups in runs
+    /// (`JitShader::dispatch`, "group runs" in docs/architecture.md): the
+    /// number of groups along x this call runs, from `group_id` on
+    /// (generated code steps `group_id.x` and `group_base.x` in its own
+    /// registers and stores the group it is on to `group_id.x`, so an
+    /// error names it), and the budget each of them starts with.
+    pub run: u32,
+    pub group_budget: u64,
     /// Resource table, indexed by the compile-time plan.
     pub res: *const ResDesc,
     /// This group's TGSM, all g# registers back to back.
@@ -170,6 +178,8 @@ pub const OFF_WAITING: i32 = offset_of!(BatchContext, waiting) as i32;
 pub const CTX_SIZE: i64 = std::mem::size_of::<BatchContext>() as i64;
 pub const OFF_STOPPED_AT: i32 = offset_of!(BatchContext, stopped_at) as i32;
 pub const OFF_BUDGET: i32 = offset_of!(BatchContext, budget) as i32;
+pub const OFF_RUN: i32 = offset_of!(BatchContext, run) as i32;
+pub const OFF_GROUP_BUDGET: i32 = offset_of!(BatchContext, group_budget) as i32;
 pub const OFF_RES: i32 = offset_of!(BatchContext, res) as i32;
 pub const OFF_TGSM: i32 = offset_of!(BatchContext, tgsm) as i32;
 pub const OFF_XREGS: i32 = offset_of!(BatchContext, xregs) as i32;
@@ -196,6 +206,8 @@ impl BatchContext {
             waiting: 0,
             stopped_at: 0,
             budget: 0,
+            run: 1,
+            group_budget: 0,
             res: std::ptr::null(),
             tgsm: std::ptr::null_mut(),
             xregs: std::ptr::null_mut(),

@@ -31,7 +31,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 
-use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_LANES, OFF_TID, W};
+use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_LANES, OFF_LIVE, OFF_TID, W};
 use super::flow::Frame;
 use super::libcalls::Shim;
 use super::plan::Plan;
@@ -40,7 +40,7 @@ use crate::analysis::Prepared;
 use crate::ir::{
     AtomicInst, CompareInst, Components, ConvertInst, CustomDataInst, DeclInst, DoubleInst,
     FloatInst, FlowInst, GraphicsInst, Index, InstVisitor, Instruction, IntInst, MemoryInst,
-    MiscInst, Modifier, MoveInst, Opcode, Operand, OperandType, SampleInst, SyncInst,
+    MiscInst, Modifier, MoveInst, Opcode, Operand, OperandType, ProgramKind, SampleInst, SyncInst,
 };
 use crate::limits::MAX_GROUPS_PER_DIM;
 
@@ -217,6 +217,19 @@ pub struct Lower<'a, 'f> {
     /// While a raw access whose address holds byte ids is lowered: the
     /// address's base (`shadow.rs`), so its shape needs no run-time test.
     pub bytes_base: Option<Value>,
+    /// Where the function runs groups in runs along x (`mod.rs`, "group
+    /// runs"): the group's id and first thread id per dimension as values
+    /// of the run's loop, instead of loads from the group context (which
+    /// the code could hoist out of that loop).
+    pub group_ids: Option<([Value; 3], [Value; 3])>,
+    /// Where the function runs groups in runs: the resource table pointer
+    /// read once per group (an opaque value of the run's loop, so what
+    /// the pretested loop hoists from it stays in the run's loop, live
+    /// across one group's batches only).
+    pub run_res: Option<Value>,
+    /// While the pretested batch loop is lowered (`pretest.rs`): its
+    /// context and the tests its probe decides for the whole group.
+    pub pretest: Option<super::pretest::Pretest>,
     /// Tier 0: the out-of-line ALU calls (`tier0.rs`, `tier0_alu.rs`).
     pub t0: super::tier0::AluCalls,
 }
@@ -280,7 +293,8 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// A new vector variable, zero-initialised where it is declared.
     pub fn new_var(&mut self) -> Variable {
         let v = self.b.declare_var(types::I32X4);
-        debug_assert_eq!(v.as_u32() as usize, self.all_vars.len());
+        // Tier 0 gives variable `k` the slot `k`.
+        debug_assert!(self.slots.is_none() || v.as_u32() as usize == self.all_vars.len());
         self.all_vars.push(v);
         let z = self.vsplat(0);
         self.def_var(v, z);
@@ -307,6 +321,100 @@ impl<'a, 'f> Lower<'a, 'f> {
                     v
                 });
                 self.shadows.push(sh);
+            }
+        }
+    }
+
+    /// The start of a batch in a batch loop (not group mode): declares
+    /// the execution mask and the registers, sets the mask to the batch's
+    /// live lanes (in a compute program whose group is a whole number of
+    /// batches, every lane: the constant, so no mask is read) and reads
+    /// the stage inputs.
+    pub fn batch_start(&mut self) {
+        self.exec = self.new_vars();
+        self.declare_registers();
+        let live: V = if self.entry_full && self.p.version().kind == ProgramKind::Compute {
+            self.splat_v(u32::MAX)
+        } else {
+            let ctx = self.ctx;
+            std::array::from_fn(|j| {
+                self.b
+                    .ins()
+                    .load(types::I32X4, trusted(), ctx, OFF_LIVE + 16 * j as i32)
+            })
+        };
+        self.def_vars(self.exec, live);
+        self.stage_init();
+    }
+
+    /// The end of a batch in a tier-1 batch loop: no value flows into the
+    /// next batch, every variable restarts as zero there (as in the first
+    /// batch), so the loop carries nothing through the SSA variables.
+    pub fn batch_end(&mut self) {
+        let zero = self.vsplat(0);
+        for v in self.all_vars.clone() {
+            self.b.def_var(v, zero);
+        }
+        let zero = self.b.ins().iconst(types::I32, 0);
+        for sh in self.shadows.clone() {
+            for v in sh {
+                self.b.def_var(v, zero);
+            }
+        }
+    }
+
+    /// Forgets what the lowering of one batch loop learnt, to lower the
+    /// program again as a second loop at batch context `ctx` ending its
+    /// batches at `next` (`pretest.rs`): values of the first loop do not
+    /// reach the second, so no fact about them may be used there.
+    pub fn restart(&mut self, ctx: Value, next: Block) {
+        (self.ctx, self.next) = (ctx, next);
+        self.pretest = None;
+        self.regs.clear();
+        self.shadows.clear();
+        self.stack.clear();
+        self.full_stack.clear();
+        self.at = 0;
+        self.call_depth = 0;
+        self.inlined = 0;
+        self.known_flushed.clear();
+        self.mask_values.clear();
+        self.consecutive.clear();
+        self.consecutive4.clear();
+        self.lane_bound.clear();
+        self.nonneg.clear();
+        self.splats.clear();
+        self.ctx_loads.clear();
+        self.unobserved = false;
+        self.full_exec = self.entry_full;
+        self.lane_exits = 0;
+        self.region_uniform = None;
+        self.id_floor = None;
+        self.consec_base = None;
+        self.bytes_base = None;
+    }
+
+    /// vThreadGroupID's component `d` (`i32`): the run's value where the
+    /// function runs groups in runs (`group_ids`), else the group
+    /// context's.
+    pub fn group_id(&mut self, d: usize) -> Value {
+        match self.group_ids {
+            Some((id, _)) => id[d],
+            None => {
+                let off = OFF_GROUP_ID + 4 * d as i32;
+                self.b.ins().load(types::I32, fixed(), self.group, off)
+            }
+        }
+    }
+
+    /// The group's first thread id in dimension `d` (`i32`), as
+    /// [`Lower::group_id`].
+    pub fn group_base(&mut self, d: usize) -> Value {
+        match self.group_ids {
+            Some((_, base)) => base[d],
+            None => {
+                let off = OFF_GROUP_BASE + 4 * d as i32;
+                self.b.ins().load(types::I32, fixed(), self.group, off)
             }
         }
     }
@@ -816,12 +924,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 let mut v = self.ctx_lanes(OFF_TID + (comp * 4 * W) as i32);
                 if op.ty == OperandType::ThreadId {
                     // vThreadID = the group's base + vThreadIDInGroup.
-                    let s = self.b.ins().load(
-                        types::I32,
-                        fixed(),
-                        self.group,
-                        OFF_GROUP_BASE + 4 * comp as i32,
-                    );
+                    let s = self.group_base(comp);
                     let base = self.b.ins().splat(types::I32X4, s);
                     v = self.map1(v, |b, x| b.b.ins().iadd(x, base));
                 }
@@ -852,12 +955,7 @@ impl<'a, 'f> Lower<'a, 'f> {
                 Ok(v)
             }
             OperandType::ThreadGroupId => {
-                let s = self.b.ins().load(
-                    types::I32,
-                    fixed(),
-                    self.group,
-                    OFF_GROUP_ID + 4 * comp as i32,
-                );
+                let s = self.group_id(comp);
                 let v = self.b.ins().splat(types::I32X4, s);
                 Ok([v; N])
             }

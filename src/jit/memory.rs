@@ -124,8 +124,26 @@ impl Lower<'_, '_> {
         self.b.ins().band(act, w)
     }
 
+    /// Field `field` of resource-table entry `idx`. The ordinary batch
+    /// loop reads the table pointer from the batch's context, so Cranelift
+    /// keeps the loads in the loop: hoisted, the descriptors of a program
+    /// with several buffers stayed live across the loop and spilled
+    /// (matmul, docs/performance.md). The pretested loop (`pretest.rs`),
+    /// whose body has no slow paths, reads it from the group's first
+    /// context (every context holds the same pointer), so its loads and
+    /// the descriptor fields behind it leave the loop.
     pub(super) fn desc_field(&mut self, idx: usize, field: i32, ty: types::Type) -> Value {
-        let res = self.b.ins().load(types::I64, fixed(), self.ctx, OFF_RES);
+        let res = match self.run_res {
+            Some(res) if self.pretesting() => res,
+            _ => {
+                let at = if self.pretesting() {
+                    self.group
+                } else {
+                    self.ctx
+                };
+                self.b.ins().load(types::I64, fixed(), at, OFF_RES)
+            }
+        };
         if let Some(e) = self.range_entry(idx) {
             // An SM5.1 range: the entry the index selected.
             let e = self.b.ins().uextend(types::I64, e);
@@ -407,14 +425,47 @@ impl Lower<'_, '_> {
         merge: Block,
         access: impl Fn(&mut Self, Value) -> Vec<Value>,
     ) -> Block {
-        let ok = match last {
+        let ok = self.fast_test(w, shape, d0, last);
+        self.fast_branch(w, ok, d0, merge, access)
+    }
+
+    /// [`Self::fast_case`] for a whole batch's access: its test is decided
+    /// for the whole group where the pretested loop can (`pretest.rs`).
+    fn batch_case(
+        &mut self,
+        w: Window,
+        shape: Value,
+        d0: Value,
+        last: Option<i64>,
+        merge: Block,
+        access: impl Fn(&mut Self, Value) -> Vec<Value>,
+    ) -> Block {
+        let ok = self.fast_test(w, shape, d0, last);
+        let ok = self.pretested(ok);
+        self.fast_branch(w, ok, d0, merge, access)
+    }
+
+    /// The flag `shape && d0 + last < dwords` ([`Self::fast_case`]).
+    fn fast_test(&mut self, w: Window, shape: Value, d0: Value, last: Option<i64>) -> Value {
+        match last {
             Some(last) => {
                 let end = self.b.ins().iadd_imm_s(d0, last);
                 let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, end, w.dwords);
                 self.both(shape, inb)
             }
             None => shape,
-        };
+        }
+    }
+
+    /// The branch of [`Self::fast_case`] on `ok`.
+    fn fast_branch(
+        &mut self,
+        w: Window,
+        ok: Value,
+        d0: Value,
+        merge: Block,
+        access: impl Fn(&mut Self, Value) -> Vec<Value>,
+    ) -> Block {
         let (fast, other) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(ok, fast, &[], other, &[]);
         self.b.seal_block(fast);
@@ -707,7 +758,7 @@ impl Lower<'_, '_> {
                     .map(|_| self.b.append_block_param(merge, types::I32X4))
                     .collect();
                 let last = Some((W - 1) as i64 + kmax);
-                let slow = self.fast_case(w, nowrap, d0, last, merge, load_all);
+                let slow = self.batch_case(w, nowrap, d0, last, merge, load_all);
                 self.b.switch_to_block(slow);
                 let mut args = Vec::with_capacity(params.len());
                 for j in 0..N {
@@ -768,7 +819,7 @@ impl Lower<'_, '_> {
         }
         let merge = self.b.create_block();
         let last = nowrap.map(|_| (W - 1) as i64);
-        let slow = self.fast_case(w, ok, d0, last, merge, store_all);
+        let slow = self.batch_case(w, ok, d0, last, merge, store_all);
         self.b.switch_to_block(slow);
         for j in 0..N {
             self.store_vector(w, a, off, j, &[value]);

@@ -34,7 +34,8 @@
 //! (tier-up and the cache),
 //! `batch` (vertex/pixel invocation batches) and `transpose` (its
 //! four-lane copies), `prune` (loop-carried values nothing reads, removed
-//! before Cranelift compiles), `engine` (the case-runner engine).
+//! before Cranelift compiles), `pretest` (batch tests decided once per
+//! group), `engine` (the case-runner engine).
 //!
 //! Not lowered yet (compile fails with `Unsupported`): relative v#/o#
 //! indices, `eval_*`, 64-bit relative indices, a per-lane SM5.1 resource index inside a
@@ -58,6 +59,7 @@ mod memory;
 mod observed;
 pub mod plan;
 mod pool;
+mod pretest;
 mod prune;
 mod ranges;
 mod runner;
@@ -94,8 +96,8 @@ use crate::ir::{Opcode, Program, ProgramKind};
 use crate::runtime::RuntimeError;
 
 use context::{
-    BatchContext, N, OFF_LIVE, OFF_RESUME, OFF_SAVE, OFF_STOPPED_AT, OFF_WAITING, STATUS_BUDGET,
-    STATUS_DONE,
+    BatchContext, N, OFF_BUDGET, OFF_GROUP_BASE, OFF_GROUP_BUDGET, OFF_GROUP_ID, OFF_RES,
+    OFF_RESUME, OFF_RUN, OFF_SAVE, OFF_STOPPED_AT, OFF_WAITING, STATUS_BUDGET, STATUS_DONE,
 };
 use lower::{trusted, Lower};
 use plan::Plan;
@@ -115,7 +117,9 @@ use plan::Plan;
 /// `spans` (a group-level region runs every batch, even those its `if`
 /// on the thread id leaves out, `span.rs`), `prune` (block parameters
 /// nothing reads stay, `prune.rs`), `split` (an `if` on a thread-id range
-/// stays one masked `if`, `split.rs`).
+/// stays one masked `if`, `split.rs`), `pretest` (no batch loop whose
+/// tests the group's entry decided, `pretest.rs`), `runs` (one call per
+/// group, `runs_groups`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -179,6 +183,8 @@ struct Compiled {
     save_slots: usize,
     /// 0 or 1.
     tier: u8,
+    /// The function runs `run` groups along x per call (`runs_groups`).
+    runs: bool,
     /// Declared after `func` so the code is freed last.
     _code: Code,
     /// Tier 0's out-of-line ALU descriptors, whose addresses the code
@@ -417,12 +423,65 @@ pub fn runs_group_level(program: &Program) -> bool {
     group_plan(&p, 1, main_end).is_some()
 }
 
+/// Whether `program`'s tier-1 code has a pretested batch loop (its early
+/// return and whole-batch buffer tests decided once per group,
+/// `pretest.rs`). False for a program that does not prepare.
+pub fn runs_pretested(program: &Program) -> bool {
+    let Ok(p) = analysis::prepare(program) else {
+        return false;
+    };
+    let insts = &p.program.insts;
+    let main_end = insts
+        .iter()
+        .position(|i| i.opcode == Opcode::Label)
+        .unwrap_or(insts.len());
+    group_plan(&p, 1, main_end).is_none() && pretest_on(&p, 1, has_group_barrier(&p), main_end)
+}
+
 /// Whether the program has a `sync_*_t` (a group barrier): its batches
 /// keep a resume id and may take several passes per group.
 fn has_group_barrier(p: &Prepared) -> bool {
     p.program.insts.iter().any(|i| {
         i.opcode == Opcode::Sync && i.sync_flags() & crate::ir::sync_flags::THREADS_IN_GROUP != 0
     })
+}
+
+/// Whether the tier-1 code of `p` (not in group mode) runs groups in runs:
+/// one call runs the `run` groups along x from the first context's
+/// `group_id` (the runner sets it per run), stepping the group's id and
+/// base in registers, so a group costs a few instructions instead of a
+/// call and the runner's work. A program without barriers, g# or x#
+/// storage: nothing of a group outlives it or needs clearing between
+/// groups. `SM5JIT_NO_OPT=runs` turns it off.
+fn runs_groups(p: &Prepared, plan: &Plan, tier: u8, barriers: bool) -> bool {
+    tier != 0
+        && !barriers
+        && p.version().kind == ProgramKind::Compute
+        && plan.tgsm_dwords == 0
+        && plan.x_elems == 0
+        && !opt_off("runs")
+}
+
+/// Whether the tier-1 code of `p` (not in group mode) gets a pretested
+/// batch loop (`pretest.rs`): a compute program without barriers or
+/// calls, whose group is a whole number of batches that each
+/// lie in one row, and whose main program is short enough to lower
+/// twice. `SM5JIT_NO_OPT=pretest` turns it off.
+fn pretest_on(p: &Prepared, tier: u8, barriers: bool, main_end: usize) -> bool {
+    let insts = &p.program.insts;
+    let calls = insts
+        .iter()
+        .any(|i| matches!(i.opcode, Opcode::Call | Opcode::Callc));
+    tier != 0
+        && !barriers
+        && !calls
+        && p.version().kind == ProgramKind::Compute
+        && entry_exec_full(p)
+        && N > 1
+        && p.group_size[0] as usize % context::W == 0
+        && main_end <= pretest::MAX_INSTS
+        && !opt_off("uniform")
+        && !opt_off("pretest")
 }
 
 /// The generated code of a compiled shader, for reading: what
@@ -524,6 +583,7 @@ fn compile_code(
     let Built {
         id,
         save_slots,
+        runs,
         alu,
         dump: code_dump,
     } = match built {
@@ -547,6 +607,7 @@ fn compile_code(
         func,
         save_slots,
         tier,
+        runs,
         _code: Code(ManuallyDrop::new(module)),
         _alu: alu,
     };
@@ -579,6 +640,8 @@ struct Built {
     id: cranelift_module::FuncId,
     /// Save slots the code needs (see [`Compiled::save_slots`]).
     save_slots: usize,
+    /// See [`Compiled::runs`].
+    runs: bool,
     /// Tier 0's out-of-line call descriptors the code points at.
     alu: tier0::Descs,
     dump: Option<CodeDump>,
@@ -636,6 +699,7 @@ fn build(
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let save_slots;
+    let runs;
     let alu;
     let observed = if opt_off("nan") {
         observed::Observed::all()
@@ -714,18 +778,72 @@ fn build(
             b.seal_block(ok);
             b.switch_to_block(ok);
         }
+        let arg = cranelift_codegen::ir::BlockArg::Value;
+        // Group runs: the groups `run` of them along x, one after another
+        // in this call (`runs_groups`). `grun(id.x, base.x, left)` starts
+        // a group; the batch loops end in `done`, which steps to the next.
+        runs = group_plan.is_none() && runs_groups(p, plan, tier, barriers);
+        let mut run_loop = None;
+        let mut group_ids = None;
+        let mut run_res = None;
+        if runs {
+            let at = |d: usize, off: i32| off + 4 * d as i32;
+            let id: Vec<_> = (0..3)
+                .map(|d| {
+                    b.ins()
+                        .load(types::I32, trusted(), group, at(d, OFF_GROUP_ID))
+                })
+                .collect();
+            let base: Vec<_> = (0..3)
+                .map(|d| {
+                    b.ins()
+                        .load(types::I32, trusted(), group, at(d, OFF_GROUP_BASE))
+                })
+                .collect();
+            let n = b.ins().load(types::I32, trusted(), group, OFF_RUN);
+            let grun = b.create_block();
+            let idx = b.append_block_param(grun, types::I32);
+            let bx = b.append_block_param(grun, types::I32);
+            let gleft = b.append_block_param(grun, types::I32);
+            b.ins().jump(grun, &[arg(id[0]), arg(base[0]), arg(n)]);
+            b.switch_to_block(grun);
+            // The group this call is on, for an error to name; its budget.
+            b.ins().store(trusted(), idx, group, OFF_GROUP_ID);
+            let budget = b.ins().load(types::I64, trusted(), group, OFF_GROUP_BUDGET);
+            b.ins().store(trusted(), budget, group, OFF_BUDGET);
+            group_ids = Some(([idx, id[1], id[2]], [bx, base[1], base[2]]));
+            run_res = Some(b.ins().load(types::I64, trusted(), group, OFF_RES));
+            run_loop = Some((grun, idx, bx, gleft, b.create_block()));
+        }
+        // Where the batch loops end: the run's step, or the return.
+        let done = run_loop.map_or(fin, |r| r.4);
         // head(ctx, left): the batch at `ctx`, `left` batches from it to
         // the end of the group (not in group mode, whose regions have a
         // batch loop each).
         let head = b.create_block();
-        let arg = cranelift_codegen::ir::BlockArg::Value;
+        let pretested = group_plan.is_none() && pretest_on(p, tier, barriers, main_end);
+        // The pretested loop (`pretest.rs`): its head, and the probe that
+        // chooses between it and the ordinary loop, filled once the loop
+        // has been lowered.
+        let mut fast = None;
         let (cptr, left) = if group_plan.is_some() {
             (group, count)
         } else {
             let cptr = b.append_block_param(head, types::I64);
             let left = b.append_block_param(head, types::I32);
-            b.ins().jump(head, &[arg(group), arg(count)]);
-            b.switch_to_block(head);
+            if pretested {
+                let (probe, fhead) = (b.create_block(), b.create_block());
+                let n = b.ins().uextend(types::I64, count);
+                let bytes = b.ins().imul_imm_s(n, context::CTX_SIZE);
+                let end = b.ins().iadd(group, bytes);
+                b.ins().jump(probe, &[]);
+                let fctx = b.append_block_param(fhead, types::I64);
+                b.switch_to_block(fhead);
+                fast = Some((probe, fhead, fctx, end));
+            } else {
+                b.ins().jump(head, &[arg(group), arg(count)]);
+                b.switch_to_block(head);
+            }
             (cptr, left)
         };
         // Tier 0 keeps its variables in the batch's save area (`tier0.rs`).
@@ -783,8 +901,42 @@ fn build(
             region_uniform: None,
             id_floor: None,
             ctx_loads: Default::default(),
+            group_ids,
+            run_res,
+            pretest: None,
             t0: Default::default(),
         };
+        if let Some((probe, fhead, fctx, end)) = fast {
+            // The pretested loop first: its flags make the probe.
+            let fnext = lw.b.create_block();
+            (lw.ctx, lw.next) = (fctx, fnext);
+            lw.pretest = Some(pretest::Pretest::new(fctx, p.group_size));
+            lw.batch_start();
+            lw.body(0, main_end)?;
+            lw.stage_finish();
+            lw.b.ins().jump(fnext, &[]);
+            lw.b.switch_to_block(fnext);
+            lw.batch_end();
+            let following = lw.b.ins().iadd_imm_s(fctx, context::CTX_SIZE);
+            let more = lw.b.ins().icmp(IntCC::NotEqual, following, end);
+            lw.b.ins().brif(more, fhead, &[arg(following)], done, &[]);
+            // Each loop is entered through a block of its own, where
+            // Cranelift puts what it hoists out of that loop: the probe
+            // runs none of either loop's invariants.
+            lw.b.switch_to_block(probe);
+            let last = lw.b.ins().iadd_imm_s(end, -context::CTX_SIZE);
+            let (fpre, pre) = (lw.b.create_block(), lw.b.create_block());
+            match lw.probe(group, last) {
+                Some(ok) => lw.b.ins().brif(ok, fpre, &[], pre, &[]),
+                None => lw.b.ins().jump(pre, &[]),
+            };
+            lw.b.switch_to_block(fpre);
+            lw.b.ins().jump(fhead, &[arg(group)]);
+            lw.b.switch_to_block(pre);
+            lw.b.ins().jump(head, &[arg(group), arg(count)]);
+            lw.restart(cptr, next);
+            lw.b.switch_to_block(head);
+        }
         // Resume id 0 starts at the top; others go through the dispatch,
         // before the variables are initialised: on tier 0 they live in the
         // save area and hold the state a barrier left there; on tier 1 the
@@ -803,14 +955,7 @@ fn build(
                 lw.b.seal_block(init);
                 lw.b.switch_to_block(init);
             }
-            lw.exec = lw.new_vars();
-            lw.declare_registers();
-            let live: [cranelift_codegen::ir::Value; N] = std::array::from_fn(|j| {
-                lw.b.ins()
-                    .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
-            });
-            lw.def_vars(lw.exec, live);
-            lw.stage_init();
+            lw.batch_start();
             lw.b.ins().jump(start, &[]);
             lw.b.seal_block(start);
             lw.b.switch_to_block(start);
@@ -839,19 +984,7 @@ fn build(
             // The next batch, or the next pass over the group's batches.
             lw.b.switch_to_block(next);
             if tier == 1 {
-                // No value flows into the next batch: every variable restarts
-                // as zero there (as in the first batch), so the loop carries
-                // nothing through the SSA variables.
-                let zero = lw.vsplat(0);
-                for v in lw.all_vars.clone() {
-                    lw.b.def_var(v, zero);
-                }
-                let zero = lw.b.ins().iconst(types::I32, 0);
-                for sh in lw.shadows.clone() {
-                    for v in sh {
-                        lw.b.def_var(v, zero);
-                    }
-                }
+                lw.batch_end();
             }
             let following = lw.b.ins().iadd_imm_s(cptr, context::CTX_SIZE);
             let rest = lw.b.ins().iadd_imm_s(left, -1);
@@ -869,8 +1002,19 @@ fn build(
                 lw.b.ins().jump(head, &[arg(group), arg(count)]);
             } else {
                 lw.b.ins()
-                    .brif(rest, head, &[arg(following), arg(rest)], fin, &[]);
+                    .brif(rest, head, &[arg(following), arg(rest)], done, &[]);
             }
+        }
+        if let Some((grun, idx, bx, gleft, done)) = run_loop {
+            // The next group along x, if the run has one.
+            lw.b.switch_to_block(done);
+            let step = lw.b.create_block();
+            let gleft = lw.b.ins().iadd_imm_s(gleft, -1);
+            lw.b.ins().brif(gleft, step, &[], fin, &[]);
+            lw.b.switch_to_block(step);
+            let idx = lw.b.ins().iadd_imm_s(idx, 1);
+            let bx = lw.b.ins().iadd_imm_s(bx, i64::from(p.group_size[0]));
+            lw.b.ins().jump(grun, &[arg(idx), arg(bx), arg(gleft)]);
         }
         // The budget exit.
         lw.b.switch_to_block(budget_exit);
@@ -892,6 +1036,10 @@ fn build(
         let tc = module.target_config();
         b.finalize(tc);
     }
+    if tier != 0 {
+        // The pretested loop's decided tests (`pretest.rs`).
+        prune::fold_constant_branches(&mut ctx.func);
+    }
     if tier != 0 && !opt_off("prune") {
         prune::dead_params(&mut ctx.func);
     }
@@ -911,6 +1059,7 @@ fn build(
     Ok(Built {
         id,
         save_slots,
+        runs,
         alu,
         dump: code_dump,
     })

@@ -17,7 +17,9 @@
 //! but a value that feeds its own block parameter is used, so it stays:
 //! a vector add per iteration and a register, or a spill, for nothing.
 
-use cranelift_codegen::ir::{Block, Function, Inst, InstructionData, Opcode, Value, ValueDef};
+use cranelift_codegen::ir::{
+    Block, BlockArg, Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef,
+};
 use std::collections::{HashMap, HashSet};
 
 /// Removes the dead block parameters of `func` (see the module doc);
@@ -73,6 +75,86 @@ pub fn dead_params(func: &mut Function) -> usize {
         func.dfg.remove_block_param(v);
     }
     dead.len()
+}
+
+/// Replaces every `brif` on a constant with a `jump` to the target it
+/// takes, then removes the blocks the entry no longer reaches (a
+/// pretested loop's paths for tests decided at the group's entry,
+/// `pretest.rs`), so that nothing they use counts as needed; returns how
+/// many branches it folded. The function does what it did: a removed
+/// block could not run.
+pub fn fold_constant_branches(func: &mut Function) -> usize {
+    let mut folded = 0;
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for block in blocks {
+        let Some(inst) = func.layout.last_inst(block) else {
+            continue;
+        };
+        let InstructionData::Brif {
+            arg,
+            blocks: [yes, no],
+            ..
+        } = func.dfg.insts[inst]
+        else {
+            continue;
+        };
+        let arg = func.dfg.resolve_aliases(arg);
+        let ValueDef::Result(def, _) = func.dfg.value_def(arg) else {
+            continue;
+        };
+        let InstructionData::UnaryImm {
+            opcode: Opcode::Iconst,
+            imm,
+        } = func.dfg.insts[def]
+        else {
+            continue;
+        };
+        // `brif` tests the whole value: the constant's bits in its type.
+        let bits = func.dfg.value_type(arg).bits();
+        let value = (imm.bits() as u64) & (u64::MAX >> (64 - bits.min(64)));
+        let taken = if value != 0 { yes } else { no };
+        let to = taken.block(&func.dfg.value_lists);
+        let args: Vec<BlockArg> = taken.args(&func.dfg.value_lists).collect();
+        func.replace(inst).jump(to, &args);
+        folded += 1;
+    }
+    if folded > 0 {
+        remove_unreachable(func);
+    }
+    folded
+}
+
+/// Removes the blocks the entry block does not reach.
+fn remove_unreachable(func: &mut Function) {
+    let Some(entry) = func.layout.entry_block() else {
+        return;
+    };
+    let mut reached: HashSet<Block> = HashSet::from([entry]);
+    let mut work = vec![entry];
+    while let Some(block) = work.pop() {
+        let Some(inst) = func.layout.last_inst(block) else {
+            continue;
+        };
+        let dfg = &func.dfg;
+        for call in dfg.insts[inst].branch_destination(&dfg.jump_tables, &dfg.exception_tables) {
+            let to = call.block(&dfg.value_lists);
+            if reached.insert(to) {
+                work.push(to);
+            }
+        }
+    }
+    let gone: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|b| !reached.contains(b))
+        .collect();
+    for block in gone {
+        let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+        for inst in insts {
+            func.layout.remove_inst(inst);
+        }
+        func.layout.remove_block(block);
+    }
 }
 
 /// Whether `inst`'s only effect is its result: unused, it can go. A load
@@ -275,5 +357,68 @@ mod tests {
             .flat_map(|&i| func.dfg.inst_results(i).to_vec())
             .collect();
         assert!(!results.contains(&quiet) && results.contains(&loud));
+    }
+
+    /// `f(p)`: `brif` on the constant `c` (of type `ty`) to a block that
+    /// returns 1 or one that returns 2.
+    fn branch_on(ty: types::Type, c: i64) -> Function {
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I32));
+        let mut func = Function::with_name_signature(Default::default(), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+        let (entry, yes, no) = (b.create_block(), b.create_block(), b.create_block());
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let k = b.ins().iconst(ty, c);
+        b.ins().brif(k, yes, &[], no, &[]);
+        for (block, r) in [(yes, 1), (no, 2)] {
+            b.switch_to_block(block);
+            let r = b.ins().iconst(types::I32, r);
+            b.ins().return_(&[r]);
+        }
+        b.seal_all_blocks();
+        let isa = cranelift_native::builder()
+            .expect("a native target")
+            .finish(settings::Flags::new(settings::builder()))
+            .expect("an ISA");
+        b.finalize(isa.frontend_config());
+        func
+    }
+
+    /// The value `func` returns: the one `iconst` left before a return.
+    fn returned(func: &Function) -> i64 {
+        let exits: Vec<Block> = func
+            .layout
+            .blocks()
+            .filter(|&b| {
+                func.layout
+                    .last_inst(b)
+                    .is_some_and(|i| func.dfg.insts[i].opcode() == Opcode::Return)
+            })
+            .collect();
+        assert_eq!(exits.len(), 1, "{}", func.display());
+        let first = func.layout.first_inst(exits[0]).expect("the constant");
+        match func.dfg.insts[first] {
+            InstructionData::UnaryImm { imm, .. } => imm.bits(),
+            _ => panic!("{}", func.display()),
+        }
+    }
+
+    #[test]
+    fn a_branch_on_a_constant_takes_the_side_its_whole_value_picks() {
+        // 0x3C00 as an i32 is true though its low byte is 0.
+        for (ty, c, want) in [
+            (types::I32, 0x3C00, 1),
+            (types::I32, 0, 2),
+            (types::I8, 1, 1),
+            (types::I64, 1 << 40, 1),
+        ] {
+            let mut func = branch_on(ty, c);
+            assert_eq!(fold_constant_branches(&mut func), 1);
+            verify(&func);
+            assert_eq!(returned(&func), want, "{ty} {c:#x}");
+        }
     }
 }

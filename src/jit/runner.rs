@@ -396,6 +396,9 @@ impl JitShader {
             ((g0 / gx) % gy) as u32,
             (g0 / (gx * gy)) as u32,
         ];
+        if code.runs {
+            return self.run_runs(w, code, groups, range, id, budget);
+        }
         for g in range {
             if clear_tgsm {
                 w.tgsm.fill(0);
@@ -427,6 +430,63 @@ impl JitShader {
                 return Err((g, e));
             }
             id[0] += 1;
+            if id[0] == groups[0] {
+                id[0] = 0;
+                id[1] += 1;
+                if id[1] == groups[1] {
+                    id[1] = 0;
+                    id[2] += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl JitShader {
+    /// [`JitShader::run_chunk`] for code that runs groups in runs
+    /// (`jit::runs_groups`): one call per stretch of the chunk along x
+    /// within a row, from group `id` (flattened `range.start`) on; the
+    /// code steps the group's id and base itself and leaves the group it
+    /// was on in the first context's `group_id`, so an error names it.
+    fn run_runs(
+        &self,
+        w: &mut Worker,
+        code: &super::Compiled,
+        groups: [u32; 3],
+        range: std::ops::Range<u64>,
+        mut id: [u32; 3],
+        budget: u64,
+    ) -> Result<(), (u64, RuntimeError)> {
+        let size = self.inner.prepared.group_size;
+        let count = w.ctxs.len() as u32;
+        let mut g = range.start;
+        while g < range.end {
+            // To the chunk's end or the row's, whichever comes first.
+            let left = range.end - g;
+            let run = left.min(u64::from(groups[0] - id[0])) as u32;
+            let first = &mut w.ctxs[0];
+            first.set_group(id, size);
+            first.budget = budget;
+            first.group_budget = budget;
+            first.waiting = 0;
+            first.run = run;
+            // SAFETY: as in `run_chunk`; the code reads `run` and steps
+            // through `run` groups of the same contexts.
+            let status = unsafe { (code.func)(w.ctxs.as_mut_ptr(), count) };
+            if status != STATUS_DONE {
+                let at = [w.ctxs[0].group_id[0], id[1], id[2]];
+                let e = match status {
+                    STATUS_BUDGET => RuntimeError::BudgetExhausted {
+                        group: at,
+                        inst_index: w.ctxs[0].stopped_at as usize,
+                    },
+                    other => super::context::status_error(other),
+                };
+                return Err((g + u64::from(at[0] - id[0]), e));
+            }
+            g += u64::from(run);
+            id[0] += run;
             if id[0] == groups[0] {
                 id[0] = 0;
                 id[1] += 1;

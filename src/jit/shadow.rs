@@ -13,7 +13,7 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 
-use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_TID, W};
+use super::context::{N, OFF_FLAT, OFF_TID, W};
 use super::lower::{fixed, shift_op, Lower};
 use super::uniform::{first_comp, src_comp, Spread};
 use crate::ir::{Instruction, Modifier, Opcode, Operand, OperandType};
@@ -49,10 +49,7 @@ impl Lower<'_, '_> {
                 None => konst(self, 0),
             },
             OperandType::ConstantBuffer => self.cb_scalar(op, comp),
-            OperandType::ThreadGroupId => {
-                let off = OFF_GROUP_ID + 4 * comp as i32;
-                self.b.ins().load(types::I32, fixed(), self.group, off)
-            }
+            OperandType::ThreadGroupId => self.group_id(comp),
             OperandType::ThreadIdInGroup | OperandType::ThreadId if comp < 3 => {
                 // Lane 0's: every lane of the batch has it (`uniform.rs`).
                 let off = OFF_TID + (comp * 4 * W) as i32;
@@ -60,8 +57,7 @@ impl Lower<'_, '_> {
                 if op.ty == OperandType::ThreadIdInGroup {
                     return t;
                 }
-                let off = OFF_GROUP_BASE + 4 * comp as i32;
-                let base = self.b.ins().load(types::I32, fixed(), self.group, off);
+                let base = self.group_base(comp);
                 self.b.ins().iadd(t, base)
             }
             _ => konst(self, 0),
@@ -196,11 +192,7 @@ impl Lower<'_, '_> {
     /// `vThreadIDInGroupFlattened`, the shadow of an r# component.
     fn base_of(&mut self, op: &Operand) -> Value {
         match op.ty {
-            OperandType::ThreadId => {
-                self.b
-                    .ins()
-                    .load(types::I32, fixed(), self.group, OFF_GROUP_BASE)
-            }
+            OperandType::ThreadId => self.group_base(0),
             // Lane 0's flat id less its x: the start of the batch's row.
             OperandType::ThreadIdInGroupFlattened => {
                 let flat = self.b.ins().load(types::I32, fixed(), self.ctx, OFF_FLAT);

@@ -280,7 +280,7 @@ impl Lower<'_, '_> {
             part,
             end,
             u,
-        } = self.split_branch(&s);
+        } = self.split_branch(&s, false);
         if let Some(full) = full {
             self.b.switch_to_block(full);
             self.split_result(&s, s.on_true)?;
@@ -308,7 +308,10 @@ impl Lower<'_, '_> {
     }
 
     /// The three-way branch of a split `s`, emitted where the builder is.
-    fn split_branch(&mut self, s: &Split) -> Branch {
+    /// `skip_for_group`: in the pretested loop, let the group's entry
+    /// decide the path where the body runs on no lane (`pretest.rs`; an
+    /// early return that no lane of the group takes).
+    fn split_branch(&mut self, s: &Split, skip_for_group: bool) -> Branch {
         self.at = s.cmp.unwrap_or(s.at_if);
         let x0 = self.row_id_lane0(s.x.0);
         let xl = self.b.ins().iadd_imm_s(x0, W as i64 - 1);
@@ -317,11 +320,20 @@ impl Lower<'_, '_> {
             None => self.b.ins().iconst(types::I32, 0),
         };
         let (every, none) = self.range_tests(s.cc, x0, xl, u);
-        let (all, skip) = if s.on_true {
+        let (mut all, mut skip) = if s.on_true {
             (every, none)
         } else {
             (none, every)
         };
+        if let Some(n) = skip.filter(|_| skip_for_group && self.pretesting()) {
+            let decided = self.pretested(n);
+            if decided != n {
+                // Where the body runs on no lane of any batch, it runs on
+                // every lane of none.
+                skip = Some(decided);
+                all = all.map(|_| self.b.ins().iconst(types::I8, 0));
+            }
+        }
         let end = self.b.create_block();
         let part = self.b.create_block();
         let all = all.map(|a| {
@@ -366,7 +378,7 @@ impl Lower<'_, '_> {
             part,
             end,
             ..
-        } = self.split_branch(s);
+        } = self.split_branch(s, true);
         if let Some(gone) = gone {
             self.b.switch_to_block(gone);
             self.split_result(s, s.on_true)?;

@@ -98,6 +98,7 @@ fn every_generator_opcode_and_operand_form_shows_up() {
         "switch_default",
         "ret_nested",
         "early_return",
+        "pretested",
         "barrier_top",
         "barrier_in_loop",
         // Memory, in and out of bounds.

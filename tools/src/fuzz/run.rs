@@ -408,6 +408,9 @@ fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), Str
     if sm5jit::jit::runs_group_level(&g.program) {
         *report.forms.entry("group_level").or_default() += 1;
     }
+    if sm5jit::jit::runs_pretested(&g.program) {
+        *report.forms.entry("pretested").or_default() += 1;
+    }
     for (k, v) in &g.forms {
         *report.forms.entry(k).or_default() += v;
     }
