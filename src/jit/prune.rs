@@ -295,12 +295,17 @@ mod tests {
         b.ins().store(trusted(), sum2, p, 0);
         b.ins().return_(&[i2]);
         b.seal_all_blocks();
+        finish(b);
+        func
+    }
+
+    /// Finalises `b` for the host's ISA.
+    fn finish(b: FunctionBuilder) {
         let isa = cranelift_native::builder()
             .expect("a native target")
             .finish(settings::Flags::new(settings::builder()))
             .expect("an ISA");
         b.finalize(isa.frontend_config());
-        func
     }
 
     fn verify(func: &Function) {
@@ -379,11 +384,7 @@ mod tests {
             b.ins().return_(&[r]);
         }
         b.seal_all_blocks();
-        let isa = cranelift_native::builder()
-            .expect("a native target")
-            .finish(settings::Flags::new(settings::builder()))
-            .expect("an ISA");
-        b.finalize(isa.frontend_config());
+        finish(b);
         func
     }
 

@@ -420,26 +420,37 @@ impl JitShader {
             // of the sizes the plan and this code expect.
             let status = unsafe { (code.func)(w.ctxs.as_mut_ptr(), count) };
             if status != STATUS_DONE {
-                let e = match status {
-                    STATUS_BUDGET => RuntimeError::BudgetExhausted {
-                        group: id,
-                        inst_index: w.ctxs[0].stopped_at as usize,
-                    },
-                    other => super::context::status_error(other),
-                };
-                return Err((g, e));
+                return Err((g, group_error(status, id, &w.ctxs[0])));
             }
-            id[0] += 1;
-            if id[0] == groups[0] {
-                id[0] = 0;
-                id[1] += 1;
-                if id[1] == groups[1] {
-                    id[1] = 0;
-                    id[2] += 1;
-                }
-            }
+            step_group(&mut id, groups, 1);
         }
         Ok(())
+    }
+}
+
+/// The error of a group function's `status` (not [`STATUS_DONE`]) in
+/// group `id`, whose first context is `first`.
+fn group_error(status: u32, id: [u32; 3], first: &BatchContext) -> RuntimeError {
+    match status {
+        STATUS_BUDGET => RuntimeError::BudgetExhausted {
+            group: id,
+            inst_index: first.stopped_at as usize,
+        },
+        other => super::context::status_error(other),
+    }
+}
+
+/// Steps group id `id` by `by` groups along x, which reach at most the
+/// end of its row, into the next row (and slice) when they do.
+fn step_group(id: &mut [u32; 3], groups: [u32; 3], by: u32) {
+    id[0] += by;
+    if id[0] == groups[0] {
+        id[0] = 0;
+        id[1] += 1;
+        if id[1] == groups[1] {
+            id[1] = 0;
+            id[2] += 1;
+        }
     }
 }
 
@@ -476,25 +487,11 @@ impl JitShader {
             let status = unsafe { (code.func)(w.ctxs.as_mut_ptr(), count) };
             if status != STATUS_DONE {
                 let at = [w.ctxs[0].group_id[0], id[1], id[2]];
-                let e = match status {
-                    STATUS_BUDGET => RuntimeError::BudgetExhausted {
-                        group: at,
-                        inst_index: w.ctxs[0].stopped_at as usize,
-                    },
-                    other => super::context::status_error(other),
-                };
+                let e = group_error(status, at, &w.ctxs[0]);
                 return Err((g + u64::from(at[0] - id[0]), e));
             }
             g += u64::from(run);
-            id[0] += run;
-            if id[0] == groups[0] {
-                id[0] = 0;
-                id[1] += 1;
-                if id[1] == groups[1] {
-                    id[1] = 0;
-                    id[2] += 1;
-                }
-            }
+            step_group(&mut id, groups, run);
         }
         Ok(())
     }
