@@ -838,8 +838,12 @@ fn build(
                 let end = b.ins().iadd(group, bytes);
                 b.ins().jump(probe, &[]);
                 let fctx = b.append_block_param(fhead, types::I64);
+                // The batches left: compared with `end` instead, the
+                // loop kept that (live across the whole run) in a stack
+                // slot, reloaded and stored back every batch.
+                let fleft = b.append_block_param(fhead, types::I32);
                 b.switch_to_block(fhead);
-                fast = Some((probe, fhead, fctx, end));
+                fast = Some((probe, fhead, fctx, fleft, end));
             } else {
                 b.ins().jump(head, &[arg(group), arg(count)]);
                 b.switch_to_block(head);
@@ -906,7 +910,7 @@ fn build(
             pretest: None,
             t0: Default::default(),
         };
-        if let Some((probe, fhead, fctx, end)) = fast {
+        if let Some((probe, fhead, fctx, fleft, end)) = fast {
             // The pretested loop first: its flags make the probe.
             let fnext = lw.b.create_block();
             (lw.ctx, lw.next) = (fctx, fnext);
@@ -918,8 +922,9 @@ fn build(
             lw.b.switch_to_block(fnext);
             lw.batch_end();
             let following = lw.b.ins().iadd_imm_s(fctx, context::CTX_SIZE);
-            let more = lw.b.ins().icmp(IntCC::NotEqual, following, end);
-            lw.b.ins().brif(more, fhead, &[arg(following)], done, &[]);
+            let rest = lw.b.ins().iadd_imm_s(fleft, -1);
+            lw.b.ins()
+                .brif(rest, fhead, &[arg(following), arg(rest)], done, &[]);
             // Each loop is entered through a block of its own, where
             // Cranelift puts what it hoists out of that loop: the probe
             // runs none of either loop's invariants.
@@ -931,7 +936,7 @@ fn build(
                 None => lw.b.ins().jump(pre, &[]),
             };
             lw.b.switch_to_block(fpre);
-            lw.b.ins().jump(fhead, &[arg(group)]);
+            lw.b.ins().jump(fhead, &[arg(group), arg(count)]);
             lw.b.switch_to_block(pre);
             lw.b.ins().jump(head, &[arg(group), arg(count)]);
             lw.restart(cptr, next);
