@@ -199,7 +199,8 @@ pub fn vector_extensions() -> Vec<&'static str> {
 }
 
 /// Runs one dispatch of `p` on `engine` from fresh resources and returns
-/// the time and the output words.
+/// the time and the output words; `program` is the one `engine` prepared
+/// or dispatched last, if any ([`Engine::dispatch_prepared`]).
 pub fn dispatch_once(
     engine: &mut dyn Engine,
     program: &Program,
@@ -227,7 +228,8 @@ pub fn process_cpu() -> Duration {
 /// Like [`dispatch_once`] without reading the outputs back (the timed
 /// runs: a profile of the benchmark then shows the dispatch, not the
 /// conversion of the outputs); returns the wall time, the process's CPU
-/// time in the same interval and the resources it ran on.
+/// time in the same interval and the resources it ran on. `program` is
+/// the one `engine` prepared last ([`Engine::dispatch_prepared`]).
 pub fn dispatch_timed(
     engine: &mut dyn Engine,
     program: &Program,
@@ -238,7 +240,7 @@ pub fn dispatch_timed(
     let cpu = process_cpu();
     let start = Instant::now();
     engine
-        .dispatch(program, &mut resources, p.groups)
+        .dispatch_prepared(program, &mut resources, p.groups)
         .map_err(|source| BenchError::Engine {
             kernel: k.name,
             engine: engine.name().to_string(),
@@ -540,6 +542,27 @@ mod tests {
         wrong[0][0] += 1;
         let e = time_engine(k, &p, &wrong, &mut interp, 1).unwrap_err();
         assert!(matches!(e, BenchError::Mismatch { .. }), "{e}");
+    }
+
+    #[test]
+    fn the_jits_timed_dispatches_run_the_prepared_program() {
+        let k = kernel("saxpy").unwrap();
+        let p = k.problem(k.test_size);
+        let native = time_native(k, &p, 1);
+        let prog = program(k).unwrap();
+        let mut jit = crate::case::jit::JitEngine::new(EngineOptions {
+            threads: Some(1),
+            tier: sm5jit::jit::Tier::One,
+            ..EngineOptions::default()
+        });
+        // Before a prepare the program is compiled; after one, run.
+        for prepare in [false, true] {
+            if prepare {
+                jit.prepare(&prog).unwrap();
+            }
+            let (_, out) = dispatch_once(&mut jit, &prog, k, &p).unwrap();
+            assert_eq!(k.check(&p, &native.outputs, &out), Ok(()));
+        }
     }
 
     #[test]

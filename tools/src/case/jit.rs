@@ -65,6 +65,17 @@ impl JitEngine {
         self.compiled = Some((program.clone(), s.clone()));
         Ok(s)
     }
+
+    /// One dispatch of `s` on the engine's workers and options.
+    fn run(
+        &self,
+        s: &JitShader,
+        resources: &mut [Resource],
+        groups: [u32; 3],
+    ) -> Result<(), EngineError> {
+        let (o, threads) = (self.options, self.threads);
+        with_bindings(resources, |b| s.dispatch_threads(b, groups, &o, threads)).map(|_| ())
+    }
 }
 
 impl Engine for JitEngine {
@@ -94,8 +105,23 @@ impl Engine for JitEngine {
         groups: [u32; 3],
     ) -> Result<(), EngineError> {
         let s = self.shader(program)?;
-        let (o, threads) = (self.options, self.threads);
-        with_bindings(resources, |b| s.dispatch_threads(b, groups, &o, threads)).map(|_| ())
+        self.run(&s, resources, groups)
+    }
+
+    fn dispatch_prepared(
+        &mut self,
+        program: &Program,
+        resources: &mut [Resource],
+        groups: [u32; 3],
+    ) -> Result<(), EngineError> {
+        let s = match &self.compiled {
+            Some((p, s)) => {
+                debug_assert!(p == program, "dispatch_prepared of another program");
+                s.clone()
+            }
+            None => self.shader(program)?,
+        };
+        self.run(&s, resources, groups)
     }
 
     /// One pixel as D3D draws it: the top-left lane of a quad whose other
