@@ -250,17 +250,8 @@ impl BatchContext {
             }
             self.flat[l] = if live { flat } else { 0 };
             self.live[l] = if live { u32::MAX } else { 0 };
-            // The next flattened id, x fastest (past the group's end the
-            // ids are unused: those lanes are dead).
-            t[0] += 1;
-            if t[0] == size[0] {
-                t[0] = 0;
-                t[1] += 1;
-                if t[1] == size[1] {
-                    t[1] = 0;
-                    t[2] += 1;
-                }
-            }
+            // Past the group's end the ids are unused: those lanes are dead.
+            step_ids(&mut t, size, 1);
         }
     }
 
@@ -276,6 +267,21 @@ impl BatchContext {
     /// it (`group_base + tid`).
     pub fn gtid(&self, d: usize, l: usize) -> u32 {
         self.group_base[d].wrapping_add(self.tid[d][l])
+    }
+}
+
+/// Steps the 3-D id `id` of a grid of `size` by `by` along x, which
+/// reach at most the end of its row, into the next row (and slice) when
+/// they do: the next flattened id, x fastest, without a division.
+pub(super) fn step_ids(id: &mut [u32; 3], size: [u32; 3], by: u32) {
+    id[0] += by;
+    if id[0] == size[0] {
+        id[0] = 0;
+        id[1] += 1;
+        if id[1] == size[1] {
+            id[1] = 0;
+            id[2] += 1;
+        }
     }
 }
 

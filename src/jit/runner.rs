@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::context::{BatchContext, ResDesc, STATUS_BUDGET, STATUS_DONE, W};
+use super::context::{step_ids, BatchContext, ResDesc, STATUS_BUDGET, STATUS_DONE, W};
 use super::ranges::Entry;
 use super::typed::{TypedEnv, TypedView};
 use super::JitShader;
@@ -422,7 +422,7 @@ impl JitShader {
             if status != STATUS_DONE {
                 return Err((g, group_error(status, id, &w.ctxs[0])));
             }
-            step_group(&mut id, groups, 1);
+            step_ids(&mut id, groups, 1);
         }
         Ok(())
     }
@@ -437,20 +437,6 @@ fn group_error(status: u32, id: [u32; 3], first: &BatchContext) -> RuntimeError 
             inst_index: first.stopped_at as usize,
         },
         other => super::context::status_error(other),
-    }
-}
-
-/// Steps group id `id` by `by` groups along x, which reach at most the
-/// end of its row, into the next row (and slice) when they do.
-fn step_group(id: &mut [u32; 3], groups: [u32; 3], by: u32) {
-    id[0] += by;
-    if id[0] == groups[0] {
-        id[0] = 0;
-        id[1] += 1;
-        if id[1] == groups[1] {
-            id[1] = 0;
-            id[2] += 1;
-        }
     }
 }
 
@@ -491,7 +477,7 @@ impl JitShader {
                 return Err((g + u64::from(at[0] - id[0]), e));
             }
             g += u64::from(run);
-            step_group(&mut id, groups, run);
+            step_ids(&mut id, groups, run);
         }
         Ok(())
     }
