@@ -43,6 +43,7 @@
 //! (`NotCompute`).
 
 mod batch;
+mod claims;
 pub mod context;
 mod double;
 mod elementary;

@@ -13,9 +13,10 @@
 //! batch has reached it or ended: `mod.rs`, `build`).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::claims::Claims;
 use super::context::{step_ids, BatchContext, ResDesc, STATUS_BUDGET, STATUS_DONE, W};
 use super::ranges::Entry;
 use super::typed::{TypedEnv, TypedView};
@@ -309,32 +310,38 @@ impl JitShader {
         budget: u64,
         threads: usize,
     ) -> Result<(), RuntimeError> {
-        let next = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let first_error: Mutex<Option<(u64, RuntimeError)>> = Mutex::new(None);
         let workers = threads.min(usize::try_from(total).unwrap_or(usize::MAX));
-        // Groups are claimed in chunks, so that small groups do not make the
-        // workers fight over the counter's cache line: about 16 chunks per
-        // worker, at most 64 groups each.
+        // Each worker owns a contiguous share of the groups and claims it in
+        // chunks (`claims`): about 16 chunks per worker, at most 64 groups
+        // each, so that an idle worker can take over part of a busy one's.
+        // The calling thread is worker 0, so that the same share falls to
+        // the same thread when a dispatch is repeated.
         let chunk = (total / (16 * workers as u64)).clamp(1, 64);
+        let claims = Claims::new(total, workers, chunk);
+        let caller = std::thread::current().id();
+        let joined = AtomicUsize::new(1);
         let work = || {
+            let me = if std::thread::current().id() == caller {
+                0
+            } else {
+                joined.fetch_add(1, Ordering::Relaxed)
+            };
             // Generated code runs with FTZ+DAZ (`fpmode`), set once per
             // worker and dispatch and restored when the worker is done.
             let _mode = super::fpmode::FlushMode::enter();
             let mut w = self.new_worker();
             w.bind(table, typed);
+            let mut from = 0;
             loop {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let first = next.fetch_add(chunk, Ordering::Relaxed);
-                if first >= total {
+                let Some(range) = claims.claim(me, &mut from) else {
                     return;
-                }
-                let end = (first + chunk).min(total);
-                if let Err((g, e)) =
-                    self.run_chunk(&mut w, table, typed, groups, first..end, budget)
-                {
+                };
+                if let Err((g, e)) = self.run_chunk(&mut w, table, typed, groups, range, budget) {
                     stop.store(true, Ordering::Relaxed);
                     let mut fe = first_error.lock().unwrap_or_else(|e| e.into_inner());
                     if fe.as_ref().is_none_or(|(k, _)| g < *k) {
@@ -346,7 +353,7 @@ impl JitShader {
         };
         // The calling thread is one of the workers; the others come from
         // the shared pool.
-        super::pool::run(workers.saturating_sub(1), &work);
+        super::pool::run(claims.workers() - 1, &work);
         match first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some((_, e)) => Err(e),
             None => Ok(()),
