@@ -208,6 +208,8 @@ struct Inner {
     tier_up_after: u64,
     /// Batches run so far (counted until the tier-up is queued).
     calls: AtomicU64,
+    /// Workers of finished dispatches, for the next ones (`runner.rs`).
+    spare: runner::Spare,
 }
 
 impl Inner {
@@ -548,6 +550,7 @@ impl JitShader {
                 auto,
                 tier_up_after: options.tier_up_after,
                 calls: AtomicU64::new(0),
+                spare: runner::Spare::default(),
             }),
         };
         if auto && options.tier_up_after == 0 {

@@ -195,7 +195,7 @@ pub(super) fn build_typed(shader: &JitShader, entries: &[Entry], b: &Bindings) -
 }
 
 /// What one worker owns: the memory of one group, reused for every group
-/// the worker runs.
+/// the worker runs and, through [`Spare`], by later dispatches.
 struct Worker {
     tgsm: Vec<u32>,
     /// One context per batch, consecutive (the group function steps
@@ -207,7 +207,56 @@ struct Worker {
     saves: Vec<Vec<u128>>,
 }
 
+// SAFETY: the contexts' pointers point into this worker's own vectors
+// (heap memory, which does not move with the value) or at the tables of
+// the dispatch that last bound it; generated code follows them only
+// during a dispatch, after `bind` has pointed them at that dispatch's
+// tables. Nothing in a worker is tied to a thread.
+unsafe impl Send for Worker {}
+
+/// A spare worker is kept only when it owns at most this many bytes, so
+/// that a shader does not hold large x# or TGSM areas between dispatches.
+const SPARE_BYTES: usize = 1 << 20;
+
+/// At most this many spare workers are kept per shader.
+const SPARE_WORKERS: usize = 64;
+
+/// The workers of a shader's finished dispatches, handed to its next ones:
+/// a dispatch then builds no contexts (each with its lanes' thread ids) and
+/// allocates no group memory, about a tenth of a small dispatch's time
+/// (docs/performance.md). A worker is kept only after its dispatch ran
+/// every group it claimed to the end, so it holds the state that every
+/// group leaves for the next group of the same worker; the next dispatch
+/// points it at its own tables (`Worker::bind`) before any code runs.
+#[derive(Default)]
+pub(super) struct Spare(Mutex<Vec<Worker>>);
+
+impl Spare {
+    fn take(&self) -> Option<Worker> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    }
+
+    fn keep(&self, w: Worker) {
+        if w.bytes() <= SPARE_BYTES {
+            let mut spare = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            if spare.len() < SPARE_WORKERS {
+                spare.push(w);
+            }
+        }
+    }
+}
+
 impl Worker {
+    /// The memory this worker owns, in bytes.
+    fn bytes(&self) -> usize {
+        let xregs: usize = self.xregs.iter().map(Vec::len).sum();
+        let saves: usize = self.saves.iter().map(Vec::len).sum();
+        4 * self.tgsm.len()
+            + std::mem::size_of::<BatchContext>() * self.ctxs.len()
+            + 4 * xregs
+            + 16 * saves
+    }
+
     /// Points every batch context at the dispatch's tables and at this
     /// worker's TGSM, x# and save areas: once per dispatch, since none of
     /// them moves between groups (the vectors are resized only by
@@ -331,7 +380,7 @@ impl JitShader {
             // Generated code runs with FTZ+DAZ (`fpmode`), set once per
             // worker and dispatch and restored when the worker is done.
             let _mode = super::fpmode::FlushMode::enter();
-            let mut w = self.new_worker();
+            let mut w = self.inner.spare.take().unwrap_or_else(|| self.new_worker());
             w.bind(table, typed);
             let mut from = 0;
             loop {
@@ -339,6 +388,7 @@ impl JitShader {
                     return;
                 }
                 let Some(range) = claims.claim(me, &mut from) else {
+                    self.inner.spare.keep(w);
                     return;
                 };
                 if let Err((g, e)) = self.run_chunk(&mut w, table, typed, groups, range, budget) {
