@@ -2038,11 +2038,11 @@ ret
     );
 }
 
-/// A dispatch that stopped on the budget leaves no half-run worker
-/// behind: the next dispatch of the same shader, with budget enough, gives
-/// the interpreter's bits, its TGSM and barrier state fresh.
+/// A dispatch that stopped on the budget, every worker inside the loop
+/// between barriers, keeps no spare worker; the next dispatch of the same
+/// shader, with budget enough, gives the interpreter's bits.
 #[test]
-fn a_dispatch_after_a_budget_error_starts_from_fresh_group_state() {
+fn a_dispatch_after_a_budget_error_gives_the_interpreters_bits() {
     let text = "cs_5_0
 dcl_constantbuffer CB0[1], immediateIndexed
 dcl_uav_raw u0
