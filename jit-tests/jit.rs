@@ -2893,3 +2893,79 @@ ret
         );
     }
 }
+
+/// Whether the analysis says `text` stores all of its TGSM before reading any.
+fn tgsm_written_first(text: &str) -> bool {
+    sm5jit::analysis::prepare(&parse(text))
+        .expect("prepare")
+        .tgsm_written_first
+}
+
+#[test]
+fn groups_that_store_all_their_tgsm_first_skip_the_clear_and_keep_the_bits() {
+    // Each thread stores one word, then reads the word of the thread 16
+    // places further round, written in this group: with the clear
+    // skipped, every word read is this group's.
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_tgsm_structured g0, 8, 24
+dcl_thread_group 24, 1, 1
+imul null, r0.x, vThreadID.x, l(7)
+store_structured g0.xy, vThreadIDInGroupFlattened.x, l(0), r0.xxxx
+sync_g_t
+iadd r0.y, vThreadIDInGroupFlattened.x, l(16)
+udiv null, r0.y, r0.y, l(24)
+ld_structured r1.x, r0.y, l(4), g0.xxxx
+ishl r0.z, vThreadID.x, l(2)
+store_raw u0.x, r0.z, r1.x
+ret
+";
+    assert!(tgsm_written_first(text));
+    let out = diff(text, [5, 1, 1], &[uav(0, raw(120), &[0xEEEE; 120])]);
+    for t in 0..120u32 {
+        let (group, flat) = (t / 24, t % 24);
+        let from = group * 24 + (flat + 16) % 24;
+        assert_eq!(out[0][t as usize], from * 7, "thread {t}");
+    }
+}
+
+#[test]
+fn groups_that_may_read_a_word_they_did_not_store_still_start_at_zero() {
+    // Group k stores words 2k..2k+16 of 48 and reads the even words:
+    // without the clear, group k would see group k-1's words 2k-2 and
+    // 2k-1 where the interpreter reads 0.
+    let text = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadGroupID.x
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_tgsm_structured g0, 4, 48
+dcl_thread_group 16, 1, 1
+ishl r0.x, vThreadGroupID.x, l(1)
+iadd r0.x, r0.x, vThreadIDInGroupFlattened.x
+iadd r0.y, vThreadID.x, l(1)
+store_structured g0.x, r0.x, l(0), r0.y
+sync_g_t
+ishl r0.z, vThreadIDInGroupFlattened.x, l(1)
+ld_structured r1.x, r0.z, l(0), g0.xxxx
+ishl r0.w, vThreadID.x, l(2)
+store_raw u0.x, r0.w, r1.x
+ret
+";
+    assert!(!tgsm_written_first(text));
+    let out = diff(text, [6, 1, 1], &[uav(0, raw(96), &[0xEEEE; 96])]);
+    for t in 0..96u32 {
+        let (group, flat) = (t / 16, t % 16);
+        // Word 2*flat was stored by thread 2*flat - 2*group of this group.
+        let word = 2 * flat;
+        let want = match word.checked_sub(2 * group) {
+            Some(s) if s < 16 => group * 16 + s + 1,
+            _ => 0,
+        };
+        assert_eq!(out[0][t as usize], want, "thread {t}");
+    }
+}

@@ -15,11 +15,13 @@
 //! and every size is bounded by [`crate::limits`], so no engine allocates
 //! from an unchecked count. Layout: `decls` (one short function per
 //! declaration kind), `jumps` (the structure markers), `checks` (bindings
-//! and group counts against the declarations).
+//! and group counts against the declarations), `tgsm` (whether a group's
+//! TGSM is written whole before it is read).
 
 mod checks;
 mod decls;
 mod jumps;
+mod tgsm;
 
 use std::collections::BTreeMap;
 
@@ -120,6 +122,10 @@ pub struct Prepared {
     /// last v#/o#; see `runtime::batch::special_component`), when the
     /// program declares any.
     pub special_reg: Option<u32>,
+    /// Every g# DWORD is stored by the group before any of its threads can
+    /// read it (`tgsm.rs`): a group's starting zero is never seen, so TGSM
+    /// reused from the previous group need not be cleared.
+    pub tgsm_written_first: bool,
 }
 
 impl Prepared {
@@ -154,9 +160,11 @@ pub fn prepare(program: &Program) -> Result<Prepared, RuntimeError> {
         io_regs: 0,
         specials: Vec::new(),
         special_reg: None,
+        tgsm_written_first: false,
     };
     decls::read_decls(&mut p)?;
     jumps::build_jumps(&mut p)?;
+    p.tgsm_written_first = tgsm::written_first(&p);
     Ok(p)
 }
 

@@ -120,7 +120,9 @@ use plan::Plan;
 /// nothing reads stay, `prune.rs`), `split` (an `if` on a thread-id range
 /// stays one masked `if`, `split.rs`), `pretest` (no batch loop whose
 /// tests the group's entry decided, `pretest.rs`), `runs` (one call per
-/// group, `runs_groups`).
+/// group, `runs_groups`), `tgsmfill` (TGSM cleared before every group,
+/// even when the program stores all of it before reading any,
+/// `analysis::Prepared::tgsm_written_first`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();

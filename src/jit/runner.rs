@@ -436,8 +436,11 @@ impl JitShader {
         let count = w.ctxs.len() as u32;
         self.note_calls(u64::from(count) * (range.end - range.start));
         // Calls of `fill` on empty vectors are not free (a libc memset
-        // call each): only TGSM and x# storage that exist are cleared.
-        let clear_tgsm = !w.tgsm.is_empty();
+        // call each): only TGSM and x# storage that exist are cleared, and
+        // TGSM only when a group could read its starting zero (a program
+        // that stores every g# DWORD before its first barrier cannot).
+        let clear_tgsm = !w.tgsm.is_empty()
+            && (!inner.prepared.tgsm_written_first || super::opt_off("tgsmfill"));
         let clear_x = w.xregs.first().is_some_and(|x| !x.is_empty());
         debug_assert!(
             w.ctxs

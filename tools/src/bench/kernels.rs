@@ -834,6 +834,23 @@ mod tests {
     }
 
     #[test]
+    fn reduce_and_scan_store_their_tgsm_before_reading_it() {
+        // Their groups then run without clearing TGSM (the runner reads
+        // this fact); matmul and nbody store theirs inside a loop.
+        for (name, first) in [
+            ("reduce", true),
+            ("scan", true),
+            ("matmul", false),
+            ("nbody", false),
+        ] {
+            let k = kernel(name).unwrap();
+            let p = sm5jit::asm::parse_program(k.asm).unwrap();
+            let prepared = sm5jit::analysis::prepare(&p).unwrap();
+            assert_eq!(prepared.tgsm_written_first, first, "{name}");
+        }
+    }
+
+    #[test]
     fn natives_compute_known_values() {
         let p = kernel("histogram").unwrap().problem(100);
         let bins = run_baseline(histogram_native, &p).remove(0);
