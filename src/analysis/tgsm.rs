@@ -10,10 +10,11 @@
 //! Invariant: the fact is only ever claimed, never assumed: it holds when
 //! the program opens with a straight-line prefix (no flow control, no g#
 //! read or atomic) ending in a thread barrier, in which unconditional
-//! stores at addresses linear in the flattened thread id cover each
-//! declaration whole. Every thread runs that whole prefix before any
-//! thread passes the barrier, so every read comes after every covering
-//! store. Anything the prefix does not recognise makes the fact false.
+//! stores at addresses affine in the flattened thread id (`t * m + a`,
+//! never wrapping) cover each declaration whole. Every thread runs that
+//! whole prefix before any thread passes the barrier, so every read comes
+//! after every covering store. Anything the prefix does not recognise
+//! makes the fact false.
 
 use crate::ir::{
     sync_flags, Components, Instruction, Modifier, OpClass, Opcode, Operand, OperandType, Selection,
@@ -25,9 +26,17 @@ use super::Prepared;
 /// 1024 threads' DWORDs); a longer prefix makes the fact false.
 const MAX_STORES: usize = 64;
 
-/// What a temp component is known to hold in the prefix: the flattened
-/// thread id times `mul`.
-type Facts = std::collections::HashMap<(u32, u8), u64>;
+/// A value known in the prefix: `t * mul + add` for the flattened thread
+/// id `t` of every thread, without wrapping (checked against the group's
+/// largest `t` when it is made).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Affine {
+    mul: u64,
+    add: u64,
+}
+
+/// What the temp components are known to hold.
+type Facts = std::collections::HashMap<(u32, u8), Affine>;
 
 /// Whether every g# DWORD is written before it can be read (see the module
 /// comment). False for a program without TGSM.
@@ -42,6 +51,7 @@ pub(super) fn written_first(p: &Prepared) -> bool {
         .map(|(&g, d)| (g, vec![false; d.dwords as usize]))
         .collect();
     let mut facts = Facts::new();
+    let last = threads - 1;
     let mut stores = 0;
     for inst in &p.program.insts {
         let class = inst.opcode.class();
@@ -57,7 +67,7 @@ pub(super) fn written_first(p: &Prepared) -> bool {
         if class == OpClass::Flow {
             return false;
         }
-        if let Some(store) = tgsm_store(p, inst, &facts) {
+        if let Some(store) = tgsm_store(p, inst, &facts, last) {
             stores += 1;
             if stores > MAX_STORES {
                 return false;
@@ -72,7 +82,7 @@ pub(super) fn written_first(p: &Prepared) -> bool {
             // A read or an atomic before the barrier.
             return false;
         }
-        step_facts(p, inst, &mut facts);
+        step_facts(p, inst, &mut facts, last);
     }
     false
 }
@@ -99,10 +109,10 @@ impl Store {
     }
 }
 
-/// `inst` as a covering store: a `store_structured` at a flattened-id
-/// index and an immediate offset, or a `store_raw` at a flattened-id
-/// multiple of 4; its mask `.x`, `.xy`, `.xyz` or `.xyzw`.
-fn tgsm_store(p: &Prepared, inst: &Instruction, facts: &Facts) -> Option<Store> {
+/// `inst` as a covering store: a `store_structured` at an affine index
+/// and an immediate offset, or a `store_raw` at an affine byte address
+/// whose step is a multiple of 4; its mask `.x`, `.xy`, `.xyz` or `.xyzw`.
+fn tgsm_store(p: &Prepared, inst: &Instruction, facts: &Facts, last: u64) -> Option<Store> {
     let structured = match inst.opcode {
         Opcode::StoreStructured => true,
         Opcode::StoreRaw => false,
@@ -118,34 +128,68 @@ fn tgsm_store(p: &Prepared, inst: &Instruction, facts: &Facts) -> Option<Store> 
         return None;
     }
     let n = u64::from(mask.count_ones());
-    let at = linear(p, inst.operands.get(1)?, 0, facts)?;
+    let at = affine(p, inst.operands.get(1)?, 0, facts, last)?;
     let (mul, base) = if structured {
+        // DWORD (index * stride + offset) >> 2 (`sem::memory`).
         let stride = u64::from(p.tgsm.get(&reg)?.stride?);
         let off = u64::from(imm(inst.operands.get(2)?, 0)?);
-        if stride % 4 != 0 || off % 4 != 0 {
+        if stride % 4 != 0 {
             return None;
         }
-        (at * stride / 4, off / 4)
+        (at.mul * stride / 4, at.add * stride / 4 + off / 4)
     } else {
-        if at % 4 != 0 {
+        // DWORD address >> 2.
+        if at.mul % 4 != 0 {
             return None;
         }
-        (at / 4, 0)
+        (at.mul / 4, at.add / 4)
     };
     Some(Store { reg, mul, base, n })
 }
 
-/// `mul` when component `c` of source `op` is the flattened thread id
-/// times `mul`.
-fn linear(p: &Prepared, op: &Operand, c: usize, facts: &Facts) -> Option<u64> {
+/// What component `c` of source `op` holds, when it is affine in the
+/// flattened thread id (an immediate is, with step 0).
+fn affine(p: &Prepared, op: &Operand, c: usize, facts: &Facts, last: u64) -> Option<Affine> {
     if op.modifier != Modifier::None {
         return None;
     }
+    if op.ty == OperandType::Imm32 {
+        return made(0, u64::from(imm(op, c)?), last);
+    }
     let comp = selected(op, c)?;
+    let flat = || made(1, 0, last);
     match op.ty {
-        OperandType::ThreadIdInGroupFlattened if comp == 0 => Some(1),
-        OperandType::ThreadIdInGroup if comp == 0 && p.group_size[1..] == [1, 1] => Some(1),
+        OperandType::ThreadIdInGroupFlattened if comp == 0 => flat(),
+        OperandType::ThreadIdInGroup if comp == 0 && p.group_size[1..] == [1, 1] => flat(),
         OperandType::Temp => facts.get(&(op.imm_index(0)?, comp)).copied(),
+        _ => None,
+    }
+}
+
+/// `t * mul + add`, when it stays below 2^32 for every `t <= last`.
+fn made(mul: u64, add: u64, last: u64) -> Option<Affine> {
+    let top = last.checked_mul(mul)?.checked_add(add)?;
+    (top <= u64::from(u32::MAX)).then_some(Affine { mul, add })
+}
+
+/// The affine result of an integer op on affine sources, when it has one:
+/// `mov`, `iadd`, `imul`/`umul` (low half) and `imad`/`umad` with one
+/// factor of step 0, `ishl` by an immediate.
+fn combine(op: Opcode, args: &[Affine], last: u64) -> Option<Affine> {
+    let times = |x: Affine, k: u64| made(x.mul.checked_mul(k)?, x.add.checked_mul(k)?, last);
+    let product = |x: Affine, y: Affine| match (x.mul, y.mul) {
+        (0, _) => times(y, x.add),
+        (_, 0) => times(x, y.add),
+        _ => None,
+    };
+    let sum =
+        |x: Affine, y: Affine| made(x.mul.checked_add(y.mul)?, x.add.checked_add(y.add)?, last);
+    match (op, args) {
+        (Opcode::Mov, [x]) => Some(*x),
+        (Opcode::IAdd, [x, y]) => sum(*x, *y),
+        (Opcode::IShl, [x, Affine { mul: 0, add }]) => times(*x, 1 << (add & 31)),
+        (Opcode::IMul | Opcode::UMul, [x, y]) => product(*x, *y),
+        (Opcode::IMad | Opcode::UMad, [x, y, z]) => sum(product(*x, *y)?, *z),
         _ => None,
     }
 }
@@ -176,32 +220,40 @@ fn touches_tgsm(inst: &Instruction) -> bool {
     inst.operands.iter().any(|o| o.ty == OperandType::Tgsm)
 }
 
-/// The facts after `inst`: `mov` of a linear value and `ishl` of one by an
-/// immediate stay linear; every other write forgets what it overwrites.
-fn step_facts(p: &Prepared, inst: &Instruction, facts: &mut Facts) {
+/// The facts after `inst`: an op [`combine`] knows keeps its result
+/// affine; every other write forgets what it overwrites.
+fn step_facts(p: &Prepared, inst: &Instruction, facts: &mut Facts, last: u64) {
     let Some(roles) = inst.opcode.roles() else {
         facts.clear();
         return;
     };
+    // `imul`/`umul` write their low half to the second destination.
+    let dsts = match inst.opcode {
+        Opcode::IMul | Opcode::UMul => 2,
+        _ => 1,
+    };
     let mut new = Vec::new();
-    if let ([dst, a, rest @ ..], false) = (inst.operands.as_slice(), inst.saturate()) {
-        if dst.ty == OperandType::Temp {
-            for c in 0..4 {
-                if dst.write_mask() & (1 << c) == 0 {
-                    continue;
-                }
-                let v = match (inst.opcode, rest) {
-                    (Opcode::Mov, []) => linear(p, a, c, facts),
-                    (Opcode::IShl, [b]) => linear(p, a, c, facts).and_then(|m| {
-                        let s = imm(b, c)? & 31;
-                        let m = m << s;
-                        (m < 1 << 20).then_some(m)
-                    }),
-                    _ => None,
-                };
-                if let (Some(v), Some(r)) = (v, dst.imm_index(0)) {
-                    new.push(((r, c as u8), v));
-                }
+    // With a real high half the two writes could overlap: no fact.
+    let single = dsts == 1
+        || inst
+            .operands
+            .first()
+            .is_some_and(|o| o.ty == OperandType::Null);
+    if let Some(dst) = inst
+        .operands
+        .get(dsts - 1)
+        .filter(|_| single && !inst.saturate())
+    {
+        let srcs = inst.operands.get(dsts..).unwrap_or_default();
+        for c in 0..4 {
+            let (Some(r), true) = (dst.imm_index(0), dst.write_mask() & (1 << c) != 0) else {
+                continue;
+            };
+            let args: Option<Vec<Affine>> =
+                srcs.iter().map(|o| affine(p, o, c, facts, last)).collect();
+            let v = args.and_then(|a| combine(inst.opcode, &a, last));
+            if let (Some(v), OperandType::Temp) = (v, dst.ty) {
+                new.push(((r, c as u8), v));
             }
         }
     }
@@ -268,6 +320,31 @@ mod tests {
         let xy =
             "store_structured g0.xy, vThreadIDInGroupFlattened.x, l(0), l(1, 2, 0, 0)\nsync_g_t";
         assert!(fact(&cs(wide, xy)));
+    }
+
+    #[test]
+    fn affine_addresses_and_constant_ones_count() {
+        // Raw: a shared head of 4 DWORDs at constant addresses, then 2
+        // DWORDs a thread at 16 + 8t.
+        let raw = "dcl_tgsm_raw g0, 528\ndcl_thread_group 64, 1, 1";
+        let body = "imad r0.x, vThreadIDInGroupFlattened.x, l(8), l(16)\n\
+                    store_raw g0.xy, r0.x, l(1, 2, 0, 0)\n\
+                    store_raw g0.xyzw, l(0), l(0, 0, 0, 0)\nsync_g_t";
+        assert!(fact(&cs(raw, body)));
+        let no_head = "imad r0.x, vThreadIDInGroupFlattened.x, l(8), l(16)\n\
+                       store_raw g0.xy, r0.x, l(1, 2, 0, 0)\nsync_g_t";
+        assert!(!fact(&cs(raw, no_head)));
+        // Structured, two elements a thread: index 2t through imul, then
+        // 2t + 1 through iadd.
+        let two = "dcl_tgsm_structured g0, 4, 512\ndcl_thread_group 256, 1, 1";
+        let body = "imul null, r0.x, vThreadIDInGroupFlattened.x, l(2)\n\
+                    iadd r0.y, r0.x, l(1)\n\
+                    store_structured g0.x, r0.x, l(0), l(1)\n\
+                    store_structured g0.x, r0.y, l(0), l(2)\nsync_g_t";
+        assert!(fact(&cs(two, body)));
+        // A high half written to a temp: no fact from that imul.
+        let hi = body.replace("imul null, r0.x", "imul r1.x, r0.x");
+        assert!(!fact(&cs(two, &hi)));
     }
 
     #[test]

@@ -114,6 +114,7 @@ fn every_generator_opcode_and_operand_form_shows_up() {
         "typed_srv",
         "atomic_uav",
         "atomic_tgsm",
+        "tgsm_written_first",
         "oob_uav_raw",
         "oob_tgsm_raw",
         "oob_uav_structured",

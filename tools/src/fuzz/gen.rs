@@ -83,7 +83,8 @@ pub struct Generated {
 /// threads: the JIT's full-mask paths), `nan_hidden` / `nan_visible` (a
 /// float chain fed a special value — NaN, INF, a denormal — whose result
 /// only float ops read, or whose bits an integer op or a stored copy
-/// sees).
+/// sees), `tgsm_written_first` (every TGSM DWORD stored before a first
+/// barrier: the JIT's groups skip the clear).
 pub type Forms = BTreeMap<&'static str, u64>;
 
 /// Bytes of u0 before the private regions: one shared word per atomic kind.
@@ -1285,6 +1286,9 @@ fn header(g: &mut Gen, l: &Layout, icb: &[u32]) {
 fn prologue(g: &mut Gen, l: &Layout) {
     let [gx, gy, _] = l.groups;
     let lt = l.group_threads();
+    if g.rng.chance(1, 4) {
+        tgsm_written_first(g);
+    }
     g.line("mov r0.y, vThreadIDInGroupFlattened.x");
     g.line(&format!(
         "imad r0.x, vThreadGroupID.y, l({gx}), vThreadGroupID.x"
@@ -1324,6 +1328,49 @@ fn prologue(g: &mut Gen, l: &Layout) {
         let r = g.data_reg();
         g.line(&format!("mov x0[{i}].xyzw, r{r}.yzwx"));
     }
+}
+
+/// Stores every DWORD of g0, g1 and g2 and then a barrier, before anything
+/// else: the analysis then finds the group's TGSM written before it is
+/// read, and the JIT runs the groups without clearing it
+/// (`analysis::Prepared::tgsm_written_first`). r1 is scratch here; the
+/// prologue sets it after.
+fn tgsm_written_first(g: &mut Gen) {
+    g.note("tgsm_written_first");
+    let value = |g: &mut Gen| {
+        if g.rng.chance(1, 2) {
+            "vThreadID.xyzx".to_string()
+        } else {
+            let v: Vec<String> = (0..4).map(|_| hex(g.value())).collect();
+            format!("l({})", v.join(", "))
+        }
+    };
+    // g0: the shared head at constant addresses, then each thread's region.
+    for at in (0..G0_SHARED).step_by(16) {
+        let v = value(g);
+        g.line(&format!("store_raw g0.xyzw, l({at}), {v}"));
+    }
+    g.line(&format!(
+        "imad r1.x, vThreadIDInGroupFlattened.x, l({G0_REGION}), l({G0_SHARED})"
+    ));
+    for k in 0..G0_REGION / 16 {
+        g.line(&format!("iadd r1.y, r1.x, l({})", 16 * k));
+        let v = value(g);
+        g.line(&format!("store_raw g0.xyzw, r1.y, {v}"));
+    }
+    // g1 (stride 8): each thread's elements, through offsets past the stride.
+    g.line(&format!(
+        "imul null, r1.z, vThreadIDInGroupFlattened.x, l({G1_PER_THREAD})"
+    ));
+    for e in 0..G1_PER_THREAD {
+        let v = value(g);
+        g.line(&format!("store_structured g1.xy, r1.z, l({}), {v}", 8 * e));
+    }
+    let v = value(g);
+    g.line(&format!(
+        "store_structured g2.x, vThreadIDInGroupFlattened.x, l(0), {v}"
+    ));
+    g.line("sync_g_t");
 }
 
 /// Dumps the data registers and x0 into the private u0 region; if no thread
@@ -1600,6 +1647,21 @@ mod tests {
                 panic!("{e}");
             }
         }
+    }
+
+    #[test]
+    fn the_tgsm_written_first_form_is_what_the_analysis_finds() {
+        let mut with = 0;
+        for seed in 0..200 {
+            let g = generate(seed, &GenConfig::default()).unwrap();
+            let form = g.forms.contains_key("tgsm_written_first");
+            let fact = sm5jit::analysis::prepare(&g.program)
+                .unwrap()
+                .tgsm_written_first;
+            assert_eq!(form, fact, "seed {seed}");
+            with += u32::from(form);
+        }
+        assert!((20..100).contains(&with), "{with} of 200");
     }
 
     #[test]
