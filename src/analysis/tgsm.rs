@@ -17,7 +17,7 @@
 //! makes the fact false.
 
 use crate::ir::{
-    sync_flags, Components, Instruction, Modifier, OpClass, Opcode, Operand, OperandType, Selection,
+    sync_flags, Components, Instruction, Modifier, OpClass, Opcode, Operand, OperandType,
 };
 
 use super::Prepared;
@@ -156,7 +156,11 @@ fn affine(p: &Prepared, op: &Operand, c: usize, facts: &Facts, last: u64) -> Opt
     if op.ty == OperandType::Imm32 {
         return made(0, u64::from(imm(op, c)?), last);
     }
-    let comp = selected(op, c)?;
+    // A one-component operand reads its only component in every lane.
+    let comp = match op.comps {
+        Components::One => 0,
+        _ => op.swizzle()[c],
+    };
     let flat = || made(1, 0, last);
     match op.ty {
         OperandType::ThreadIdInGroupFlattened if comp == 0 => flat(),
@@ -190,16 +194,6 @@ fn combine(op: Opcode, args: &[Affine], last: u64) -> Option<Affine> {
         (Opcode::IShl, [x, Affine { mul: 0, add }]) => times(*x, 1 << (add & 31)),
         (Opcode::IMul | Opcode::UMul, [x, y]) => product(*x, *y),
         (Opcode::IMad | Opcode::UMad, [x, y, z]) => sum(product(*x, *y)?, *z),
-        _ => None,
-    }
-}
-
-/// The component of `op` that lane `c` of a source reads.
-fn selected(op: &Operand, c: usize) -> Option<u8> {
-    match op.comps {
-        Components::One => Some(0),
-        Components::Four(Selection::Swizzle(s)) => Some(s[c]),
-        Components::Four(Selection::Select1(x)) => Some(x),
         _ => None,
     }
 }
