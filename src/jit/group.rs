@@ -41,7 +41,7 @@ use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use super::context::{CTX_SIZE, N, OFF_LIVE, OFF_SAVE, W};
 use super::liveness::Liveness;
 use super::lower::{trusted, Lower};
-use super::span::{self, Facts, Span};
+use super::span::{self, Facts, Rel, Span};
 use super::uniform::{first_comp, scalar_op, Spread, Uniform};
 use super::JitError;
 use crate::analysis::Prepared;
@@ -560,42 +560,176 @@ impl Lower<'_, '_> {
         }
         let batches = group_batches(self.p);
         let paired = pairs_region(&self.p.program.insts, start, end, batches);
-        let step = if paired { 2 } else { 1 };
-        let head = self.b.create_block();
-        let cptr = self.b.append_block_param(head, types::I64);
-        let left = self.b.append_block_param(head, types::I32);
-        let arg = cranelift_codegen::ir::BlockArg::Value;
         let group = self.group;
-        let after = self.b.create_block();
+        let lp = |from, n, full_if| BatchLoop {
+            from,
+            n,
+            paired,
+            full_if,
+        };
         match span {
             // Every batch: `count` is the group's batches (the entry
             // checks it), so pairs run `batches / 2` times.
-            None if paired => {
-                let n = self.b.ins().iconst(types::I32, (batches / 2) as i64);
-                self.b.ins().jump(head, &[arg(group), arg(n)]);
-            }
             None => {
-                self.b.ins().jump(head, &[arg(group), arg(count)]);
-            }
-            Some(span) => {
-                let (first, n) = self.span_batches(span, count);
-                let (first, n) = if paired {
-                    self.pair_span(first, n, batches)
+                let n = if paired {
+                    self.b.ins().iconst(types::I32, (batches / 2) as i64)
                 } else {
-                    (first, n)
+                    count
                 };
-                let offset = self.b.ins().imul_imm_s(first, CTX_SIZE);
-                let from = self.b.ins().iadd(group, offset);
-
-                self.b.ins().brif(n, head, &[arg(from), arg(n)], after, &[]);
+                self.batch_loop(plan, start, end, &entry, lp(group, n, None), false)?;
             }
+            Some(span) => match self.peeled_span(span, count, paired) {
+                Some(parts) => {
+                    let at_if = self.span_if(start, end);
+                    for (first, n, inside) in parts {
+                        let from = self.batch_ctx(first);
+                        let full_if = if inside { at_if } else { None };
+                        let one = BatchLoop {
+                            paired: paired && inside,
+                            ..lp(from, n, full_if)
+                        };
+                        self.batch_loop(plan, start, end, &entry, one, true)?;
+                    }
+                }
+                None => {
+                    let (first, n) = self.span_batches(span, count);
+                    let (first, n) = if paired {
+                        self.pair_span(first, n, batches)
+                    } else {
+                        (first, n)
+                    };
+                    let from = self.batch_ctx(first);
+                    self.batch_loop(plan, start, end, &entry, lp(from, n, None), true)?;
+                }
+            },
+        }
+        self.ctx = group;
+        Ok(())
+    }
+
+    /// The context of batch `first` (i64) of the group.
+    fn batch_ctx(&mut self, first: Value) -> Value {
+        let offset = self.b.ins().imul_imm_s(first, CTX_SIZE);
+        self.b.ins().iadd(self.group, offset)
+    }
+
+    /// The `if` of a region with a span: the one `if` it holds.
+    fn span_if(&self, start: usize, end: usize) -> Option<usize> {
+        (start..end).find(|&k| self.p.program.insts[k].opcode == Opcode::If)
+    }
+
+    /// A span of a prefix (`t < s`, `t <= s`) or a suffix (`t >= s`,
+    /// `t > s`) of the group's threads as the parts its batches run in,
+    /// in batch order: `(first batch, loop count, inside)`. The batches
+    /// *inside* (every id of them in the span, so every lane enters the
+    /// `if`) run with the `if`'s full-mask path alone, in pairs where the
+    /// region pairs its batches (`count` then counts pairs); the rest of
+    /// the span (the batch it only partly covers, and one batch inside
+    /// where pairs leave one over) runs the plain code. The parts cover
+    /// exactly the span's batches. `None` for an equality (one thread,
+    /// never a whole batch) or with `SM5JIT_NO_OPT=peel`.
+    fn peeled_span(
+        &mut self,
+        span: &Span,
+        count: Value,
+        paired: bool,
+    ) -> Option<Vec<(Value, Value, bool)>> {
+        let prefix = match span.rel {
+            Rel::Below | Rel::AtMost => true,
+            Rel::AtLeast | Rel::Above => false,
+            Rel::Equal => return None,
+        };
+        if super::opt_off("peel") {
+            return None;
+        }
+        let (lo, hi) = self.span_threads(span, count);
+        let shift = W.trailing_zeros() as i64;
+        let batches = group_batches(self.p) as i64;
+        let even = |lw: &mut Self, n: Value| {
+            if paired {
+                lw.b.ins().band_imm_s(n, -2)
+            } else {
+                n
+            }
+        };
+        let loops = |lw: &mut Self, n: Value| {
+            let n = if paired {
+                lw.b.ins().ushr_imm_u(n, 1)
+            } else {
+                n
+            };
+            lw.b.ins().ireduce(types::I32, n)
+        };
+        if prefix {
+            // Ids `0 .. hi`: batches `0 .. hi / W` whole, then the one
+            // `hi` ends in, if it ends inside a batch.
+            let whole = self.b.ins().ushr_imm_u(hi, shift);
+            let inside = even(self, whole);
+            let round = self.b.ins().iadd_imm_s(hi, W as i64 - 1);
+            let stop = self.b.ins().ushr_imm_u(round, shift);
+            let rest = self.b.ins().isub(stop, inside);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            let n_in = loops(self, inside);
+            let n_rest = self.b.ins().ireduce(types::I32, rest);
+            Some(vec![(zero, n_in, true), (inside, n_rest, false)])
+        } else {
+            // Ids `lo ..` the group's end: the batch `lo` starts inside,
+            // if any, then the batches from `ceil(lo / W)` whole.
+            let first = self.b.ins().ushr_imm_u(lo, shift);
+            let round = self.b.ins().iadd_imm_s(lo, W as i64 - 1);
+            let whole = self.b.ins().ushr_imm_u(round, shift);
+            let all = self.b.ins().iconst(types::I64, batches);
+            let left = self.b.ins().isub(all, whole);
+            let left = even(self, left);
+            let from = self.b.ins().isub(all, left);
+            let rest = self.b.ins().isub(from, first);
+            let n_rest = self.b.ins().ireduce(types::I32, rest);
+            let n_in = loops(self, left);
+            Some(vec![(first, n_rest, false), (from, n_in, true)])
+        }
+    }
+
+    /// One batch loop of a region: `lp.n` times (batches, or pairs) from
+    /// the context `lp.from`, each running the region's code on its
+    /// batch (and the next, paired); entered only when `n` is not zero
+    /// where `may_be_empty`. With `lp.full_if`, every batch it runs lies
+    /// inside the region's span ([`Lower::span_full`]).
+    fn batch_loop(
+        &mut self,
+        plan: &GroupPlan,
+        start: usize,
+        end: usize,
+        entry: &[(usize, usize, Value)],
+        lp: BatchLoop,
+        may_be_empty: bool,
+    ) -> Result<(), JitError> {
+        let arg = cranelift_codegen::ir::BlockArg::Value;
+        let head = self.b.create_block();
+        let cptr = self.b.append_block_param(head, types::I64);
+        let left = self.b.append_block_param(head, types::I32);
+        let after = self.b.create_block();
+        if may_be_empty {
+            self.b
+                .ins()
+                .brif(lp.n, head, &[arg(lp.from), arg(lp.n)], after, &[]);
+        } else {
+            self.b.ins().jump(head, &[arg(lp.from), arg(lp.n)]);
         }
         self.b.switch_to_block(head);
-        self.region_batch(plan, start, end, cptr, &entry)?;
-        if paired {
-            let second = self.b.ins().iadd_imm_s(cptr, CTX_SIZE);
-            self.region_batch(plan, start, end, second, &entry)?;
-        }
+        self.span_full = lp.full_if;
+        let lowered = self
+            .region_batch(plan, start, end, cptr, entry)
+            .and_then(|()| {
+                if lp.paired {
+                    let second = self.b.ins().iadd_imm_s(cptr, CTX_SIZE);
+                    self.region_batch(plan, start, end, second, entry)
+                } else {
+                    Ok(())
+                }
+            });
+        self.span_full = None;
+        lowered?;
+        let step = if lp.paired { 2 } else { 1 };
         let following = self.b.ins().iadd_imm_s(cptr, step * CTX_SIZE);
         let rest = self.b.ins().iadd_imm_s(left, -1);
         self.b
@@ -604,7 +738,7 @@ impl Lower<'_, '_> {
         self.b.seal_block(head);
         self.b.seal_block(after);
         self.b.switch_to_block(after);
-        self.ctx = group;
+        self.ctx = self.group;
         Ok(())
     }
 
@@ -730,6 +864,17 @@ impl Lower<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// One batch loop of a region ([`Lower::batch_loop`]).
+struct BatchLoop {
+    /// The first batch's context.
+    from: Value,
+    /// Iterations: batches, or pairs of them.
+    n: Value,
+    paired: bool,
+    /// The region's `if` where every batch lies inside its span.
+    full_if: Option<usize>,
 }
 
 /// The batches of one group of `p`: every group-mode call runs exactly

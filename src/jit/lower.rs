@@ -211,6 +211,11 @@ pub struct Lower<'a, 'f> {
     /// While the full-mask path of a split `if` is lowered (`split.rs`):
     /// the thread id every lane holds at least a uniform value of.
     pub id_floor: Option<super::split::IdFloor>,
+    /// While the batches of a group region's span that lie inside it
+    /// whole are lowered (`group.rs`, `span.rs`): the region's `if`,
+    /// whose body then runs on every lane of the batch, so a split of it
+    /// (`split.rs`) lowers its full-mask path alone.
+    pub span_full: Option<usize>,
     /// While a structured load with a consecutive index is lowered: the
     /// index's base (`shadow.rs`), so its shape needs no run-time test.
     pub consec_base: Option<Value>,

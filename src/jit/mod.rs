@@ -910,6 +910,7 @@ fn build(
             bytes_base: None,
             region_uniform: None,
             id_floor: None,
+            span_full: None,
             ctx_loads: Default::default(),
             group_ids,
             run_res,

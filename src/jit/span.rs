@@ -294,6 +294,23 @@ impl Lower<'_, '_> {
     /// hold a flat thread id in `span`; read at the region's entry, at the
     /// group level.
     pub(super) fn span_batches(&mut self, span: &Span, count: Value) -> (Value, Value) {
+        let (lo, hi) = self.span_threads(span, count);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let shift = W.trailing_zeros() as i64;
+        let first = self.b.ins().ushr_imm_u(lo, shift);
+        let round = self.b.ins().iadd_imm_s(hi, W as i64 - 1);
+        let stop = self.b.ins().ushr_imm_u(round, shift);
+        let n = self.b.ins().isub(stop, first);
+        let empty = self.b.ins().icmp(IntCC::SignedLessThan, n, zero);
+        let n = self.b.ins().select(empty, zero, n);
+        let n = self.b.ins().ireduce(types::I32, n);
+        (first, n)
+    }
+
+    /// The flat thread ids `lo .. hi` (i64, within `0 ..= 8 * count`)
+    /// whose lanes pass `span`'s test: exactly those, so a batch whose
+    /// ids all lie in the range has every lane in the `if`.
+    pub(super) fn span_threads(&mut self, span: &Span, count: Value) -> (Value, Value) {
         let s = match &span.bound {
             Bound::Literal(v) => self.b.ins().iconst(types::I32, i64::from(*v as i32)),
             Bound::Operand { at, operand, comp } => {
@@ -321,15 +338,7 @@ impl Lower<'_, '_> {
         };
         let lo = self.clamp(lo, zero, lanes);
         let hi = self.clamp(hi, zero, lanes);
-        let shift = W.trailing_zeros() as i64;
-        let first = self.b.ins().ushr_imm_u(lo, shift);
-        let round = self.b.ins().iadd_imm_s(hi, W as i64 - 1);
-        let stop = self.b.ins().ushr_imm_u(round, shift);
-        let n = self.b.ins().isub(stop, first);
-        let empty = self.b.ins().icmp(IntCC::SignedLessThan, n, zero);
-        let n = self.b.ins().select(empty, zero, n);
-        let n = self.b.ins().ireduce(types::I32, n);
-        (first, n)
+        (lo, hi)
     }
 
     /// `v` limited to `lo..=hi` (i64, signed).

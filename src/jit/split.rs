@@ -274,6 +274,14 @@ impl Lower<'_, '_> {
         let Some(s) = self.find_split(&p.program.insts, i, limit) else {
             return Ok(None);
         };
+        if self.span_full == Some(s.at_if) {
+            // A batch inside its region's span (`group.rs`): every lane's
+            // id passes the test, so the full-mask path is all there is.
+            self.at = s.cmp.unwrap_or(s.at_if);
+            self.split_full(&s)?;
+            self.at = s.end;
+            return Ok(Some(s.end + 1));
+        }
         let Branch {
             all: full,
             none: skipped,
@@ -283,14 +291,7 @@ impl Lower<'_, '_> {
         } = self.split_branch(&s, false);
         if let Some(full) = full {
             self.b.switch_to_block(full);
-            self.split_result(&s, s.on_true)?;
-            self.at = s.at_if;
-            self.id_floor = self.floor_of(&s);
-            self.push_full(true, Some(vec![s.end + 1]));
-            let lowered = self.body(s.at_if + 1, s.end);
-            self.id_floor = None;
-            lowered?;
-            self.pop_full(false);
+            self.split_full(&s)?;
             self.b.ins().jump(end, &[]);
         }
         if let Some(skipped) = skipped {
@@ -305,6 +306,20 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(end);
         self.at = s.end;
         Ok(Some(s.end + 1))
+    }
+
+    /// The path of split `s` where its body runs on every lane: the
+    /// comparison's result on every lane, then the body on the full mask.
+    fn split_full(&mut self, s: &Split) -> Result<(), JitError> {
+        self.split_result(s, s.on_true)?;
+        self.at = s.at_if;
+        self.id_floor = self.floor_of(s);
+        self.push_full(true, Some(vec![s.end + 1]));
+        let lowered = self.body(s.at_if + 1, s.end);
+        self.id_floor = None;
+        lowered?;
+        self.pop_full(false);
+        Ok(())
     }
 
     /// The three-way branch of a split `s`, emitted where the builder is.

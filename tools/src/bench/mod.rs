@@ -20,7 +20,7 @@ use thiserror::Error;
 pub use kernels::{kernel, Kernel, Problem, Tolerance, KERNELS};
 pub use pixel::{pixel_kernel, PixelKernel, PixelProblem, PIXEL_KERNELS};
 
-use crate::case::{Engine, EngineError, Resource};
+use crate::case::{Engine, EngineError, Resource, SlotClass};
 use sm5jit::ir::Program;
 
 /// Instruction budget per thread group for benchmark runs: large enough for
@@ -129,27 +129,29 @@ pub fn time_plain(
     Ok(Some(t.ms))
 }
 
-/// Times `f` alone: its inputs are decoded and its outputs set to their
-/// initial words before the clock starts, as an engine's bindings are
-/// ready before its dispatch is timed.
+/// Times `f` alone: its inputs are decoded once and its outputs set back
+/// to their initial words in place before the clock starts, as an
+/// engine's bindings are ready, and its UAVs reset, before its dispatch
+/// is timed ([`dispatch_timed`]).
 fn time_fn(f: kernels::Baseline, p: &Problem, runs: usize) -> NativeTiming {
     let inputs = p.inputs();
     let initial = p.outputs_of(&p.resources);
     let mut samples = Vec::new();
-    let mut outputs = Vec::new();
+    let mut out = initial.clone();
     for _ in 0..runs.max(1) {
-        let mut out = initial.clone();
+        for (o, i) in out.iter_mut().zip(&initial) {
+            o.copy_from_slice(i);
+        }
         let start = Instant::now();
         f(
             std::hint::black_box(&inputs),
             std::hint::black_box(&mut out),
         );
         samples.push(start.elapsed());
-        outputs = std::hint::black_box(out);
     }
     NativeTiming {
         ms: median_ms(&mut samples),
-        outputs,
+        outputs: out,
     }
 }
 
@@ -207,7 +209,8 @@ pub fn dispatch_once(
     k: &Kernel,
     p: &Problem,
 ) -> Result<(Duration, Vec<Vec<u32>>), BenchError> {
-    let (took, _, resources) = dispatch_timed(engine, program, k, p)?;
+    let mut resources = p.resources.clone();
+    let (took, _) = dispatch_timed(engine, program, k, p, &mut resources)?;
     Ok((took, p.outputs_of(&resources)))
 }
 
@@ -227,27 +230,45 @@ pub fn process_cpu() -> Duration {
 
 /// Like [`dispatch_once`] without reading the outputs back (the timed
 /// runs: a profile of the benchmark then shows the dispatch, not the
-/// conversion of the outputs); returns the wall time, the process's CPU
-/// time in the same interval and the resources it ran on. `program` is
-/// the one `engine` prepared last ([`Engine::dispatch_prepared`]).
+/// conversion of the outputs), on `resources` as the last run left them:
+/// the UAVs are set back to `p`'s initial contents before the clock
+/// starts ([`reset_uavs`]), the SRVs and constant buffers stay where they
+/// are, as an embedder's bound buffers stay between dispatches. Returns
+/// the wall time and the process's CPU time in the same interval.
+/// `program` is the one `engine` prepared last
+/// ([`Engine::dispatch_prepared`]).
 pub fn dispatch_timed(
     engine: &mut dyn Engine,
     program: &Program,
     k: &Kernel,
     p: &Problem,
-) -> Result<(Duration, Duration, Vec<Resource>), BenchError> {
-    let mut resources = p.resources.clone();
+    resources: &mut [Resource],
+) -> Result<(Duration, Duration), BenchError> {
+    reset_uavs(resources, &p.resources);
     let cpu = process_cpu();
     let start = Instant::now();
     engine
-        .dispatch_prepared(program, &mut resources, p.groups)
+        .dispatch_prepared(program, resources, p.groups)
         .map_err(|source| BenchError::Engine {
             kernel: k.name,
             engine: engine.name().to_string(),
             source,
         })?;
     let took = start.elapsed();
-    Ok((took, process_cpu().saturating_sub(cpu), resources))
+    Ok((took, process_cpu().saturating_sub(cpu)))
+}
+
+/// Sets every UAV of `resources` (a copy of `initial`) back to its
+/// initial bytes and counter, in place: the next timed dispatch neither
+/// allocates its buffers nor finds them in another state. A dispatch
+/// writes only UAVs.
+pub fn reset_uavs(resources: &mut [Resource], initial: &[Resource]) {
+    for (r, i) in resources.iter_mut().zip(initial) {
+        if r.slot.class == SlotClass::Uav {
+            r.data.copy_from_slice(&i.data);
+            r.counter = i.counter;
+        }
+    }
 }
 
 /// How long dispatches keep warming up once the engine has settled.
@@ -293,9 +314,10 @@ pub fn time_engine(
         })?;
     // Steady state: a JIT on tier auto is timed once its tier-1 code is in
     // (compiled in the background while these warm-up dispatches run).
+    let mut resources = p.resources.clone();
     let warm = Instant::now();
     while !engine.settled() && warm.elapsed() < std::time::Duration::from_secs(20) {
-        dispatch_timed(engine.as_mut(), &program, k, p)?;
+        dispatch_timed(engine.as_mut(), &program, k, p, &mut resources)?;
     }
     // Then for another WARM_UP (unless one dispatch takes that long), so
     // that what is timed is the steady state: the first dispatches after
@@ -304,12 +326,12 @@ pub fn time_engine(
     // when it finds them there).
     let settled = Instant::now();
     while first < WARM_UP && settled.elapsed() < WARM_UP {
-        dispatch_timed(engine.as_mut(), &program, k, p)?;
+        dispatch_timed(engine.as_mut(), &program, k, p, &mut resources)?;
     }
     let mut dispatches = Vec::new();
     let mut cpu = Duration::ZERO;
     for _ in 0..runs {
-        let (wall, c, _) = dispatch_timed(engine.as_mut(), &program, k, p)?;
+        let (wall, c) = dispatch_timed(engine.as_mut(), &program, k, p, &mut resources)?;
         dispatches.push(wall);
         cpu += c;
     }
