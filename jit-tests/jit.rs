@@ -1779,14 +1779,24 @@ ret
 /// last batch half empty); the interpreter's bits.
 #[test]
 fn regions_skip_the_batches_their_thread_test_leaves_out() {
-    let text = "cs_5_0
+    // 44 threads end in a part batch, so the regions take the split path;
+    // 48 and 64 are whole batches (odd and even counts), where a prefix or
+    // suffix span runs its inside batches on the full-mask path alone.
+    for threads in [44u32, 48, 64] {
+        regions_skip_batches_at(threads);
+    }
+}
+
+fn regions_skip_batches_at(n: u32) {
+    let text = format!(
+        "cs_5_0
 dcl_constantbuffer cb0[1], immediateIndexed
 dcl_uav_raw u0
 dcl_input vThreadGroupID.x
 dcl_input vThreadIDInGroupFlattened
 dcl_temps 4
-dcl_tgsm_structured g0, 4, 44
-dcl_thread_group 44, 1, 1
+dcl_tgsm_structured g0, 4, {n}
+dcl_thread_group {n}, 1, 1
 imad r3.x, vThreadGroupID.x, l(1000), vThreadIDInGroupFlattened.x
 store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r3.x
 mov r2.x, vThreadIDInGroupFlattened.x
@@ -1830,32 +1840,46 @@ loop
   iadd r0.x, r0.x, l(1)
 endloop
 if_z vThreadIDInGroupFlattened.x
-  store_structured g0.x, l(43), l(0), r2.x
+  store_structured g0.x, l({last}), l(0), r2.x
 endif
 sync_g_t
 ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
-imad r3.y, vThreadGroupID.x, l(44), vThreadIDInGroupFlattened.x
+imad r3.y, vThreadGroupID.x, l({n}), vThreadIDInGroupFlattened.x
 ishl r3.y, r3.y, l(3)
 store_raw u0.xy, r3.y, r1.y
 iadd r3.y, r3.y, l(4)
 store_raw u0.x, r3.y, r2.x
 ret
-";
+",
+        last = n - 1
+    );
+    let text = text.as_str();
     assert!(sm5jit::jit::runs_group_level(&parse(text)));
-    let bounds: [[u32; 4]; 8] = [
+    let bounds: [[u32; 4]; 10] = [
         [5, 20, 30, 0],
         [0, 0, 0, 0],
-        [0xFFFF_FFF0, 0xFFFF_FFFF, 44, 0],
-        [40, 0x7FFF_FFFF, 0xFFFF_FFFF, 0],
-        [0x8000_0000, 43, 8, 0],
-        [0xFFFF_FFFE, 0x8000_0000, 43, 0],
+        [0xFFFF_FFF0, 0xFFFF_FFFF, n, 0],
+        [n - 4, 0x7FFF_FFFF, 0xFFFF_FFFF, 0],
+        [0x8000_0000, n - 1, 8, 0],
+        [0xFFFF_FFFE, 0x8000_0000, n - 1, 0],
         // Bounds at the last thread of a batch and the first of the next.
         [7, 15, 23, 0],
         [8, 23, 16, 0],
+        // Spans that end or start on a pair boundary, and one batch short.
+        [16, 31, 32, 0],
+        [n - 8, n - 9, n - 16, 0],
     ];
+    let words = 4 * u64::from(n);
     for b in bounds {
-        let out = diff(text, [2, 1, 1], &[cb(0, &b), uav(0, raw(176), &[0; 176])]);
-        assert!(out.iter().flatten().any(|&w| w != 0), "writes something");
+        let out = diff(
+            text,
+            [2, 1, 1],
+            &[cb(0, &b), uav(0, raw(words), &vec![0; words as usize])],
+        );
+        assert!(
+            out.iter().flatten().any(|&w| w != 0),
+            "writes something at {n} threads"
+        );
     }
 }
 

@@ -118,7 +118,10 @@ use plan::Plan;
 /// `spans` (a group-level region runs every batch, even those its `if`
 /// on the thread id leaves out, `span.rs`), `prune` (block parameters
 /// nothing reads stay, `prune.rs`), `split` (an `if` on a thread-id range
-/// stays one masked `if`, `split.rs`), `pretest` (no batch loop whose
+/// stays one masked `if`, `split.rs`), `peel` (a prefix or suffix span
+/// runs all its batches through the split code, none on the full-mask
+/// path alone, `group.rs`), `pairs` (a short TGSM region runs its batches
+/// one at a time, `group.rs`), `pretest` (no batch loop whose
 /// tests the group's entry decided, `pretest.rs`), `runs` (one call per
 /// group, `runs_groups`), `tgsmfill` (TGSM cleared before every group,
 /// even when the program stores all of it before reading any,
