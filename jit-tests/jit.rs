@@ -1884,6 +1884,58 @@ ret
     }
 }
 
+/// A prefix span is peeled into two batch loops only where its region's
+/// `if` is lowered as a split (`peeled_region`, `src/jit/group.rs`): in a
+/// group that ends in a part batch no `if` splits, so `tid < s` keeps the
+/// one loop an equality span (never peeled) has, and its generated code
+/// has exactly as many blocks (before that check it had a second loop).
+/// In a group of whole batches the two split differently (the peeled
+/// prefix's inside batches have one path, the equality's two), and the
+/// counts differ, which shows the count sees the paths. Results are
+/// `regions_skip_the_batches_their_thread_test_leaves_out`'s to check.
+#[test]
+fn spans_are_peeled_only_where_their_if_splits() {
+    let text = |n: u32, cmp: &str| {
+        format!(
+            "cs_5_0
+dcl_constantbuffer cb0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_tgsm_structured g0, 4, {n}
+dcl_thread_group {n}, 1, 1
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), vThreadIDInGroupFlattened.x
+sync_g_t
+{cmp} r1.x, vThreadIDInGroupFlattened.x, cb0[0].x
+if_nz r1.x
+  ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+  iadd r1.y, r1.y, l(100)
+  store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.y
+endif
+sync_g_t
+ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+ishl r0.x, vThreadIDInGroupFlattened.x, l(2)
+store_raw u0.x, r0.x, r1.y
+ret
+"
+        )
+    };
+    let blocks = |t: &str| {
+        let p = parse(t);
+        assert!(sm5jit::jit::runs_group_level(&p));
+        let options = CompileOptions::tier(Tier::One);
+        let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
+        dump.clif
+            .lines()
+            .filter(|l| l.starts_with("block") && l.trim_end().ends_with(':'))
+            .count()
+    };
+    let (prefix, equal) = (blocks(&text(44, "ult")), blocks(&text(44, "ieq")));
+    assert_eq!(prefix, equal, "44 threads: {prefix} blocks against {equal}");
+    let (prefix, equal) = (blocks(&text(48, "ult")), blocks(&text(48, "ieq")));
+    assert_ne!(prefix, equal, "48 threads: the count sees the paths");
+}
+
 /// Short TGSM-only regions in groups of an even number of batches run
 /// their batches in pairs (`pairs_region`, `src/jit/group.rs`), with an
 /// odd span's first batch alone: an inclusive scan (`if (tid >= off)

@@ -578,12 +578,11 @@ impl Lower<'_, '_> {
                 };
                 self.batch_loop(plan, start, end, &entry, lp(group, n, None), false)?;
             }
-            Some(span) => match self.peeled_span(span, count, paired) {
-                Some(parts) => {
-                    let at_if = self.span_if(start, end);
+            Some(span) => match self.peeled_region(plan, span, start, end, count, paired) {
+                Some((at_if, parts)) => {
                     for (first, n, inside) in parts {
                         let from = self.batch_ctx(first);
-                        let full_if = if inside { at_if } else { None };
+                        let full_if = inside.then_some(at_if);
                         let one = BatchLoop {
                             paired: paired && inside,
                             ..lp(from, n, full_if)
@@ -613,9 +612,27 @@ impl Lower<'_, '_> {
         self.b.ins().iadd(self.group, offset)
     }
 
-    /// The `if` of a region with a span: the one `if` it holds.
-    fn span_if(&self, start: usize, end: usize) -> Option<usize> {
-        (start..end).find(|&k| self.p.program.insts[k].opcode == Opcode::If)
+    /// The `if` of a region with a span (the one `if` it holds) and the
+    /// parts of [`Self::peeled_span`], where that `if` is lowered as a
+    /// split (`split.rs`): elsewhere (a group that ends in a part batch,
+    /// tier 0's view of a region) the batches inside the span would lower
+    /// the same masked code as the rest, so one loop runs them all.
+    #[allow(clippy::type_complexity)]
+    fn peeled_region(
+        &mut self,
+        plan: &GroupPlan,
+        span: &Span,
+        start: usize,
+        end: usize,
+        count: Value,
+        paired: bool,
+    ) -> Option<(usize, Vec<(Value, Value, bool)>)> {
+        let insts = &self.p.program.insts;
+        let at_if = (start..end).find(|&k| insts[k].opcode == Opcode::If)?;
+        if !self.region_if_splits(held_at(plan, start, self.regs.len()), start, at_if, end) {
+            return None;
+        }
+        Some((at_if, self.peeled_span(span, count, paired)?))
     }
 
     /// A span of a prefix (`t < s`, `t <= s`) or a suffix (`t >= s`,
@@ -827,8 +844,7 @@ impl Lower<'_, '_> {
             }
         }
         self.reload_shadows_where(start, |r, c| !gu.uniform_at(start, r as u32, c));
-        let held = (0..4 * temps).map(|k| gu.uniform_at(start, (k / 4) as u32, k % 4));
-        self.region_uniform = Some((start, held.collect()));
+        self.region_uniform = Some((start, held_at(plan, start, temps)));
         self.body(start, end)?;
         self.region_uniform = None;
         // A component group-uniform after the region leaves it in its
@@ -910,6 +926,15 @@ fn pairs_region(insts: &[Instruction], start: usize, end: usize, batches: usize)
         && batches % 2 == 0
         && !insts[start..end].iter().any(buffers)
         && !super::opt_off("pairs")
+}
+
+/// Which r# components (`4 * r + c`) of `temps` registers are
+/// group-uniform at instruction `start`: the scalars a region's batches
+/// start from.
+fn held_at(plan: &GroupPlan, start: usize, temps: usize) -> Vec<bool> {
+    (0..4 * temps)
+        .map(|k| plan.group.uniform_at(start, (k / 4) as u32, k % 4))
+        .collect()
 }
 
 /// The save-area offset of vector `j` of `r#.c` in group mode.

@@ -244,6 +244,34 @@ impl Lower<'_, '_> {
         })
     }
 
+    /// Whether the `if` at `at_if`, the one `if` of the group-level
+    /// region `start..end`, is lowered as a split: [`Self::split_if`]'s
+    /// test with the state every batch enters the region with (the entry
+    /// mask, the region's group scalars). The arithmetic before the `if`
+    /// opens no construct (`span.rs`), so that state holds at the `if`.
+    pub(super) fn region_if_splits(
+        &mut self,
+        held: Vec<bool>,
+        start: usize,
+        at_if: usize,
+        end: usize,
+    ) -> bool {
+        let insts = &self.p.program.insts;
+        let full = std::mem::replace(&mut self.full_exec, self.entry_full);
+        let region = self.region_uniform.replace((start, held));
+        let found = [at_if.checked_sub(1), Some(at_if)]
+            .into_iter()
+            .flatten()
+            .filter(|&i| i >= start)
+            .any(|i| {
+                self.find_split(insts, i, end)
+                    .is_some_and(|s| s.at_if == at_if)
+            });
+        self.full_exec = full;
+        self.region_uniform = region;
+        found
+    }
+
     /// Whether r# component `c` of `op` is group-uniform at the start of
     /// the group region being lowered and not written before `i`: its
     /// shadow holds it ([`Lower::region_uniform`]).
