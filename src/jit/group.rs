@@ -617,7 +617,6 @@ impl Lower<'_, '_> {
     /// split (`split.rs`): elsewhere (a group that ends in a part batch,
     /// tier 0's view of a region) the batches inside the span would lower
     /// the same masked code as the rest, so one loop runs them all.
-    #[allow(clippy::type_complexity)]
     fn peeled_region(
         &mut self,
         plan: &GroupPlan,
@@ -626,7 +625,7 @@ impl Lower<'_, '_> {
         end: usize,
         count: Value,
         paired: bool,
-    ) -> Option<(usize, Vec<(Value, Value, bool)>)> {
+    ) -> Option<(usize, Vec<Part>)> {
         let insts = &self.p.program.insts;
         let at_if = (start..end).find(|&k| insts[k].opcode == Opcode::If)?;
         if !self.region_if_splits(held_at(plan, start, self.regs.len()), start, at_if, end) {
@@ -645,12 +644,7 @@ impl Lower<'_, '_> {
     /// where pairs leave one over) runs the plain code. The parts cover
     /// exactly the span's batches. `None` for an equality (one thread,
     /// never a whole batch) or with `SM5JIT_NO_OPT=peel`.
-    fn peeled_span(
-        &mut self,
-        span: &Span,
-        count: Value,
-        paired: bool,
-    ) -> Option<Vec<(Value, Value, bool)>> {
+    fn peeled_span(&mut self, span: &Span, count: Value, paired: bool) -> Option<Vec<Part>> {
         let prefix = match span.rel {
             Rel::Below | Rel::AtMost => true,
             Rel::AtLeast | Rel::Above => false,
@@ -927,6 +921,10 @@ fn pairs_region(insts: &[Instruction], start: usize, end: usize, batches: usize)
         && !insts[start..end].iter().any(buffers)
         && !super::opt_off("pairs")
 }
+
+/// One loop of a peeled span ([`Lower::peeled_span`]): its first batch
+/// (i64), its loop count (i32) and whether its batches lie inside the span.
+type Part = (Value, Value, bool);
 
 /// Which r# components (`4 * r + c`) of `temps` registers are
 /// group-uniform at instruction `start`: the scalars a region's batches
