@@ -615,7 +615,7 @@ impl Lower<'_, '_> {
     /// The `if` of a region with a span (the one `if` it holds) and the
     /// parts of [`Self::peeled_span`], where that `if` is lowered as a
     /// split (`split.rs`): elsewhere (a group that ends in a part batch,
-    /// tier 0's view of a region) the batches inside the span would lower
+    /// `SM5JIT_NO_OPT=split`) the batches inside the span would lower
     /// the same masked code as the rest, so one loop runs them all.
     fn peeled_region(
         &mut self,
