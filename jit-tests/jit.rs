@@ -2855,6 +2855,82 @@ ret
     }
 }
 
+/// A group-level program's region loops decide their whole-batch tests
+/// for the range of batches each one runs (`group.rs`, "Region loops
+/// tested once"): the first region reads two buffers at the thread's
+/// address, the second, a prefix span, writes two. Every buffer length
+/// and span bound around the batch and group edges, on both tiers.
+#[test]
+fn region_tests_decided_for_a_range_of_batches_give_each_batch_its_own_result() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_resource_raw t0
+dcl_resource_structured t1, 4
+dcl_uav_structured u0, 4
+dcl_uav_raw u1
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_tgsm_structured g0, 4, 32
+dcl_thread_group 32, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+ld_raw r0.yz, r0.x, t0.xyxx
+ld_structured r0.w, vThreadID.x, l(0), t1.xxxx
+iadd r0.y, r0.y, r0.z
+iadd r0.y, r0.y, r0.w
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+sync_g_t
+ult r1.x, vThreadIDInGroupFlattened.x, cb0[0].x
+if_nz r1.x
+  ld_structured r1.y, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+  store_structured u0.x, vThreadID.x, l(0), r1.y
+  iadd r1.z, r1.y, l(7)
+  store_raw u1.x, r0.x, r1.z
+endif
+ret
+";
+    let groups = 3u32;
+    let threads = 32 * groups;
+    let lens = [0u64, 7, 8, 9, 31, 32, 33, 40, 63, 64, 65, 95, 96, 97];
+    let word = |w: &[u32], i: u32| w.get(i as usize).copied().unwrap_or(0);
+    for span in [0u32, 1, 7, 8, 9, 16, 31, 32, 100] {
+        for (k, &len) in lens.iter().enumerate() {
+            // Each buffer its own length, walking the list from
+            // different places.
+            let pick = |o: usize| lens[(k + o) % lens.len()];
+            let (l0, l1, l2, l3) = (len, pick(3), pick(6), pick(9));
+            let t0: Vec<u32> = (0..l0 as u32).map(|i| 1000 + i).collect();
+            let t1: Vec<u32> = (0..l1 as u32).map(|i| 100_000 * (i + 1)).collect();
+            let out = diff(
+                text,
+                [groups, 1, 1],
+                &[
+                    cb(0, &[span, 0, 0, 0]),
+                    srv(0, raw(l0), &t0),
+                    srv(1, structured(4, 0, l1), &t1),
+                    uav(0, structured(4, 0, l2), &vec![0xEEEE; l2 as usize]),
+                    uav(1, raw(l3), &vec![0xDDDD; l3 as usize]),
+                ],
+            );
+            for x in 0..threads {
+                let what = format!("span {span} lens {l0} {l1} {l2} {l3} thread {x}");
+                let sum = word(&t0, x)
+                    .wrapping_add(word(&t0, x + 1))
+                    .wrapping_add(word(&t1, x));
+                let writes = x % 32 < span;
+                if x < l2 as u32 {
+                    let want = if writes { sum } else { 0xEEEE };
+                    assert_eq!(out[0][x as usize], want, "u0 {what}\n{text}");
+                }
+                if x < l3 as u32 {
+                    let want = if writes { sum + 7 } else { 0xDDDD };
+                    assert_eq!(out[1][x as usize], want, "u1 {what}\n{text}");
+                }
+            }
+        }
+    }
+}
+
 /// The pretested loop is built where it may be: a program without
 /// barriers or calls whose group is whole batches in one row each, not
 /// one with a barrier or with batches that straddle rows.

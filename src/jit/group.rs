@@ -30,6 +30,11 @@
 //!   and per-thread on the other ([`GroupPlan::risk`]) is computed and
 //!   stored by a region, never as a scalar item alone.
 //!
+//! A region loop over a range of batches of a one-row group gets a
+//! pretested copy where its whole-batch tests can be decided for the
+//! range (`pretest.rs`): the probe tests the range's first and last
+//! batch and picks the copy without those tests or the ordinary loop.
+//!
 //! Programs that do not qualify (a barrier under a branch or a loop with
 //! a divergent exit, a `ret` before the end, a `call`, two regions
 //! between two barriers where one writes memory the other reads or
@@ -41,6 +46,7 @@ use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use super::context::{CTX_SIZE, N, OFF_LIVE, OFF_SAVE, W};
 use super::liveness::Liveness;
 use super::lower::{trusted, Lower};
+use super::pretest::Pretest;
 use super::span::{self, Facts, Rel, Span};
 use super::uniform::{first_comp, scalar_op, Spread, Uniform};
 use super::JitError;
@@ -715,18 +721,117 @@ impl Lower<'_, '_> {
         may_be_empty: bool,
     ) -> Result<(), JitError> {
         let arg = cranelift_codegen::ir::BlockArg::Value;
-        let head = self.b.create_block();
-        let cptr = self.b.append_block_param(head, types::I64);
-        let left = self.b.append_block_param(head, types::I32);
         let after = self.b.create_block();
         if may_be_empty {
-            self.b
-                .ins()
-                .brif(lp.n, head, &[arg(lp.from), arg(lp.n)], after, &[]);
-        } else {
-            self.b.ins().jump(head, &[arg(lp.from), arg(lp.n)]);
+            let enter = self.b.create_block();
+            self.b.ins().brif(lp.n, enter, &[], after, &[]);
+            self.b.seal_block(enter);
+            self.b.switch_to_block(enter);
         }
+        let entering = [arg(lp.from), arg(lp.n)];
+        if self.region_pretest_on(&lp) {
+            // The pretested copy first: its flags make the probe.
+            let probe = self.b.create_block();
+            self.b.ins().jump(probe, &[]);
+            let fhead = self.loop_head();
+            self.b.switch_to_block(fhead);
+            let fctx = self.b.func.dfg.block_params(fhead)[0];
+            self.pretest = Some(Pretest::new(fctx, self.p.group_size));
+            let lowered = self.batch_loop_body(plan, start, end, entry, &lp, fhead, after);
+            let pretest = self.pretest.take();
+            lowered?;
+            self.b.switch_to_block(probe);
+            self.b.seal_block(probe);
+            let taken = pretest.as_ref().is_some_and(Pretest::taken);
+            if !taken {
+                // Nothing decided: the copy is the ordinary loop.
+                self.b.ins().jump(fhead, &entering);
+                self.b.seal_block(fhead);
+            } else {
+                // The loop's last batch: `n - 1` contexts on from its first.
+                let n = self.b.ins().uextend(types::I64, lp.n);
+                let n1 = self.b.ins().iadd_imm_s(n, -1);
+                let off = self.b.ins().imul_imm_s(n1, CTX_SIZE);
+                let last = self.b.ins().iadd(lp.from, off);
+                self.pretest = pretest;
+                let ok = self.probe(lp.from, last);
+                self.pretest = None;
+                // Each loop is entered through a block of its own, where
+                // Cranelift puts what it hoists out of that loop.
+                let (fpre, pre) = (self.b.create_block(), self.b.create_block());
+                match ok {
+                    Some(ok) => self.b.ins().brif(ok, fpre, &[], pre, &[]),
+                    None => self.b.ins().jump(pre, &[]),
+                };
+                self.b.switch_to_block(fpre);
+                self.b.seal_block(fpre);
+                self.b.ins().jump(fhead, &entering);
+                self.b.seal_block(fhead);
+                self.b.switch_to_block(pre);
+                self.b.seal_block(pre);
+                let head = self.loop_head_from(&entering);
+                self.batch_loop_body(plan, start, end, entry, &lp, head, after)?;
+                self.b.seal_block(head);
+            }
+        } else {
+            let head = self.loop_head_from(&entering);
+            self.batch_loop_body(plan, start, end, entry, &lp, head, after)?;
+            self.b.seal_block(head);
+        }
+        self.b.switch_to_block(after);
+        self.b.seal_block(after);
+        self.ctx = self.group;
+        Ok(())
+    }
+
+    /// A batch loop's head, not yet reached: parameters the batch's
+    /// context (i64) and the iterations left (i32).
+    fn loop_head(&mut self) -> Block {
+        let head = self.b.create_block();
+        self.b.append_block_param(head, types::I64);
+        self.b.append_block_param(head, types::I32);
+        head
+    }
+
+    /// [`Self::loop_head`], entered from the current block with
+    /// `entering`, and made the current block.
+    fn loop_head_from(&mut self, entering: &[cranelift_codegen::ir::BlockArg]) -> Block {
+        let head = self.loop_head();
+        self.b.ins().jump(head, entering);
         self.b.switch_to_block(head);
+        head
+    }
+
+    /// Whether a region's batch loop `lp` gets a pretested copy
+    /// (`pretest.rs`): its batches are a range of a one-row group of
+    /// whole batches (lane `l` of the range's first batch then holds the
+    /// least id of every dimension that lane holds in the range, and of
+    /// its last batch the greatest), run one at a time.
+    fn region_pretest_on(&self, lp: &BatchLoop) -> bool {
+        let g = self.p.group_size;
+        !lp.paired && g[1] == 1 && g[2] == 1 && g[0] as usize % W == 0 && !super::opt_off("pretest")
+    }
+
+    /// The body of a batch loop at `head` (the current block, from
+    /// [`Self::loop_head`]; the caller seals it once every edge into it
+    /// is made): the region's code on the batch, the step, the back edge,
+    /// and the exit to `after`.
+    #[allow(clippy::too_many_arguments)]
+    fn batch_loop_body(
+        &mut self,
+        plan: &GroupPlan,
+        start: usize,
+        end: usize,
+        entry: &[(usize, usize, Value)],
+        lp: &BatchLoop,
+        head: Block,
+        after: Block,
+    ) -> Result<(), JitError> {
+        let arg = cranelift_codegen::ir::BlockArg::Value;
+        let (cptr, left) = {
+            let ps = self.b.func.dfg.block_params(head);
+            (ps[0], ps[1])
+        };
         self.span_full = lp.full_if;
         let lowered = self
             .region_batch(plan, start, end, cptr, entry)
@@ -746,9 +851,6 @@ impl Lower<'_, '_> {
         self.b
             .ins()
             .brif(rest, head, &[arg(following), arg(rest)], after, &[]);
-        self.b.seal_block(head);
-        self.b.seal_block(after);
-        self.b.switch_to_block(after);
         self.ctx = self.group;
         Ok(())
     }

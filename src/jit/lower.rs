@@ -44,6 +44,9 @@ use crate::ir::{
 };
 use crate::limits::MAX_GROUPS_PER_DIM;
 
+/// How many vector steps [`Lower::scalar_lane0`] follows back.
+const LANE0_DEPTH: u32 = 4;
+
 /// One register component of a whole batch: `N` vectors of `i32x4`.
 pub type V = [Value; N];
 
@@ -877,6 +880,60 @@ impl<'a, 'f> Lower<'a, 'f> {
         match self.ctx_loads.get(&v) {
             Some(&(base, at)) => self.b.ins().load(types::I32, fixed(), base, at),
             None => self.b.ins().extractlane(v, 0),
+        }
+    }
+
+    /// [`Lower::lane0_u64`] of an address built from thread ids: the same
+    /// scalar steps on lane 0 where [`Lower::scalar_lane0`] can follow
+    /// them (a byte address whose vector nothing else needs then costs
+    /// no vector code), else the extract.
+    pub fn address_lane0_u64(&mut self, v: Value) -> Value {
+        match self.scalar_lane0(v, LANE0_DEPTH) {
+            Some(x) => self.b.ins().uextend(types::I64, x),
+            None => self.lane0_u64(v),
+        }
+    }
+
+    /// Lane 0 of the `i32x4` `v` computed on scalars, where `v` is lanes
+    /// of the context, a splat, or a sum, difference or left shift (by a
+    /// scalar amount) of such values at most `depth` steps deep: a thread
+    /// id plus the group's base, shifted to a byte address. Each step is
+    /// the lane-wise operation on lane 0 alone (wrapping adds; a vector
+    /// shift takes its amount modulo 32 as the scalar one does), so the
+    /// bits are those of the extract. `None` where `v` is anything else.
+    fn scalar_lane0(&mut self, v: Value, depth: u32) -> Option<Value> {
+        use cranelift_codegen::ir::{InstructionData, Opcode as Clif, ValueDef};
+        if self.ctx_loads.contains_key(&v) {
+            return Some(self.lane0(v));
+        }
+        let dfg = &self.b.func.dfg;
+        if depth == 0 || dfg.value_type(v) != types::I32X4 {
+            return None;
+        }
+        let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
+            return None;
+        };
+        match dfg.insts[inst] {
+            InstructionData::Unary {
+                opcode: Clif::Splat,
+                arg,
+            } if dfg.value_type(arg) == types::I32 => Some(arg),
+            InstructionData::Binary {
+                opcode: op @ (Clif::Iadd | Clif::Isub | Clif::Ishl),
+                args: [a, b],
+            } => {
+                let x = self.scalar_lane0(a, depth - 1)?;
+                if op == Clif::Ishl {
+                    // The amount is a scalar already.
+                    return Some(self.b.ins().ishl(x, b));
+                }
+                let y = self.scalar_lane0(b, depth - 1)?;
+                Some(match op {
+                    Clif::Iadd => self.b.ins().iadd(x, y),
+                    _ => self.b.ins().isub(x, y),
+                })
+            }
+            _ => None,
         }
     }
 

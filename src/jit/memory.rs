@@ -580,7 +580,7 @@ impl Lower<'_, '_> {
     /// thread ids (`Lower::consecutive4`) or byte ids (`bytes_base`).
     fn byte_ids_at(&mut self, a: V, j: usize) -> Option<Value> {
         if self.consecutive4.contains(&a[j]) {
-            return Some(self.lane0_u64(a[j]));
+            return Some(self.address_lane0_u64(a[j]));
         }
         let a0 = self.byte_ids_lane0(self.bytes_base?, j);
         Some(self.b.ins().uextend(types::I64, a0))

@@ -122,7 +122,8 @@ use plan::Plan;
 /// runs all its batches through the split code, none on the full-mask
 /// path alone, `group.rs`), `pairs` (a short TGSM region runs its batches
 /// one at a time, `group.rs`), `pretest` (no batch loop whose
-/// tests the group's entry decided, `pretest.rs`), `runs` (one call per
+/// tests the group's entry decided, `pretest.rs`, nor a region loop
+/// whose tests its range's ends decided, `group.rs`), `runs` (one call per
 /// group, `runs_groups`), `tgsmfill` (TGSM cleared before every group,
 /// even when the program stores all of it before reading any,
 /// `analysis::Prepared::tgsm_written_first`).

@@ -25,6 +25,13 @@
 //! holds in every batch when it holds at both ends; the pretested loop
 //! therefore takes exactly the paths the ordinary loop would, and
 //! results cannot change.
+//!
+//! The same holds for a region loop of a group-level program (`group.rs`)
+//! that runs a range of consecutive batches of a group that is one row
+//! of whole batches: there lane `l` of the range's first batch holds the
+//! least id of every dimension that lane holds in the range (y and z are
+//! 0) and of its last batch the greatest, so the probe tests the range's
+//! first and last batch instead of the group's.
 
 use std::collections::HashMap;
 
@@ -61,6 +68,11 @@ impl Pretest {
             flags: Vec::new(),
             size,
         }
+    }
+
+    /// Whether the loop took any flag (the probe has something to test).
+    pub fn taken(&self) -> bool {
+        !self.flags.is_empty()
     }
 }
 
