@@ -808,8 +808,7 @@ impl Lower<'_, '_> {
     /// least id of every dimension that lane holds in the range, and of
     /// its last batch the greatest), run one at a time.
     fn region_pretest_on(&self, lp: &BatchLoop) -> bool {
-        let g = self.p.group_size;
-        !lp.paired && g[1] == 1 && g[2] == 1 && g[0] as usize % W == 0 && !super::opt_off("pretest")
+        !lp.paired && one_row_of_batches(self.p) && !super::opt_off("pretest")
     }
 
     /// The body of a batch loop at `head` (the current block, from
@@ -989,6 +988,47 @@ struct BatchLoop {
     full_if: Option<usize>,
 }
 
+/// Whether the group of `p` is one row of whole batches (`y` and `z`
+/// sizes 1, width a multiple of `W`): any range of its batches holds its
+/// least ids in its first batch and its greatest in its last, which a
+/// region loop's pretested copy needs ([`Lower::region_pretest_on`]).
+fn one_row_of_batches(p: &Prepared) -> bool {
+    let g = p.group_size;
+    g[1] == 1 && g[2] == 1 && g[0] as usize % W == 0
+}
+
+/// Whether the group-level program `plan` of `p` has a region loop
+/// lowered with a pretested copy in view (docs/architecture.md, "Region
+/// loops tested once"): a one-row group of whole batches, and a region
+/// that runs its batches one at a time with a raw or structured access
+/// to a t# or u#, whose whole-batch test the copy may decide. The
+/// fuzzer counts such programs.
+pub fn region_pretest_applies(p: &Prepared, plan: &GroupPlan) -> bool {
+    fn buffer_access(inst: &Instruction) -> bool {
+        use Opcode::*;
+        matches!(
+            inst.opcode,
+            LdRaw | LdStructured | StoreRaw | StoreStructured | LdRawS | LdStructuredS
+        ) && inst
+            .operands
+            .iter()
+            .any(|o| matches!(o.ty, OperandType::Resource | OperandType::Uav))
+    }
+    fn walk(items: &[Item], insts: &[Instruction], batches: usize) -> bool {
+        items.iter().any(|item| match item {
+            Item::Region { start, end, .. } => {
+                !pairs_region(insts, *start, *end, batches)
+                    && insts[*start..*end].iter().any(buffer_access)
+            }
+            Item::Loop { body, .. } => walk(body, insts, batches),
+            _ => false,
+        })
+    }
+    one_row_of_batches(p)
+        && !super::opt_off("pretest")
+        && walk(&plan.items, &p.program.insts, group_batches(p))
+}
+
 /// The batches of one group of `p`: every group-mode call runs exactly
 /// these (the function's entry checks the count).
 pub fn group_batches(p: &Prepared) -> usize {
@@ -1062,6 +1102,43 @@ mod tests {
             .position(|i| i.opcode == Opcode::Label)
             .unwrap_or(p.program.insts.len());
         GroupPlan::build(&p, end)
+    }
+
+    /// Region copies are in view for a one-row group of whole batches
+    /// with a buffer access in an unpaired region, and only there.
+    #[test]
+    fn region_copies_are_in_view_only_for_one_row_groups_with_buffer_regions() {
+        let program = |group: &str, load: &str| {
+            let text = format!(
+                "cs_5_0
+dcl_resource_raw t0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_tgsm_structured g0, 4, 64
+dcl_thread_group {group}
+{load}
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+sync_g_t
+ld_structured r0.x, l(0), l(0), g0.xxxx
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+ret
+"
+            );
+            crate::asm::parse_program(&text).expect("assembles")
+        };
+        let from_t0 = "ishl r0.x, vThreadID.x, l(2)\nld_raw r0.x, r0.x, t0.xxxx";
+        let own_id = "mov r0.x, vThreadID.x";
+        assert!(super::super::runs_group_level(&program("64, 1, 1", from_t0)));
+        assert!(super::super::runs_region_pretested(&program("64, 1, 1", from_t0)));
+        // Two rows: a range of batches need not hold its least x first.
+        assert!(super::super::runs_group_level(&program("32, 2, 1", from_t0)));
+        assert!(!super::super::runs_region_pretested(&program("32, 2, 1", from_t0)));
+        // A part batch: its idle lanes hold id 0.
+        assert!(!super::super::runs_region_pretested(&program("60, 1, 1", from_t0)));
+        // No buffer in any region: nothing for a copy to decide.
+        assert!(super::super::runs_group_level(&program("64, 1, 1", own_id)));
+        assert!(!super::super::runs_region_pretested(&program("64, 1, 1", own_id)));
     }
 
     const HEAD: &str = "cs_5_0\n\

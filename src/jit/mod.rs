@@ -447,6 +447,22 @@ pub fn runs_pretested(program: &Program) -> bool {
     group_plan(&p, 1, main_end).is_none() && pretest_on(&p, 1, has_group_barrier(&p), main_end)
 }
 
+/// Whether `program`'s tier-1 code has a group-level region loop lowered
+/// with a pretested copy in view (its whole-batch buffer tests decided
+/// for the loop's range of batches, `group.rs`). False for a program
+/// that does not prepare.
+pub fn runs_region_pretested(program: &Program) -> bool {
+    let Ok(p) = analysis::prepare(program) else {
+        return false;
+    };
+    let insts = &p.program.insts;
+    let main_end = insts
+        .iter()
+        .position(|i| i.opcode == Opcode::Label)
+        .unwrap_or(insts.len());
+    group_plan(&p, 1, main_end).is_some_and(|plan| group::region_pretest_applies(&p, &plan))
+}
+
 /// Whether the program has a `sync_*_t` (a group barrier): its batches
 /// keep a resume id and may take several passes per group.
 fn has_group_barrier(p: &Prepared) -> bool {

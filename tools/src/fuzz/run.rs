@@ -408,6 +408,9 @@ fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), Str
     if sm5jit::jit::runs_group_level(&g.program) {
         *report.forms.entry("group_level").or_default() += 1;
     }
+    if sm5jit::jit::runs_region_pretested(&g.program) {
+        *report.forms.entry("region_pretested").or_default() += 1;
+    }
     if sm5jit::jit::runs_pretested(&g.program) {
         *report.forms.entry("pretested").or_default() += 1;
     }
