@@ -1127,18 +1127,19 @@ ret
             );
             crate::asm::parse_program(&text).expect("assembles")
         };
+        use crate::jit::{runs_group_level, runs_region_pretested};
         let from_t0 = "ishl r0.x, vThreadID.x, l(2)\nld_raw r0.x, r0.x, t0.xxxx";
         let own_id = "mov r0.x, vThreadID.x";
-        assert!(super::super::runs_group_level(&program("64, 1, 1", from_t0)));
-        assert!(super::super::runs_region_pretested(&program("64, 1, 1", from_t0)));
+        assert!(runs_group_level(&program("64, 1, 1", from_t0)));
+        assert!(runs_region_pretested(&program("64, 1, 1", from_t0)));
         // Two rows: a range of batches need not hold its least x first.
-        assert!(super::super::runs_group_level(&program("32, 2, 1", from_t0)));
-        assert!(!super::super::runs_region_pretested(&program("32, 2, 1", from_t0)));
+        assert!(runs_group_level(&program("32, 2, 1", from_t0)));
+        assert!(!runs_region_pretested(&program("32, 2, 1", from_t0)));
         // A part batch: its idle lanes hold id 0.
-        assert!(!super::super::runs_region_pretested(&program("60, 1, 1", from_t0)));
+        assert!(!runs_region_pretested(&program("60, 1, 1", from_t0)));
         // No buffer in any region: nothing for a copy to decide.
-        assert!(super::super::runs_group_level(&program("64, 1, 1", own_id)));
-        assert!(!super::super::runs_region_pretested(&program("64, 1, 1", own_id)));
+        assert!(runs_group_level(&program("64, 1, 1", own_id)));
+        assert!(!runs_region_pretested(&program("64, 1, 1", own_id)));
     }
 
     const HEAD: &str = "cs_5_0\n\
