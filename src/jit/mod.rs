@@ -415,36 +415,34 @@ fn group_plan(p: &Prepared, tier: u8, main_end: usize) -> Option<group::GroupPla
     on.then(|| group::GroupPlan::new(p, main_end)).flatten()
 }
 
+/// `program` prepared, with the end of its main program (the first
+/// label, or its length): what the `runs_*` predicates below ask about.
+/// `None` for a program that does not prepare.
+fn prepared_main(program: &Program) -> Option<(Prepared, usize)> {
+    let p = analysis::prepare(program).ok()?;
+    let insts = &p.program.insts;
+    let main_end = insts
+        .iter()
+        .position(|i| i.opcode == Opcode::Label)
+        .unwrap_or(insts.len());
+    Some((p, main_end))
+}
+
 /// Whether `program`'s tier-1 code runs its barriers at group level
 /// (docs/architecture.md, "Barriers"): a compute program whose every
 /// group barrier sits in control flow that is the same for every thread
 /// of the group. False for a program that does not prepare.
 pub fn runs_group_level(program: &Program) -> bool {
-    let Ok(p) = analysis::prepare(program) else {
-        return false;
-    };
-    let main_end = p
-        .program
-        .insts
-        .iter()
-        .position(|i| i.opcode == Opcode::Label)
-        .unwrap_or(p.program.insts.len());
-    group_plan(&p, 1, main_end).is_some()
+    prepared_main(program).is_some_and(|(p, end)| group_plan(&p, 1, end).is_some())
 }
 
 /// Whether `program`'s tier-1 code has a pretested batch loop (its early
 /// return and whole-batch buffer tests decided once per group,
 /// `pretest.rs`). False for a program that does not prepare.
 pub fn runs_pretested(program: &Program) -> bool {
-    let Ok(p) = analysis::prepare(program) else {
-        return false;
-    };
-    let insts = &p.program.insts;
-    let main_end = insts
-        .iter()
-        .position(|i| i.opcode == Opcode::Label)
-        .unwrap_or(insts.len());
-    group_plan(&p, 1, main_end).is_none() && pretest_on(&p, 1, has_group_barrier(&p), main_end)
+    prepared_main(program).is_some_and(|(p, end)| {
+        group_plan(&p, 1, end).is_none() && pretest_on(&p, 1, has_group_barrier(&p), end)
+    })
 }
 
 /// Whether `program`'s tier-1 code has a group-level region loop lowered
@@ -452,15 +450,9 @@ pub fn runs_pretested(program: &Program) -> bool {
 /// for the loop's range of batches, `group.rs`). False for a program
 /// that does not prepare.
 pub fn runs_region_pretested(program: &Program) -> bool {
-    let Ok(p) = analysis::prepare(program) else {
-        return false;
-    };
-    let insts = &p.program.insts;
-    let main_end = insts
-        .iter()
-        .position(|i| i.opcode == Opcode::Label)
-        .unwrap_or(insts.len());
-    group_plan(&p, 1, main_end).is_some_and(|plan| group::region_pretest_applies(&p, &plan))
+    prepared_main(program).is_some_and(|(p, end)| {
+        group_plan(&p, 1, end).is_some_and(|plan| group::region_pretest_applies(&p, &plan))
+    })
 }
 
 /// Whether the program has a `sync_*_t` (a group barrier): its batches
