@@ -2931,6 +2931,70 @@ ret
     }
 }
 
+/// Values made from thread ids before the first barrier and read after
+/// it are recomputed by the later regions instead of reloaded
+/// (`jit/remat.rs`): an address, a mix of two ids and a value read in a
+/// group loop give the interpreter's bits, in groups of whole batches,
+/// with a part batch and over several rows, with the output buffer cut
+/// short. A component with a second writer (`r0.w`) stays saved.
+#[test]
+fn thread_id_values_recomputed_after_barriers_give_the_saved_bits() {
+    let template = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadIDInGroup.y
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_tgsm_structured g0, 4, THREADS
+dcl_thread_group X, Y, 1
+ishl r0.x, vThreadID.x, l(2)
+imad r0.y, vThreadIDInGroup.y, l(64), vThreadIDInGroupFlattened.x
+iadd r0.zw, vThreadIDInGroupFlattened.xxxx, l(0, 0, 3, 5)
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+sync_g_t
+mov r1.x, l(0)
+loop
+  uge r1.y, r1.x, l(3)
+  breakc_nz r1.y
+  ld_structured r1.z, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+  iadd r1.z, r1.z, r0.z
+  sync_g_t
+  store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.z
+  sync_g_t
+  iadd r1.x, r1.x, l(1)
+endloop
+iadd r0.w, r0.w, l(1)
+ld_structured r1.w, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+iadd r1.w, r1.w, r0.w
+store_raw u0.x, r0.x, r1.w
+ret
+";
+    for (x, y) in [(32u32, 1u32), (24, 1), (20, 1), (8, 4), (5, 3)] {
+        let text = template
+            .replace("THREADS", &(x * y).to_string())
+            .replace("X, Y", &format!("{x}, {y}"));
+        assert!(sm5jit::jit::runs_group_level(&parse(&text)), "{text}");
+        let groups = 3u32;
+        let width = x * groups;
+        for len in [width, width - 3, width / 2] {
+            let out = diff(
+                &text,
+                [groups, 1, 1],
+                &[uav(0, raw(u64::from(len)), &vec![0xEEEE; len as usize])],
+            );
+            if y > 1 {
+                continue;
+            }
+            // One row: thread x of the dispatch writes word x.
+            for t in 0..len {
+                let flat = t % x;
+                let want = flat + 3 * (flat + 3) + flat + 6;
+                assert_eq!(out[0][t as usize], want, "{x}x{y} len {len} word {t}");
+            }
+        }
+    }
+}
+
 /// The pretested loop is built where it may be: a program without
 /// barriers or calls whose group is whole batches in one row each, not
 /// one with a barrier or with batches that straddle rows.

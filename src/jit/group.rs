@@ -47,6 +47,7 @@ use super::context::{CTX_SIZE, N, OFF_LIVE, OFF_SAVE, W};
 use super::liveness::Liveness;
 use super::lower::{trusted, Lower};
 use super::pretest::Pretest;
+use super::remat;
 use super::span::{self, Facts, Rel, Span};
 use super::uniform::{first_comp, scalar_op, Spread, Uniform};
 use super::JitError;
@@ -91,9 +92,13 @@ pub struct GroupPlan {
     /// Per r# component (`4 * r + c`): group-uniform where some group
     /// loop edge leaves and not where it arrives (see [`at_risk`]).
     pub risk: Vec<bool>,
+    /// Per r# component: the instruction a region lowers again instead
+    /// of loading the component from the save area (`remat.rs`); such a
+    /// component is never stored there.
+    pub remat: Vec<Option<usize>>,
 }
 
-fn is_barrier(inst: &Instruction) -> bool {
+pub(super) fn is_barrier(inst: &Instruction) -> bool {
     inst.opcode == Opcode::Sync && inst.sync_flags() & sync_flags::THREADS_IN_GROUP != 0
 }
 
@@ -233,7 +238,17 @@ impl GroupPlan {
         if !super::opt_off("spans") {
             add_spans(&mut items, &facts);
         }
-        Ok(GroupPlan { items, group, risk })
+        let remat = if super::opt_off("remat") {
+            vec![None; bits]
+        } else {
+            remat::recomputable(insts, p.temps as usize, &live, &group)
+        };
+        Ok(GroupPlan {
+            items,
+            group,
+            risk,
+            remat,
+        })
     }
 }
 
@@ -925,9 +940,18 @@ impl Lower<'_, '_> {
                 self.def_vars(self.regs[r][c], [s; N]);
             }
         }
+        // Components recomputed (`remat.rs`) are never in the save area:
+        // their instructions run again here, each once.
+        let mut again: Vec<usize> = Vec::new();
         for r in 0..temps {
             for c in 0..4 {
                 if gu.uniform_at(start, r as u32, c) || !live(self, start, r, c) {
+                    continue;
+                }
+                if let Some(k) = plan.remat[4 * r + c] {
+                    if !(start..end).contains(&k) && !again.contains(&k) {
+                        again.push(k);
+                    }
                     continue;
                 }
                 let vals: [Value; N] = std::array::from_fn(|j| {
@@ -937,6 +961,10 @@ impl Lower<'_, '_> {
                 });
                 self.def_vars(self.regs[r][c], vals);
             }
+        }
+        let p = self.p;
+        for k in again {
+            self.inst(k, &p.program.insts[k])?;
         }
         self.reload_shadows_where(start, |r, c| !gu.uniform_at(start, r as u32, c));
         self.region_uniform = Some((start, held_at(plan, start, temps)));
@@ -964,7 +992,8 @@ impl Lower<'_, '_> {
             for c in 0..4 {
                 let kept = gu.uniform_at(end, r as u32, c) && !plan.risk[4 * r + c];
                 let loaded = live(self, start, r, c) && !gu.uniform_at(start, r as u32, c);
-                if kept || !live(self, end, r, c) || (loaded && !written[4 * r + c]) {
+                let again = plan.remat[4 * r + c].is_some();
+                if kept || again || !live(self, end, r, c) || (loaded && !written[4 * r + c]) {
                     continue;
                 }
                 let vals = self.use_vars(self.regs[r][c]);

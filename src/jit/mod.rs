@@ -63,6 +63,7 @@ mod pool;
 mod pretest;
 mod prune;
 mod ranges;
+mod remat;
 mod runner;
 mod sample;
 mod shadow;
@@ -452,6 +453,15 @@ pub fn runs_pretested(program: &Program) -> bool {
 pub fn runs_region_pretested(program: &Program) -> bool {
     prepared_main(program).is_some_and(|(p, end)| {
         group_plan(&p, 1, end).is_some_and(|plan| group::region_pretest_applies(&p, &plan))
+    })
+}
+
+/// Whether `program`'s tier-1 code runs at group level with some r#
+/// component recomputed after a barrier instead of saved (`remat.rs`).
+/// False for a program that does not prepare.
+pub fn runs_recomputed(program: &Program) -> bool {
+    prepared_main(program).is_some_and(|(p, end)| {
+        group_plan(&p, 1, end).is_some_and(|plan| plan.remat.iter().any(Option::is_some))
     })
 }
 

@@ -411,6 +411,9 @@ fn one(seed: u64, opts: &FuzzOptions, report: &mut FuzzReport) -> Result<(), Str
     if sm5jit::jit::runs_region_pretested(&g.program) {
         *report.forms.entry("region_pretested").or_default() += 1;
     }
+    if sm5jit::jit::runs_recomputed(&g.program) {
+        *report.forms.entry("group_recomputed").or_default() += 1;
+    }
     if sm5jit::jit::runs_pretested(&g.program) {
         *report.forms.entry("pretested").or_default() += 1;
     }
