@@ -521,6 +521,11 @@ pub struct CodeDump {
     /// The machine code, one instruction a line with its real registers,
     /// as Cranelift's x86-64 back end prints it.
     pub asm: String,
+    /// The machine code's bytes as Cranelift emitted them, before the
+    /// module's relocations (call targets and constants' addresses read
+    /// as zero): the instructions and their offsets of the installed
+    /// function, for a disassembler or a per-instruction profile.
+    pub code: Vec<u8>,
 }
 
 impl JitShader {
@@ -1086,6 +1091,10 @@ fn build(
         asm: ctx
             .compiled_code()
             .and_then(|c| c.vcode.clone())
+            .unwrap_or_default(),
+        code: ctx
+            .compiled_code()
+            .map(|c| c.code_buffer().to_vec())
             .unwrap_or_default(),
     });
     module.clear_context(&mut ctx);

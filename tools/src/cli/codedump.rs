@@ -1,9 +1,11 @@
-//! `--dump-clif` and `--dump-asm` of `run` and `bench`: the JIT's code for
-//! a shader as text.
+//! `--dump-clif`, `--dump-asm` and `--dump-code` of `run` and `bench`: the
+//! JIT's code for a shader as text, or its machine code's bytes.
 //!
-//! In: the shader's name and program, and the two options. Out: the batch
-//! function in Cranelift IR and/or its x86-64 machine code, each under a
-//! header line naming the shader, on stderr or appended to a file.
+//! In: the shader's name and program, and the three options. Out: the
+//! batch function in Cranelift IR and/or its x86-64 machine code, each
+//! under a header line naming the shader, on stderr or appended to a
+//! file; and/or the machine code's bytes written to a file (for
+//! `objdump -b binary` and a per-instruction profile, docs/performance.md).
 //! Invariant: dumping compiles the shader once more on its own, so what
 //! runs and what is timed never depend on these options.
 
@@ -23,12 +25,15 @@ pub struct CodeDumpArgs {
     /// Print the JIT's x86-64 machine code to stderr, or append it to FILE.
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
     pub dump_asm: Option<String>,
+    /// Write the JIT's machine code (raw bytes, before relocation) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub dump_code: Option<String>,
 }
 
 impl CodeDumpArgs {
     /// Whether either dump was asked for.
     pub fn any(&self) -> bool {
-        self.dump_clif.is_some() || self.dump_asm.is_some()
+        self.dump_clif.is_some() || self.dump_asm.is_some() || self.dump_code.is_some()
     }
 }
 
@@ -58,6 +63,10 @@ pub fn dump(
     }
     if let Some(dest) = &a.dump_asm {
         emit(dest, &format!("; sm5jit --dump-asm: {name}\n{}", code.asm))?;
+    }
+    if let Some(dest) = &a.dump_code {
+        std::fs::write(dest, &code.code)
+            .map_err(|e| CliError::input(dest.to_string(), e.to_string()))?;
     }
     Ok(())
 }
@@ -97,9 +106,11 @@ ret
         )
         .expect("parse");
         let file = path.to_string_lossy().into_owned();
+        let code = dir.join("code.bin");
         let a = CodeDumpArgs {
             dump_clif: Some(file.clone()),
             dump_asm: Some(file),
+            dump_code: Some(code.to_string_lossy().into_owned()),
         };
         dump("k.asm", &p, &a, sm5jit::jit::Tier::Auto).expect("dump");
         let text = std::fs::read_to_string(&path).expect("read");
@@ -108,6 +119,9 @@ ret
             .expect(&text);
         let asm = text.find("; sm5jit --dump-asm: k.asm\n").expect(&text);
         assert!(clif < asm);
+        // The bytes start with the frame's `push %rbp` (0x55).
+        let bytes = std::fs::read(&code).expect("read code");
+        assert_eq!(bytes.first(), Some(&0x55), "{bytes:02x?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -118,6 +132,7 @@ ret
         let a = CodeDumpArgs {
             dump_clif: Some("/nonexistent-dir/x.clif".into()),
             dump_asm: None,
+            dump_code: None,
         };
         let e = dump("k", &p, &a, sm5jit::jit::Tier::Auto).unwrap_err();
         assert_eq!(e.location.as_deref(), Some("/nonexistent-dir/x.clif"));
