@@ -41,6 +41,7 @@
 //! writes) keep the resume scheme.
 //! `SM5JIT_NO_OPT=groups` turns this off.
 
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
 use super::context::{CTX_SIZE, N, OFF_LIVE, OFF_SAVE, W};
@@ -743,16 +744,21 @@ impl Lower<'_, '_> {
             self.b.seal_block(enter);
             self.b.switch_to_block(enter);
         }
-        let entering = [arg(lp.from), arg(lp.n)];
+        let stop = self.loop_stop(&lp);
+        let entering = match stop {
+            Some(_) => vec![arg(lp.from)],
+            None => vec![arg(lp.from), arg(lp.n)],
+        };
+        let counted = stop.is_none();
         if self.region_pretest_on(&lp) {
             // The pretested copy first: its flags make the probe.
             let probe = self.b.create_block();
             self.b.ins().jump(probe, &[]);
-            let fhead = self.loop_head();
+            let fhead = self.loop_head(counted);
             self.b.switch_to_block(fhead);
             let fctx = self.b.func.dfg.block_params(fhead)[0];
             self.pretest = Some(Pretest::new(fctx, self.p.group_size));
-            let lowered = self.batch_loop_body(plan, start, end, entry, &lp, fhead, after);
+            let lowered = self.batch_loop_body(plan, start, end, entry, &lp, (fhead, stop), after);
             let pretest = self.pretest.take();
             lowered?;
             self.b.switch_to_block(probe);
@@ -784,13 +790,13 @@ impl Lower<'_, '_> {
                 self.b.seal_block(fhead);
                 self.b.switch_to_block(pre);
                 self.b.seal_block(pre);
-                let head = self.loop_head_from(&entering);
-                self.batch_loop_body(plan, start, end, entry, &lp, head, after)?;
+                let head = self.loop_head_from(&entering, counted);
+                self.batch_loop_body(plan, start, end, entry, &lp, (head, stop), after)?;
                 self.b.seal_block(head);
             }
         } else {
-            let head = self.loop_head_from(&entering);
-            self.batch_loop_body(plan, start, end, entry, &lp, head, after)?;
+            let head = self.loop_head_from(&entering, counted);
+            self.batch_loop_body(plan, start, end, entry, &lp, (head, stop), after)?;
             self.b.seal_block(head);
         }
         self.b.switch_to_block(after);
@@ -799,19 +805,45 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// Where a batch loop whose count is known only at run time (a
+    /// span's) stops: the context one step past its last iteration's,
+    /// so that its back edge compares the context it steps instead of
+    /// also counting down. `None` for a constant count, which keeps the
+    /// count (Cranelift would fold the end into the group's context
+    /// and rebuild it inside the loop).
+    fn loop_stop(&mut self, lp: &BatchLoop) -> Option<Value> {
+        if super::opt_off("endptr")
+            || self.b.func.dfg.value_def(lp.n).inst().is_some_and(|i| {
+                self.b.func.dfg.insts[i].opcode() == cranelift_codegen::ir::Opcode::Iconst
+            })
+        {
+            return None;
+        }
+        let step = if lp.paired { 2 * CTX_SIZE } else { CTX_SIZE };
+        let n = self.b.ins().uextend(types::I64, lp.n);
+        let span = self.b.ins().imul_imm_s(n, step);
+        Some(self.b.ins().iadd(lp.from, span))
+    }
+
     /// A batch loop's head, not yet reached: parameters the batch's
-    /// context (i64) and the iterations left (i32).
-    fn loop_head(&mut self) -> Block {
+    /// context (i64) and, when `counted`, the iterations left (i32).
+    fn loop_head(&mut self, counted: bool) -> Block {
         let head = self.b.create_block();
         self.b.append_block_param(head, types::I64);
-        self.b.append_block_param(head, types::I32);
+        if counted {
+            self.b.append_block_param(head, types::I32);
+        }
         head
     }
 
     /// [`Self::loop_head`], entered from the current block with
     /// `entering`, and made the current block.
-    fn loop_head_from(&mut self, entering: &[cranelift_codegen::ir::BlockArg]) -> Block {
-        let head = self.loop_head();
+    fn loop_head_from(
+        &mut self,
+        entering: &[cranelift_codegen::ir::BlockArg],
+        counted: bool,
+    ) -> Block {
+        let head = self.loop_head(counted);
         self.b.ins().jump(head, entering);
         self.b.switch_to_block(head);
         head
@@ -828,8 +860,9 @@ impl Lower<'_, '_> {
 
     /// The body of a batch loop at `head` (the current block, from
     /// [`Self::loop_head`]; the caller seals it once every edge into it
-    /// is made): the region's code on the batch, the step, the back edge,
-    /// and the exit to `after`.
+    /// is made): the region's code on the batch, the step, the back edge
+    /// (until the context reaches `stop`, or the count runs out), and the
+    /// exit to `after`.
     #[allow(clippy::too_many_arguments)]
     fn batch_loop_body(
         &mut self,
@@ -838,13 +871,13 @@ impl Lower<'_, '_> {
         end: usize,
         entry: &[(usize, usize, Value)],
         lp: &BatchLoop,
-        head: Block,
+        (head, stop): (Block, Option<Value>),
         after: Block,
     ) -> Result<(), JitError> {
         let arg = cranelift_codegen::ir::BlockArg::Value;
         let (cptr, left) = {
             let ps = self.b.func.dfg.block_params(head);
-            (ps[0], ps[1])
+            (ps[0], ps.get(1).copied())
         };
         self.span_full = lp.full_if;
         let lowered = self
@@ -861,10 +894,19 @@ impl Lower<'_, '_> {
         lowered?;
         let step = if lp.paired { 2 } else { 1 };
         let following = self.b.ins().iadd_imm_s(cptr, step * CTX_SIZE);
-        let rest = self.b.ins().iadd_imm_s(left, -1);
-        self.b
-            .ins()
-            .brif(rest, head, &[arg(following), arg(rest)], after, &[]);
+        match (stop, left) {
+            (Some(stop), _) => {
+                let more = self.b.ins().icmp(IntCC::NotEqual, following, stop);
+                self.b.ins().brif(more, head, &[arg(following)], after, &[]);
+            }
+            (None, Some(left)) => {
+                let rest = self.b.ins().iadd_imm_s(left, -1);
+                self.b
+                    .ins()
+                    .brif(rest, head, &[arg(following), arg(rest)], after, &[]);
+            }
+            (None, None) => return Err(self.unsupported(Opcode::Loop)),
+        }
         self.ctx = self.group;
         Ok(())
     }
