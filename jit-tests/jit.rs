@@ -1888,9 +1888,10 @@ ret
 /// `if` is lowered as a split (`peeled_region`, `src/jit/group.rs`): in a
 /// group that ends in a part batch no `if` splits, so `tid < s` keeps the
 /// one loop an equality span (never peeled) has, and its generated code
-/// has exactly as many blocks (before that check it had a second loop).
-/// In a group of whole batches the two split differently (the peeled
-/// prefix's inside batches have one path, the equality's two), and the
+/// has exactly as many blocks and stores (before that check it had a
+/// second loop). In a group of whole batches the two split differently
+/// (the peeled prefix's inside batches have a path of their own, with a
+/// plain store where the split code blends its g# store), and the
 /// counts differ, which shows the count sees the paths. Results are
 /// `regions_skip_the_batches_their_thread_test_leaves_out`'s to check.
 #[test]
@@ -1925,13 +1926,18 @@ ret
         assert!(sm5jit::jit::runs_group_level(&p));
         let options = CompileOptions::tier(Tier::One);
         let (_, dump) = JitShader::compile_dump_with(&p, &options).expect("compile");
-        dump.clif
-            .lines()
+        let lines = || dump.clif.lines();
+        let blocks = lines()
             .filter(|l| l.starts_with("block") && l.trim_end().ends_with(':'))
-            .count()
+            .count();
+        let stores = lines().filter(|l| l.contains(" store ")).count();
+        (blocks, stores)
     };
     let (prefix, equal) = (blocks(&text(44, "ult")), blocks(&text(44, "ieq")));
-    assert_eq!(prefix, equal, "44 threads: {prefix} blocks against {equal}");
+    assert_eq!(
+        prefix, equal,
+        "44 threads: {prefix:?} (blocks, stores) against {equal:?}"
+    );
     let (prefix, equal) = (blocks(&text(48, "ult")), blocks(&text(48, "ieq")));
     assert_ne!(prefix, equal, "48 threads: the count sees the paths");
 }
@@ -3184,5 +3190,106 @@ ret
             _ => 0,
         };
         assert_eq!(out[0][t as usize], want, "thread {t}");
+    }
+}
+
+/// g# accesses under a partial mask (`jit/memory.rs`): a load of
+/// `g[tid - s]` under `tid >= s - d` (its first lanes idle and wrapped
+/// below g# when `d` is 0, read as the vector ending at lane 3; with a
+/// positive `d` active lanes wrap too and must read 0), and a halving tree's
+/// `g[tid] += g[tid + s]` under `tid < s` (stored read back and
+/// blended), from a second g# so that idle lanes read the first's words,
+/// in groups of whole batches and with a part batch, give the
+/// interpreter's bits; the words are checked against the algorithm too.
+#[test]
+fn partly_active_tgsm_loads_and_stores_give_the_interpreters_bits() {
+    let template = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadGroupID.x
+dcl_temps 3
+dcl_tgsm_structured g0, 4, 8
+dcl_tgsm_structured g1, 4, THREADS
+dcl_thread_group THREADS, 1, 1
+imad r0.x, vThreadIDInGroupFlattened.x, l(7), l(1)
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), l(0xdead)
+store_structured g1.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+sync_g_t
+mov r0.y, l(0)
+mov r0.z, l(1)
+loop
+  uge r1.x, r0.z, l(10)
+  breakc_nz r1.x
+  iadd r1.y, r0.z, l(-DROP)
+  uge r1.x, vThreadIDInGroupFlattened.x, r1.y
+  if_nz r1.x
+    iadd r1.z, vThreadIDInGroupFlattened.x, -r0.z
+    ld_structured r1.w, r1.z, l(0), g1.xxxx
+    iadd r0.y, r0.y, r1.w
+  endif
+  iadd r0.z, r0.z, l(1)
+endloop
+sync_g_t
+mov r0.z, l(HALF)
+loop
+  ieq r1.x, r0.z, l(0)
+  breakc_nz r1.x
+  ult r1.x, vThreadIDInGroupFlattened.x, r0.z
+  if_nz r1.x
+    iadd r1.y, vThreadIDInGroupFlattened.x, r0.z
+    ld_structured r1.z, vThreadIDInGroupFlattened.x, l(0), g1.xxxx
+    ld_structured r1.w, r1.y, l(0), g1.xxxx
+    iadd r1.z, r1.z, r1.w
+    store_structured g1.x, vThreadIDInGroupFlattened.x, l(0), r1.z
+  endif
+  sync_g_t
+  ushr r0.z, r0.z, l(1)
+endloop
+ld_structured r2.x, vThreadIDInGroupFlattened.x, l(0), g1.xxxx
+imad r2.y, vThreadGroupID.x, l(THREADS), vThreadIDInGroupFlattened.x
+ishl r2.y, r2.y, l(3)
+mov r2.z, r0.y
+store_raw u0.xy, r2.y, r2.zxzz
+ret
+";
+    for threads in [32u32, 24, 20, 13] {
+        for drop in [0u32, 2] {
+            let half = threads.next_power_of_two() / 2;
+            let text = template
+                .replace("THREADS", &threads.to_string())
+                .replace("HALF", &half.to_string())
+                .replace("DROP", &drop.to_string());
+            let groups = 2u32;
+            let words = (2 * threads * groups) as usize;
+            let out = diff(
+                &text,
+                [groups, 1, 1],
+                &[uav(0, raw(words as u64), &vec![0; words])],
+            );
+            let init = |t: u32| 7 * t + 1;
+            // The halving tree over g1 (its reads past the end give 0).
+            let mut g: Vec<u32> = (0..threads).map(init).collect();
+            let mut s = half;
+            while s > 0 {
+                let before = g.clone();
+                for t in 0..s.min(threads) {
+                    let far = before.get((t + s) as usize).copied().unwrap_or(0);
+                    g[t as usize] = before[t as usize].wrapping_add(far);
+                }
+                s >>= 1;
+            }
+            for grp in 0..groups {
+                for t in 0..threads {
+                    let sum: u32 = (1..10u32)
+                        .filter(|&s| s >= drop && t + drop >= s)
+                        .map(|s| t.checked_sub(s).map_or(0, init))
+                        .sum();
+                    let at = (2 * (grp * threads + t)) as usize;
+                    let what = format!("{threads} threads, drop {drop}, thread {t}");
+                    assert_eq!(out[0][at], sum, "{what}: sum");
+                    assert_eq!(out[0][at + 1], g[t as usize], "{what}: tree");
+                }
+            }
+        }
     }
 }

@@ -22,7 +22,7 @@
 
 use std::sync::Mutex;
 
-use super::context::{BatchContext, STATUS_BUDGET, STATUS_DONE, W};
+use super::context::{self, BatchContext, STATUS_BUDGET, STATUS_DONE, W};
 use super::runner::{build_table, build_typed, Table};
 use super::transpose::{lanes_to_rows, rows_to_lanes};
 use super::typed::TypedEnv;
@@ -132,7 +132,7 @@ impl JitBatchRunner<'_> {
             outputs: vec![0; io],
             xregs: vec![0; inner.plan.x_elems as usize * 4 * W],
             save: vec![0; inner.save_slots()],
-            tgsm: vec![0; inner.plan.tgsm_dwords as usize],
+            tgsm: context::tgsm_area(inner.plan.tgsm_dwords),
         }
     }
 
@@ -269,7 +269,7 @@ impl JitBatchRunner<'_> {
             c.budget = self.budget;
             c.res = self.table.descs.as_ptr();
             c.typed = (&*a.typed as *const TypedEnv).cast();
-            c.tgsm = a.tgsm.as_mut_ptr();
+            c.tgsm = context::tgsm_start(&mut a.tgsm);
             c.xregs = a.xregs.as_mut_ptr();
             c.save = a.save.as_mut_ptr().cast();
             c.inputs = a.inputs.as_ptr();

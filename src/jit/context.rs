@@ -182,6 +182,29 @@ pub const OFF_RUN: i32 = offset_of!(BatchContext, run) as i32;
 pub const OFF_GROUP_BUDGET: i32 = offset_of!(BatchContext, group_budget) as i32;
 pub const OFF_RES: i32 = offset_of!(BatchContext, res) as i32;
 pub const OFF_TGSM: i32 = offset_of!(BatchContext, tgsm) as i32;
+
+/// DWORDs of zeros a group's TGSM area holds before the g# memory the
+/// context points at: a vector load whose lanes end at a g# DWORD may
+/// start up to three DWORDs before g# (`memory.rs`, the tail shape),
+/// and its idle lanes read these words.
+pub const TGSM_LEAD: usize = 4;
+
+/// A zeroed TGSM area for `dwords` DWORDs of g# memory, with
+/// [`TGSM_LEAD`] words in front of it (none when there is no g#).
+pub fn tgsm_area(dwords: u32) -> Vec<u32> {
+    if dwords == 0 {
+        return Vec::new();
+    }
+    vec![0; TGSM_LEAD + dwords as usize]
+}
+
+/// Where the g# memory of an area from [`tgsm_area`] starts.
+pub fn tgsm_start(area: &mut [u32]) -> *mut u32 {
+    if area.is_empty() {
+        return area.as_mut_ptr();
+    }
+    area[TGSM_LEAD..].as_mut_ptr()
+}
 pub const OFF_XREGS: i32 = offset_of!(BatchContext, xregs) as i32;
 pub const OFF_SAVE: i32 = offset_of!(BatchContext, save) as i32;
 pub const OFF_TYPED: i32 = offset_of!(BatchContext, typed) as i32;

@@ -45,6 +45,10 @@ struct Window {
     size: Option<u64>,
     writable: bool,
     stride: Option<u32>,
+    /// Memory only this group's batches touch, one after another on one
+    /// worker (g#): a store may read a vector back and rewrite the
+    /// words of its idle lanes unchanged, which nothing can observe.
+    private: bool,
 }
 
 impl Lower<'_, '_> {
@@ -164,6 +168,7 @@ impl Lower<'_, '_> {
             size: None,
             writable,
             stride,
+            private: false,
         }
     }
 
@@ -207,6 +212,7 @@ impl Lower<'_, '_> {
                     size: Some(u64::from(place.dwords)),
                     writable: true,
                     stride: place.stride,
+                    private: true,
                 })
             }
             _ => Err(self.unsupported_operand(format!("{} memory operand", op.ty.prefix()))),
@@ -374,6 +380,12 @@ impl Lower<'_, '_> {
             let vector = |s: &mut Self, p: Value| s.vector_loads(p, 1, ks);
             let rest = self.fast_case(w, consec, d0, Some(kmax + 3), merge, vector);
             self.b.switch_to_block(rest);
+            // The first lanes idle and wrapped below g# (`g[tid - s]`
+            // under `tid >= s`): the vector that ends at lane 3's DWORDs.
+            if let Some((tail, t0)) = self.tail_shape(a, off, w, j) {
+                let rest = self.fast_case(w, tail, t0, Some(kmax + 3), merge, vector);
+                self.b.switch_to_block(rest);
+            }
         }
         // Uniform: DWORDs d0 .. d0 + kmax in bounds.
         if let Some((same, u0)) = self.same_shape(a, off, w, j, Shape::Uniform) {
@@ -533,10 +545,7 @@ impl Lower<'_, '_> {
                 let i0 = self.lane0(a[j]);
                 let is = self.b.ins().splat(types::I32X4, i0);
                 let eq = self.b.ins().icmp(IntCC::Equal, a[j], is);
-                let o0 = self.b.ins().extractlane(off[j], 0);
-                let os = self.b.ins().splat(types::I32X4, o0);
-                let same = self.b.ins().icmp(IntCC::Equal, off[j], os);
-                let both = self.b.ins().band(eq, same);
+                let (o0, both) = self.offset_lane(off[j], 0, eq);
                 let all = self.b.ins().vall_true(both);
                 let i0 = self.b.ins().uextend(types::I64, i0);
                 let o0 = self.b.ins().uextend(types::I64, o0);
@@ -559,10 +568,7 @@ impl Lower<'_, '_> {
                 let s = self.b.ins().splat(types::I32X4, i0);
                 let want = self.b.ins().iadd(s, step);
                 let eq = self.b.ins().icmp(IntCC::Equal, a[j], want);
-                let o0 = self.b.ins().extractlane(off[j], 0);
-                let os = self.b.ins().splat(types::I32X4, o0);
-                let same = self.b.ins().icmp(IntCC::Equal, off[j], os);
-                let both = self.b.ins().band(eq, same);
+                let (o0, both) = self.offset_lane(off[j], 0, eq);
                 let all = self.b.ins().vall_true(both);
                 let i0 = self.b.ins().uextend(types::I64, i0);
                 let nowrap = self.no_wrap(w, i0, 0xFFFF_FFFC);
@@ -573,6 +579,55 @@ impl Lower<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// Lane `l` of the structured offsets `off` and `flag` and-ed with
+    /// the test that every lane's offset equals it; a splat known when
+    /// compiling (a literal offset) needs neither the extract nor the
+    /// test.
+    fn offset_lane(&mut self, off: Value, l: u8, flag: Value) -> (Value, Value) {
+        if let Some(&x) = self.splats.get(&off) {
+            return (self.b.ins().iconst(types::I32, i64::from(x as i32)), flag);
+        }
+        let o = self.b.ins().extractlane(off, l);
+        let os = self.b.ins().splat(types::I32X4, o);
+        let same = self.b.ins().icmp(IntCC::Equal, off, os);
+        (o, self.b.ins().band(flag, same))
+    }
+
+    /// The tail shape of vector `j` of a structured g# access with
+    /// stride 4: the indices are `i3 - 3 + lane` modulo 2^32 (lane 3's
+    /// `i3`), every lane has lane 3's offset, and no active lane's index
+    /// wrapped (each is at most `i3`). Returns the i8 flag and `d3 - 3`
+    /// (i64; `d3` lane 3's DWORD), where the vector load that puts each
+    /// active lane's DWORD in its lane starts: up to three DWORDs before
+    /// g#, in the words every TGSM area keeps there
+    /// (`context::TGSM_LEAD`); only idle lanes read those, and their
+    /// results are never seen. The caller tests `d3 + k < dwords`.
+    fn tail_shape(&mut self, a: V, off: Option<V>, w: Window, j: usize) -> Option<(Value, Value)> {
+        let off = off?;
+        if !w.private || w.stride != Some(4) || super::opt_off("tail") {
+            return None;
+        }
+        let i3 = self.b.ins().extractlane(a[j], 3);
+        let first = self.b.ins().iadd_imm_s(i3, -3);
+        let s = self.b.ins().splat(types::I32X4, first);
+        let step = self.lane_steps();
+        let want = self.b.ins().iadd(s, step);
+        let eq = self.b.ins().icmp(IntCC::Equal, a[j], want);
+        let (o3, shape) = self.offset_lane(off[j], 3, eq);
+        let top = self.b.ins().splat(types::I32X4, i3);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a[j], top);
+        let exec = self.use_vars(self.exec)[j];
+        let idle = self.b.ins().bnot(exec);
+        let kept = self.b.ins().bor(below, idle);
+        let all = self.b.ins().band(shape, kept);
+        let ok = self.b.ins().vall_true(all);
+        let i3 = self.b.ins().uextend(types::I64, i3);
+        let o3 = self.b.ins().uextend(types::I64, o3);
+        let o3 = self.b.ins().ushr_imm_s(o3, 2);
+        let d3 = self.b.ins().iadd(i3, o3);
+        Some((ok, self.b.ins().iadd_imm_s(d3, -3)))
     }
 
     /// Lane `4 * j`'s byte address (u64) when vector `j` of raw address
@@ -926,8 +981,9 @@ impl Lower<'_, '_> {
     /// component, to DWORDs `first + k`). A one-component store whose four
     /// lanes are all active and address consecutive in-bounds DWORDs is one
     /// vector store; anything else runs lane by lane in lane order, each
-    /// DWORD bounds-checked and inactive lanes' DWORDs untouched (memory is
-    /// never read back and rewritten: other threads may own those words).
+    /// DWORD bounds-checked and inactive lanes' DWORDs untouched (t#/u#
+    /// memory is never read back and rewritten: other threads may own
+    /// those words; g# is, below).
     fn store_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
         let tier0 = self.slots.is_some() && self.out_of_line(w);
         let known = match vals {
@@ -952,9 +1008,33 @@ impl Lower<'_, '_> {
             self.b.ins().store(trusted(), value, p, 0);
             return;
         }
-        // Every lane must be active and allowed to write (not a pixel
-        // quad's helper lane).
-        let ok = if every {
+        // Private memory (g#) whose four DWORDs are consecutive and in
+        // the window is read back, the writing lanes' words replaced
+        // (`bitselect`) and written whole: the idle lanes' words get the
+        // bits just read, so the memory ends as lane-by-lane stores leave
+        // it, with no branch per lane (a halving tree's last steps, where
+        // a batch is partly active).
+        let blend = w.private && !every && !super::opt_off("blend");
+        let writes = blend.then(|| self.write_lanes(j));
+        let put = move |s: &mut Self, p: Value| -> Vec<Value> {
+            let new = match writes {
+                Some(writes) => {
+                    let old = s.b.ins().load(types::I32X4, trusted(), p, 0);
+                    s.b.ins().bitselect(writes, value, old)
+                }
+                None => value,
+            };
+            s.b.ins().store(trusted(), new, p, 0);
+            Vec::new()
+        };
+        if blend && known.is_some() {
+            let p = self.dword_ptr(w.base, d0);
+            put(self, p);
+            return;
+        }
+        // Otherwise every lane must be active and allowed to write (not a
+        // pixel quad's helper lane).
+        let ok = if every || blend {
             consec
         } else {
             let writes = self.write_lanes(j);
@@ -962,16 +1042,12 @@ impl Lower<'_, '_> {
             self.both(consec, all)
         };
         let merge = self.b.create_block();
-        let store = |s: &mut Self, p: Value| -> Vec<Value> {
-            s.b.ins().store(trusted(), value, p, 0);
-            Vec::new()
-        };
         let last = if known.is_some() { None } else { Some(3) };
-        let slow = self.fast_case(w, ok, d0, last, merge, store);
+        let slow = self.fast_case(w, ok, d0, last, merge, put);
         self.b.switch_to_block(slow);
         let writes = self.write_lanes(j);
         let bits = self.b.ins().vhigh_bits(types::I32, writes);
-        if !every {
+        if !every && !blend {
             // Consecutive and in the window, but not every lane writes:
             // each writing lane's DWORD on its own, inline.
             let some = move |s: &mut Self, p: Value| -> Vec<Value> {

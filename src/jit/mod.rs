@@ -127,7 +127,10 @@ use plan::Plan;
 /// whose tests its range's ends decided, `group.rs`), `runs` (one call per
 /// group, `runs_groups`), `tgsmfill` (TGSM cleared before every group,
 /// even when the program stores all of it before reading any,
-/// `analysis::Prepared::tgsm_written_first`).
+/// `analysis::Prepared::tgsm_written_first`), `blend` (a g# store
+/// under a partial mask branches per lane instead of blending,
+/// `memory.rs`), `tail` (no vector g# load ending at lane 3's DWORD,
+/// `memory.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();

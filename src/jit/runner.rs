@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::claims::Claims;
-use super::context::{step_ids, BatchContext, ResDesc, STATUS_BUDGET, STATUS_DONE, W};
+use super::context::{self, step_ids, BatchContext, ResDesc, STATUS_BUDGET, STATUS_DONE, W};
 use super::ranges::Entry;
 use super::typed::{TypedEnv, TypedView};
 use super::JitShader;
@@ -262,7 +262,7 @@ impl Worker {
     /// them moves between groups (the vectors are resized only by
     /// [`Worker::fit_save`], which points the contexts again).
     fn bind(&mut self, table: &Table, typed: &TypedEnv) {
-        let tgsm = self.tgsm.as_mut_ptr();
+        let tgsm = context::tgsm_start(&mut self.tgsm);
         for ((c, x), s) in self
             .ctxs
             .iter_mut()
@@ -343,7 +343,7 @@ impl JitShader {
             })
             .collect();
         Worker {
-            tgsm: vec![0; inner.plan.tgsm_dwords as usize],
+            tgsm: context::tgsm_area(inner.plan.tgsm_dwords),
             ctxs,
             xregs: vec![vec![0; inner.plan.x_elems as usize * 4 * W]; count],
             saves: vec![vec![0; inner.save_slots()]; count],
