@@ -400,6 +400,19 @@ impl Lower<'_, '_> {
             let slow = self.fast_case(w, same, u0, Some(kmax), merge, broadcast);
             self.b.switch_to_block(slow);
         }
+        // No lane active (a span's first batch whose four lanes all wrapped
+        // below g#): nothing is read, and the values are never seen.
+        let exec = self.use_vars(self.exec)[j];
+        let any = self.b.ins().vany_true(exec);
+        let (lanes, idle) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(any, lanes, &[], idle, &[]);
+        self.b.seal_block(lanes);
+        self.b.seal_block(idle);
+        self.b.switch_to_block(idle);
+        let zero = self.vsplat(0);
+        let zeros: Vec<BlockArg> = ks.iter().map(|_| BlockArg::Value(zero)).collect();
+        self.b.ins().jump(merge, &zeros);
+        self.b.switch_to_block(lanes);
         let vals = self.lane_loads(w, a, off, j, ks);
         let args: Vec<BlockArg> = vals.into_iter().map(BlockArg::Value).collect();
         self.b.ins().jump(merge, &args);
