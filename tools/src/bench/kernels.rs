@@ -356,6 +356,16 @@ fn reduce_build(n: u32) -> Problem {
     blocks_build(n, (n / 256) as usize, 3)
 }
 
+/// A group barrier in a native baseline: the shared array is written out
+/// to memory here, as the shader's `sync_g_t` makes it visible to the
+/// group's other threads. Without it the compiler sees that one thread
+/// owns the array and may keep it in registers across steps: reduce's
+/// tree then compiled to the plain sum (its time at or under the
+/// "limit" column), not the shader's algorithm.
+fn barrier(shared: &mut [u32; 256]) {
+    std::hint::black_box(shared);
+}
+
 /// The shader's algorithm: each block copied to a shared array, then a
 /// tree of halving steps (`a[i] += a[i + s]` for `i < s`), as the barriers
 /// order them.
@@ -363,12 +373,14 @@ fn reduce_native(i: &Inputs, out: &mut [Vec<u32>]) {
     let mut shared = [0u32; 256];
     for (sum, b) in out[0].iter_mut().zip(i.words("t0").chunks_exact(256)) {
         shared.copy_from_slice(b);
+        barrier(&mut shared);
         let mut s = 128;
         while s > 0 {
             let (lo, hi) = shared.split_at_mut(s);
             for (x, y) in lo.iter_mut().zip(&hi[..s]) {
                 *x = x.wrapping_add(*y);
             }
+            barrier(&mut shared);
             s >>= 1;
         }
         *sum = shared[0];
@@ -395,12 +407,14 @@ fn scan_native(i: &Inputs, out: &mut [Vec<u32>]) {
     for (block, own) in blocks.zip(out[0].chunks_exact_mut(256)) {
         shared.copy_from_slice(block);
         own.copy_from_slice(block);
+        barrier(&mut shared);
         let mut off = 1;
         while off < 256 {
             for i in off..256 {
                 own[i] = own[i].wrapping_add(shared[i - off]);
             }
             shared.copy_from_slice(own);
+            barrier(&mut shared);
             off <<= 1;
         }
     }
