@@ -3293,3 +3293,107 @@ ret
         }
     }
 }
+
+/// g# reads and writes at `tid + s`, with `s` the same in every thread and
+/// changing from step to step (a region loop's uniform): the region loops'
+/// pretested copies decide the bounds test for a range of batches from
+/// its first and last batch even where `tid + s` wraps around 2^32 in
+/// between (`pretest.rs`, `Circ`). Starts and steps that wrap before,
+/// inside and after the group's lanes give the interpreter's bits and the
+/// algorithm's words.
+#[test]
+fn tgsm_at_a_uniform_offset_that_wraps_gives_the_interpreters_bits() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadGroupID.x
+dcl_temps 3
+dcl_tgsm_structured g0, 4, 64
+dcl_thread_group 64, 1, 1
+imad r0.x, vThreadIDInGroupFlattened.x, l(3), l(5)
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+sync_g_t
+mov r0.y, cb0[0].x
+mov r0.z, l(0)
+mov r0.w, l(0)
+loop
+  uge r1.x, r0.w, l(4)
+  breakc_nz r1.x
+  iadd r1.y, vThreadIDInGroupFlattened.x, r0.y
+  ld_structured r1.z, r1.y, l(0), g0.xxxx
+  iadd r1.w, vThreadIDInGroupFlattened.x, l(1)
+  imul null, r1.w, r1.w, r1.z
+  xor r1.w, r1.w, l(85)
+  iadd r0.z, r0.z, r1.w
+  iadd r0.z, r0.z, r1.z
+  sync_g_t
+  iadd r1.y, vThreadIDInGroupFlattened.x, r0.y
+  ishl r1.z, r0.z, l(1)
+  ushr r1.w, r0.z, l(31)
+  or r1.z, r1.z, r1.w
+  xor r1.z, r1.z, l(4660)
+  iadd r1.z, r1.z, l(3)
+  store_structured g0.x, r1.y, l(0), r1.z
+  sync_g_t
+  iadd r0.y, r0.y, cb0[0].y
+  iadd r0.w, r0.w, l(1)
+endloop
+imad r2.x, vThreadGroupID.x, l(64), vThreadIDInGroupFlattened.x
+ishl r2.x, r2.x, l(2)
+store_raw u0.x, r2.x, r0.z
+ret
+";
+    assert!(sm5jit::jit::runs_region_pretested(&parse(text)));
+    let starts = [
+        (0u32, 1u32),
+        (1, 8),
+        (60, 1),
+        (0xFFFF_FFF0, 4),
+        (0xFFFF_FFC1, 0x20),
+        (0xFFFF_FFFF, 1),
+        (0x8000_0000, 0x8000_0000),
+        (7, 0xFFFF_FFFF),
+        (0xFFFF_FFF9, 0xFFFF_FFF8),
+    ];
+    for (s0, ds) in starts {
+        let groups = 2u32;
+        let words = (64 * groups) as usize;
+        let out = diff(
+            text,
+            [groups, 1, 1],
+            &[
+                uav(0, raw(words as u64), &vec![0; words]),
+                cb(0, &[s0, ds, 0, 0]),
+            ],
+        );
+        // The algorithm: every thread reads, then every thread writes (a
+        // read or a write past g#'s 64 words reads 0 or is dropped). The
+        // regions are longer than a paired one (`group.rs`, `PAIR_MAX`).
+        let mut g: Vec<u32> = (0..64).map(|t| 3 * t + 5).collect();
+        let mut sums = [0u32; 64];
+        let mut s = s0;
+        for _ in 0..4 {
+            let at = |t: u32| t.wrapping_add(s) as usize;
+            for t in 0..64 {
+                let v = g.get(at(t)).copied().unwrap_or(0);
+                let mixed = (t + 1).wrapping_mul(v) ^ 85;
+                let sum = &mut sums[t as usize];
+                *sum = sum.wrapping_add(mixed).wrapping_add(v);
+            }
+            for t in 0..64 {
+                if let Some(w) = g.get_mut(at(t)) {
+                    *w = (sums[t as usize].rotate_left(1) ^ 4660).wrapping_add(3);
+                }
+            }
+            s = s.wrapping_add(ds);
+        }
+        for grp in 0..groups as usize {
+            assert_eq!(
+                out[0][64 * grp..64 * grp + 64],
+                sums[..],
+                "start {s0:#x}, step {ds:#x}"
+            );
+        }
+    }
+}

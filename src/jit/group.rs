@@ -754,10 +754,11 @@ impl Lower<'_, '_> {
             // The pretested copy first: its flags make the probe.
             let probe = self.b.create_block();
             self.b.ins().jump(probe, &[]);
+            let values = self.b.func.dfg.num_values();
             let fhead = self.loop_head(counted);
             self.b.switch_to_block(fhead);
             let fctx = self.b.func.dfg.block_params(fhead)[0];
-            self.pretest = Some(Pretest::new(fctx, self.p.group_size));
+            self.pretest = Some(Pretest::after(fctx, self.p.group_size, values));
             let lowered = self.batch_loop_body(plan, start, end, entry, &lp, (fhead, stop), after);
             let pretest = self.pretest.take();
             lowered?;
@@ -1072,7 +1073,7 @@ fn one_row_of_batches(p: &Prepared) -> bool {
 /// lowered with a pretested copy in view (docs/architecture.md, "Region
 /// loops tested once"): a one-row group of whole batches, and a region
 /// that runs its batches one at a time with a raw or structured access
-/// to a t# or u#, whose whole-batch test the copy may decide. The
+/// to a t#, u# or g#, whose whole-batch test the copy may decide. The
 /// fuzzer counts such programs.
 pub fn region_pretest_applies(p: &Prepared, plan: &GroupPlan) -> bool {
     fn buffer_access(inst: &Instruction) -> bool {
@@ -1080,10 +1081,12 @@ pub fn region_pretest_applies(p: &Prepared, plan: &GroupPlan) -> bool {
         matches!(
             inst.opcode,
             LdRaw | LdStructured | StoreRaw | StoreStructured | LdRawS | LdStructuredS
-        ) && inst
-            .operands
-            .iter()
-            .any(|o| matches!(o.ty, OperandType::Resource | OperandType::Uav))
+        ) && inst.operands.iter().any(|o| {
+            matches!(
+                o.ty,
+                OperandType::Resource | OperandType::Uav | OperandType::Tgsm
+            )
+        })
     }
     fn walk(items: &[Item], insts: &[Instruction], batches: usize) -> bool {
         items.iter().any(|item| match item {

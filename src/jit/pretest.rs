@@ -58,6 +58,10 @@ pub(super) struct Pretest {
     flags: Vec<(Value, Need)>,
     /// The group's thread counts per dimension.
     pub size: [u32; 3],
+    /// Values numbered below this were made before the loop's head and
+    /// its probe: where the loop reads one, it is the same in every
+    /// batch and the probe can read it too ([`Pretest::before_loop`]).
+    before: Option<u32>,
 }
 
 impl Pretest {
@@ -67,7 +71,27 @@ impl Pretest {
             ctx,
             flags: Vec::new(),
             size,
+            before: None,
         }
+    }
+
+    /// [`Pretest::new`] for a loop whose head was made when the function
+    /// had `values` values: every value numbered below is defined before
+    /// the loop. The loop's body reads the values of the code before it
+    /// through its head's parameters (the lowering's variables) or as
+    /// values that dominate its head (a region's group-uniform
+    /// registers, its count and first context), so each such value it
+    /// reads dominates the probe and does not change from batch to batch.
+    pub fn after(ctx: Value, size: [u32; 3], values: usize) -> Pretest {
+        Pretest {
+            before: u32::try_from(values).ok(),
+            ..Pretest::new(ctx, size)
+        }
+    }
+
+    /// Whether `v` was made before the loop ([`Pretest::after`]).
+    fn before_loop(&self, v: Value) -> bool {
+        self.before.is_some_and(|n| v.as_u32() < n)
     }
 
     /// Whether the loop took any flag (the probe has something to test).
@@ -90,6 +114,97 @@ enum Fact {
     /// every batch when it holds in the last, one that bounds it from
     /// below when it holds in the first.
     Ends(Need),
+    /// A rising value plus one the same in every batch, which may wrap:
+    /// `((x + t) mod m) * mul + k`, no wrap in its own type.
+    Circ(Circ),
+}
+
+/// `((x + t) mod m) * mul + k` ([`Fact::Circ`]): `x` is the same in every
+/// batch, `t` a rising value of at most `r`, and the value is less than
+/// its type's limit. Across the batches `t` moves forward from its
+/// first value to its last, by at most `r`; as `u = (x + t) mod m` it
+/// walks that far around a circle of `m` points, which may wrap once.
+/// A comparison of the value with a constant holds for a range of `u`,
+/// an arc of the circle in `t`; a walk that starts and ends on the arc
+/// leaves it only by passing the whole rest of the circle, which is
+/// longer than `r` when the arc has at most `m - r` points. Then the
+/// comparison holds in every batch when it holds in the first and the
+/// last ([`compare`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Circ {
+    r: u128,
+    m: u128,
+    mul: u128,
+    k: u128,
+}
+
+impl Circ {
+    /// `(x + t) mod m` for `t` rising to at most `r` in a type of `m`
+    /// values.
+    fn wrapping(r: u128, m: u128) -> Circ {
+        Circ { r, m, mul: 1, k: 0 }
+    }
+
+    /// The greatest value (at `u = m - 1`).
+    fn top(&self) -> Option<u128> {
+        (self.m - 1).checked_mul(self.mul)?.checked_add(self.k)
+    }
+
+    /// Whether this is `(x + t) mod lim` itself in a type of `lim`
+    /// values, where adding a constant or multiplying by one keeps the
+    /// form (`x` absorbs it, or `t` scales with `r`).
+    fn whole(&self, lim: u128) -> bool {
+        self.m == lim && self.mul == 1 && self.k == 0
+    }
+
+    /// `self + c` in a type of `lim` values.
+    fn plus(self, c: Option<u128>, lim: u128) -> Option<Circ> {
+        if self.whole(lim) {
+            return Some(self);
+        }
+        let k = self.k.checked_add(c?)?;
+        let sum = Circ { k, ..self };
+        (sum.top()? < lim).then_some(sum)
+    }
+
+    /// `self * c` in a type of `lim` values.
+    fn times(self, c: u128, lim: u128) -> Option<Circ> {
+        if c == 1 {
+            return Some(self);
+        }
+        let scaled = Circ {
+            mul: self.mul.checked_mul(c)?,
+            k: self.k.checked_mul(c)?,
+            ..self
+        };
+        (scaled.top()? < lim).then_some(scaled)
+    }
+
+    /// How many `u` in `0..m` make `u * mul + k <= v` (`or_equal`) or
+    /// `< v`.
+    fn below(&self, v: u128, or_equal: bool) -> u128 {
+        let room = v.checked_sub(self.k);
+        let count = match (room, or_equal) {
+            (None, _) => 0,
+            (Some(d), true) => d / self.mul + 1,
+            (Some(d), false) => d.div_ceil(self.mul),
+        };
+        count.min(self.m)
+    }
+
+    /// The flag `cc(self, v)` (`v` on the right), unsigned comparisons
+    /// only: both ends' batches decide it when its arc is short enough.
+    fn compare(&self, cc: IntCC, v: u128) -> Option<Fact> {
+        use IntCC::*;
+        let arc = match cc {
+            UnsignedLessThan => self.below(v, false),
+            UnsignedLessThanOrEqual => self.below(v, true),
+            UnsignedGreaterThan => self.m - self.below(v, true),
+            UnsignedGreaterThanOrEqual => self.m - self.below(v, false),
+            _ => return None,
+        };
+        (arc + self.r <= self.m).then_some(Fact::Ends(Need::BOTH))
+    }
 }
 
 /// The batches in which a flag must hold ([`Fact::Ends`]).
@@ -108,6 +223,10 @@ impl Need {
         first: false,
         last: true,
     };
+    const BOTH: Need = Need {
+        first: true,
+        last: true,
+    };
 
     fn and(self, o: Need) -> Need {
         Need {
@@ -124,7 +243,7 @@ fn need(f: Fact) -> Option<Need> {
         Fact::Ends(n) => Some(n),
         // The same in every batch: the first decides.
         Fact::Fixed(_) => Some(Need::FIRST),
-        Fact::Rising(_) => None,
+        Fact::Rising(_) | Fact::Circ(_) => None,
     }
 }
 
@@ -157,11 +276,27 @@ fn sum(a: Fact, b: Fact, lim: u128) -> Option<Fact> {
     let fits = |s: u128| (s < lim).then_some(s);
     Some(match (a, b) {
         (Fixed(x), Fixed(y)) => Fixed(x.zip(y).and_then(|(x, y)| fits(x + y))),
-        (Rising(x), Fixed(Some(y))) | (Fixed(Some(y)), Rising(x)) | (Rising(x), Rising(y)) => {
-            Rising(fits(x + y)?)
-        }
+        (Rising(x), Fixed(y)) | (Fixed(y), Rising(x)) => match y.and_then(|y| fits(x + y)) {
+            Some(s) => Rising(s),
+            // It may wrap: the same value on a circle.
+            None => Circ(self::Circ::wrapping(x, lim)),
+        },
+        (Rising(x), Rising(y)) => Rising(fits(x + y)?),
+        (Circ(c), Fixed(y)) | (Fixed(y), Circ(c)) => Circ(c.plus(y, lim)?),
         _ => return None,
     })
+}
+
+/// The fact of `a - b` in a type of `lim` values: a rising value less
+/// one the same in every batch is `t + (lim - y)` on the circle.
+fn difference(a: Fact, b: Fact, lim: u128) -> Option<Fact> {
+    use Fact::*;
+    match (a, b) {
+        (Fixed(_), Fixed(_)) => Some(Fixed(None)),
+        (Rising(x), Fixed(_)) => Some(Circ(self::Circ::wrapping(x, lim))),
+        (Circ(c), Fixed(_)) if c.whole(lim) => Some(Circ(c)),
+        _ => None,
+    }
 }
 
 /// The fact of `a * k` (`k >= 0`) in a type of `lim` values.
@@ -169,6 +304,7 @@ fn scaled(a: Fact, k: u128, lim: u128) -> Option<Fact> {
     Some(match a {
         Fact::Fixed(x) => Fact::Fixed(x.and_then(|x| x.checked_mul(k)).filter(|&p| p < lim)),
         Fact::Rising(x) => Fact::Rising(x.checked_mul(k).filter(|&p| p < lim)?),
+        Fact::Circ(c) => Fact::Circ(c.times(k, lim)?),
         Fact::Ends(_) => return None,
     })
 }
@@ -189,6 +325,8 @@ fn compare(cc: IntCC, a: Fact, b: Fact, ty: Type) -> Option<Fact> {
     };
     let (x, upper) = match (a, b) {
         (Fixed(_), Fixed(_)) => return Some(Ends(Need::FIRST)),
+        (Circ(c), Fixed(Some(v))) => return c.compare(cc, v),
+        (Fixed(Some(v)), Circ(c)) => return c.compare(cc.swap_args(), v),
         (Rising(x), Fixed(_)) => (x, below(cc)),
         (Fixed(_), Rising(x)) => (x, below(cc.swap_args())),
         _ => return None,
@@ -234,7 +372,10 @@ impl Lower<'_, '_> {
         }
         // A cycle through a value being analysed finds `None`.
         memo.insert(v, None);
-        let f = self.fact_of(v, memo);
+        let before = self.pretest.as_ref().is_some_and(|p| p.before_loop(v));
+        let f = self
+            .fact_of(v, memo)
+            .or(before.then_some(Fact::Fixed(None)));
         memo.insert(v, f);
         f
     }
@@ -295,6 +436,9 @@ impl Lower<'_, '_> {
                 opcode,
                 args: [a, b],
             } => {
+                if opcode == Clif::Isub && self.equal_ids(a, b) {
+                    return Some(Fixed(Some(0)));
+                }
                 let (fa, fb) = (self.fact(a, memo)?, self.fact(b, memo)?);
                 // A shift or a multiple by a constant.
                 let by = |f: Fact| match f {
@@ -316,17 +460,16 @@ impl Lower<'_, '_> {
                         match fa {
                             Fixed(x) => Some(Fixed(x.map(|x| x >> s))),
                             Rising(x) => Some(Rising(x >> s)),
-                            Ends(_) => None,
+                            Ends(_) | Circ(_) => None,
                         }
                     }
+                    Clif::Isub => difference(fa, fb, lim),
                     // Bit operations of values the same in every batch
                     // are too.
-                    Clif::Band | Clif::Bor | Clif::Bxor | Clif::Sshr | Clif::Isub => {
-                        match (fa, fb) {
-                            (Fixed(_), Fixed(_)) => Some(Fixed(None)),
-                            _ => None,
-                        }
-                    }
+                    Clif::Band | Clif::Bor | Clif::Bxor | Clif::Sshr => match (fa, fb) {
+                        (Fixed(_), Fixed(_)) => Some(Fixed(None)),
+                        _ => None,
+                    },
                     _ => None,
                 }
             }
@@ -358,6 +501,45 @@ impl Lower<'_, '_> {
         }
         let d = base.iter().position(|&b| b == v)?;
         Some(Fact::Fixed(Some(groups * u128::from(size[d]))))
+    }
+
+    /// Whether `a` and `b` are the pretested loop's loads of two id rows
+    /// that hold the same numbers in every lane: in a group of one row,
+    /// the flattened id is the x id (`flat - x`, which an access's
+    /// consecutive base may hold, is then 0).
+    fn equal_ids(&self, a: Value, b: Value) -> bool {
+        let Some(p) = self.pretest.as_ref() else {
+            return false;
+        };
+        let dfg = &self.b.func.dfg;
+        let field = |v: Value| match dfg.value_def(dfg.resolve_aliases(v)).inst() {
+            Some(i) => match dfg.insts[i] {
+                InstructionData::Load {
+                    opcode: Clif::Load,
+                    arg,
+                    flags,
+                    offset,
+                } if dfg.resolve_aliases(arg) == p.ctx && dfg.mem_flags[flags].readonly() => {
+                    Some((i32::from(offset), dfg.value_type(v)))
+                }
+                _ => None,
+            },
+            None => None,
+        };
+        let (Some((oa, ta)), Some((ob, tb))) = (field(a), field(b)) else {
+            return false;
+        };
+        let row = 4 * W as i32;
+        // The same lanes of the x row and the flattened row.
+        let x_of = |o: i32| {
+            (OFF_FLAT..OFF_FLAT + row)
+                .contains(&o)
+                .then(|| o - OFF_FLAT + OFF_TID)
+        };
+        ta == tb
+            && p.size[1] <= 1
+            && p.size[2] <= 1
+            && (oa == ob || x_of(oa) == Some(ob) || x_of(ob) == Some(oa))
     }
 
     /// What is known of the pretested loop's batch-context field at
@@ -413,6 +595,10 @@ impl Lower<'_, '_> {
         let v = self.b.func.dfg.resolve_aliases(v);
         if v == pctx {
             return Some(ctx);
+        }
+        // Made before the loop: it dominates the probe.
+        if self.pretest.as_ref()?.before_loop(v) {
+            return Some(v);
         }
         // The group's context and the run's values are defined before the
         // probe.
@@ -493,8 +679,15 @@ mod tests {
             sum(Fact::Rising(63), Fact::Fixed(Some(100)), lim),
             Some(Fact::Rising(163))
         );
-        assert_eq!(sum(Fact::Rising(63), Fact::Fixed(None), lim), None);
-        assert_eq!(sum(Fact::Rising(lim - 1), Fact::Fixed(Some(1)), lim), None);
+        // One that may wrap is not rising (it is on a circle, below).
+        let rises = |f: Option<Fact>| matches!(f, Some(Fact::Rising(_)));
+        assert!(!rises(sum(Fact::Rising(63), Fact::Fixed(None), lim)));
+        assert!(!rises(sum(
+            Fact::Rising(lim - 1),
+            Fact::Fixed(Some(1)),
+            lim
+        )));
+        assert_eq!(sum(Fact::Rising(lim - 1), Fact::Rising(1), lim), None);
         assert_eq!(
             sum(Fact::Fixed(None), Fact::Fixed(Some(1)), lim),
             Some(Fact::Fixed(None))
@@ -528,6 +721,103 @@ mod tests {
         let big = Fact::Rising(1 << 31);
         assert_eq!(compare(IntCC::SignedLessThan, big, f, types::I32), None);
         assert_eq!(compare(IntCC::UnsignedLessThan, big, f, types::I32), last);
+    }
+
+    #[test]
+    fn a_rising_value_plus_an_unknown_one_wraps_on_a_circle() {
+        let lim = 1u128 << 32;
+        let c = Circ::wrapping(255, lim);
+        assert_eq!(
+            sum(Fact::Rising(255), Fact::Fixed(None), lim),
+            Some(Fact::Circ(c))
+        );
+        // A known addend that may wrap is on the circle too.
+        assert_eq!(
+            sum(Fact::Rising(255), Fact::Fixed(Some(lim - 1)), lim),
+            Some(Fact::Circ(c))
+        );
+        assert_eq!(
+            difference(Fact::Rising(255), Fact::Fixed(None), lim),
+            Some(Fact::Circ(c))
+        );
+        assert_eq!(difference(Fact::Fixed(None), Fact::Rising(255), lim), None);
+        // In its own type a constant moves the circle; a multiple does not
+        // keep its form.
+        assert_eq!(
+            sum(Fact::Circ(c), Fact::Fixed(Some(7)), lim),
+            Some(Fact::Circ(c))
+        );
+        assert_eq!(scaled(Fact::Circ(c), 4, lim), None);
+        // Widened (a zero-extended index), constants and multiples add up.
+        let wide = 1u128 << 64;
+        let c4 = scaled(Fact::Circ(c), 4, wide);
+        let want = Circ { mul: 4, ..c };
+        assert_eq!(c4, Some(Fact::Circ(want)));
+        assert_eq!(
+            sum(Fact::Circ(want), Fact::Fixed(Some(28)), wide),
+            Some(Fact::Circ(Circ { k: 28, ..want }))
+        );
+        assert_eq!(sum(Fact::Circ(want), Fact::Fixed(None), wide), None);
+    }
+
+    #[test]
+    fn a_circle_comparison_needs_both_ends_and_an_arc_the_walk_cannot_leave() {
+        let both = Some(Fact::Ends(Need::BOTH));
+        let lim = 1u128 << 32;
+        // `u + 7 < 256` in 64 bits: 249 values of `u`, far from the 2^32.
+        let c = Circ {
+            k: 7,
+            ..Circ::wrapping(255, lim)
+        };
+        assert_eq!(c.compare(IntCC::UnsignedLessThan, 256), both);
+        assert_eq!(c.below(256, false), 249);
+        assert_eq!(c.below(256, true), 250);
+        assert_eq!(c.below(6, false), 0);
+        // `u <= 2^32 - 8` (no wrap of the lanes after the first) holds on
+        // all but 7 values: a walk of up to 255 may cross them.
+        let u = Circ::wrapping(255, lim);
+        assert_eq!(u.compare(IntCC::UnsignedLessThanOrEqual, lim - 8), None);
+        // A walk shorter than the gap cannot.
+        let short = Circ::wrapping(6, lim);
+        assert_eq!(short.compare(IntCC::UnsignedLessThanOrEqual, lim - 8), both);
+        assert_eq!(short.compare(IntCC::UnsignedLessThanOrEqual, lim - 7), both);
+        assert_eq!(u.compare(IntCC::UnsignedGreaterThanOrEqual, lim - 8), both);
+        // `u > 254` is false on 255 values, which a walk of 255 cannot
+        // cross from one true value to another; `u > 253` on 254.
+        assert_eq!(u.compare(IntCC::UnsignedGreaterThan, 254), both);
+        assert_eq!(u.compare(IntCC::UnsignedGreaterThan, 253), None);
+        // Multiples: `4u < 1024` holds for 256 values of `u`.
+        let m = Circ {
+            mul: 4,
+            ..Circ::wrapping(255, lim)
+        };
+        assert_eq!(m.below(1024, false), 256);
+        assert_eq!(m.below(1021, false), 256);
+        assert_eq!(m.below(1020, false), 255);
+        assert_eq!(m.below(1020, true), 256);
+        assert_eq!(m.compare(IntCC::UnsignedLessThan, 1024), both);
+        // Equality and signed comparisons are not arcs this reads.
+        assert_eq!(c.compare(IntCC::Equal, 256), None);
+        assert_eq!(c.compare(IntCC::SignedLessThan, 256), None);
+        // Through `compare`, with the constant on either side.
+        assert_eq!(
+            compare(
+                IntCC::UnsignedGreaterThan,
+                Fact::Fixed(Some(256)),
+                Fact::Circ(c),
+                types::I64
+            ),
+            both
+        );
+        assert_eq!(
+            compare(
+                IntCC::UnsignedLessThan,
+                Fact::Circ(c),
+                Fact::Fixed(None),
+                types::I64
+            ),
+            None
+        );
     }
 
     #[test]
