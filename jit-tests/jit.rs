@@ -3397,3 +3397,61 @@ ret
         }
     }
 }
+
+/// Raw and structured stores whose address is the same in every lane (a
+/// group id times a constant; `memory.rs`, `uniform_store`): the last
+/// writing lane's value lands, as the interpreter's thread order leaves
+/// it, under masks that keep no lane, some and all, and an address
+/// outside the buffer, or one that wraps, writes nothing.
+#[test]
+fn stores_at_one_address_per_group_keep_the_last_writing_lane() {
+    let text = "cs_5_0
+dcl_constantbuffer CB0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_uav_structured u1, 8
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadGroupID.x
+dcl_temps 1
+dcl_thread_group 24, 1, 1
+imad r0.x, vThreadIDInGroupFlattened.x, l(3), l(1)
+ult r0.y, vThreadIDInGroupFlattened.x, cb0[0].x
+if_nz r0.y
+  imul null, r0.z, vThreadGroupID.x, cb0[0].y
+  store_raw u0.x, r0.z, r0.x
+  iadd r0.w, vThreadGroupID.x, cb0[0].z
+  store_structured u1.x, r0.w, l(4), r0.x
+endif
+ret
+";
+    let groups = 4u32;
+    for keep in [0u32, 1, 5, 24, 100] {
+        for (step, shift) in [(4u32, 0u32), (8, 3), (0x4000_0004, 0xFFFF_FFFE)] {
+            let out = diff(
+                text,
+                [groups, 1, 1],
+                &[
+                    uav(0, raw(16), &[0; 16]),
+                    uav(1, structured(8, 0, 6), &[0; 12]),
+                    cb(0, &[keep, step, shift, 0]),
+                ],
+            );
+            let (mut want_raw, mut want_s) = (vec![0u32; 16], vec![0u32; 12]);
+            for g in 0..groups {
+                for t in (0..24).filter(|&t| t < keep) {
+                    let v = 3 * t + 1;
+                    let d = (g.wrapping_mul(step) >> 2) as usize;
+                    if d < 16 {
+                        want_raw[d] = v;
+                    }
+                    let i = g.wrapping_add(shift) as usize;
+                    if i < 6 {
+                        want_s[2 * i + 1] = v;
+                    }
+                }
+            }
+            let what = format!("keep {keep}, step {step:#x}, shift {shift:#x}");
+            assert_eq!(out[0], want_raw, "{what}: raw");
+            assert_eq!(out[1], want_s, "{what}: structured");
+        }
+    }
+}

@@ -901,7 +901,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// the lane-wise operation on lane 0 alone (wrapping adds; a vector
     /// shift takes its amount modulo 32 as the scalar one does), so the
     /// bits are those of the extract. `None` where `v` is anything else.
-    fn scalar_lane0(&mut self, v: Value, depth: u32) -> Option<Value> {
+    pub(super) fn scalar_lane0(&mut self, v: Value, depth: u32) -> Option<Value> {
         use cranelift_codegen::ir::{InstructionData, Opcode as Clif, ValueDef};
         if self.ctx_loads.contains_key(&v) {
             return Some(self.lane0(v));

@@ -999,6 +999,12 @@ impl Lower<'_, '_> {
     /// those words; g# is, below).
     fn store_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
         let tier0 = self.slots.is_some() && self.out_of_line(w);
+        if let ([one], false) = (vals, tier0) {
+            if let Some(u0) = self.splat_dword(w, a, off, j) {
+                self.uniform_store(w, (a, off, j), one, u0);
+                return;
+            }
+        }
         let known = match vals {
             [_] if !tier0 => self.static_consecutive(w, a, off, j, 0),
             _ => None,
@@ -1089,6 +1095,76 @@ impl Lower<'_, '_> {
             self.b.switch_to_block(rest);
         }
         self.lane_stores(w, a, off, j, vals);
+        self.b.ins().jump(merge, &[]);
+        self.b.seal_block(merge);
+        self.b.switch_to_block(merge);
+    }
+
+    /// Vector `j`'s one DWORD (i64) when its lanes' addresses are splats
+    /// of scalars (a group-uniform address, `out[gid] = ...`): the same
+    /// DWORD in every lane, as the per-lane path computes it (a raw byte
+    /// address over 4; a structured index times the stride plus the
+    /// offset, over 4). `None` for any other address.
+    fn splat_dword(&mut self, w: Window, a: V, off: Option<V>, j: usize) -> Option<Value> {
+        if !fast_path_enabled() {
+            return None;
+        }
+        let x = self.same_scalar(a[j])?;
+        let x = self.b.ins().uextend(types::I64, x);
+        let bytes = match (w.stride, off) {
+            (None, None) => x,
+            (Some(s), Some(off)) => {
+                let o = match self.splats.get(&off[j]) {
+                    Some(&o) => self.b.ins().iconst(types::I64, i64::from(o)),
+                    None => {
+                        let o = self.same_scalar(off[j])?;
+                        self.b.ins().uextend(types::I64, o)
+                    }
+                };
+                let m = self.b.ins().imul_imm_s(x, i64::from(s));
+                self.b.ins().iadd(m, o)
+            }
+            _ => return None,
+        };
+        Some(self.b.ins().ushr_imm_s(bytes, 2))
+    }
+
+    /// The one value of every lane of `v` as a scalar, where its code
+    /// shows the lanes equal ([`lanes_equal`]): lane 0 on scalars where
+    /// [`Lower::address_lane0_u64`]'s steps reach it, else the extract.
+    fn same_scalar(&mut self, v: Value) -> Option<Value> {
+        if !lanes_equal(&self.b.func.dfg, v, SAME_DEPTH) {
+            return None;
+        }
+        Some(match self.scalar_lane0(v, SAME_DEPTH) {
+            Some(x) => x,
+            None => self.b.ins().extractlane(v, 0),
+        })
+    }
+
+    /// A one-component store of `value` whose lanes all address DWORD
+    /// `u0` ([`Self::splat_dword`]): in the window, the last writing
+    /// lane's value, as lane order leaves it (nothing when no lane
+    /// writes), with no shape test; outside it, the per-lane path.
+    fn uniform_store(
+        &mut self,
+        w: Window,
+        (a, off, j): (V, Option<V>, usize),
+        vals: &V,
+        u0: Value,
+    ) {
+        let value = vals[j];
+        let writes = self.write_lanes(j);
+        let bits = self.b.ins().vhigh_bits(types::I32, writes);
+        let merge = self.b.create_block();
+        let yes = self.b.ins().iconst(types::I8, 1);
+        let last_lane = move |s: &mut Self, p: Value| -> Vec<Value> {
+            s.last_writing_lane(bits, value, p);
+            Vec::new()
+        };
+        let rest = self.fast_case(w, yes, u0, Some(0), merge, last_lane);
+        self.b.switch_to_block(rest);
+        self.lane_stores(w, a, off, j, std::slice::from_ref(vals));
         self.b.ins().jump(merge, &[]);
         self.b.seal_block(merge);
         self.b.switch_to_block(merge);
@@ -1842,5 +1918,34 @@ fn rmw_op(op: AtomicOp) -> AtomicRmwOp {
         AtomicOp::UMax => AtomicRmwOp::Umax,
         AtomicOp::UMin => AtomicRmwOp::Umin,
         AtomicOp::Exch | AtomicOp::CmpExch => AtomicRmwOp::Xchg,
+    }
+}
+
+/// How deep [`lanes_equal`] follows an address's lane-wise steps.
+const SAME_DEPTH: u32 = 4;
+
+/// Whether every lane of the `i32x4` `v` holds the same bits, as its code
+/// shows: a splat, or a lane-wise integer operation (a shift by a scalar
+/// amount) of such values, at most `depth` steps deep.
+fn lanes_equal(dfg: &cranelift_codegen::ir::DataFlowGraph, v: Value, depth: u32) -> bool {
+    let v = dfg.resolve_aliases(v);
+    if depth == 0 || dfg.value_type(v) != types::I32X4 {
+        return false;
+    }
+    let Some(inst) = dfg.value_def(v).inst() else {
+        return false;
+    };
+    use ClifOpcode::*;
+    match dfg.insts[inst] {
+        InstructionData::Unary { opcode: Splat, .. } => true,
+        InstructionData::Binary {
+            opcode: Ishl | Ushr | Sshr,
+            args: [a, amount],
+        } => !dfg.value_type(amount).is_vector() && lanes_equal(dfg, a, depth - 1),
+        InstructionData::Binary {
+            opcode: Iadd | Isub | Imul | Band | Bor | Bxor,
+            args: [a, b],
+        } => lanes_equal(dfg, a, depth - 1) && lanes_equal(dfg, b, depth - 1),
+        _ => false,
     }
 }
