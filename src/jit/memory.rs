@@ -224,10 +224,20 @@ impl Lower<'_, '_> {
     /// (`sem::memory::raw_dword` / `structured_dword`).
     fn lane_dword(&mut self, a: V, off: Option<V>, stride: Option<u32>, l: usize) -> Value {
         let x = self.lane(a, l);
+        let o = match (stride, off) {
+            (Some(_), Some(o)) => Some(self.lane(o, l)),
+            _ => None,
+        };
+        self.dword_at(x, o, stride)
+    }
+
+    /// The DWORD (i64) that address `x` (and structured byte offset `o`,
+    /// both `i32`) names: a raw byte address over 4; a structured index
+    /// times the stride plus the offset, over 4.
+    fn dword_at(&mut self, x: Value, o: Option<Value>, stride: Option<u32>) -> Value {
         let x = self.b.ins().uextend(types::I64, x);
-        let flat = match (stride, off) {
+        let flat = match (stride, o) {
             (Some(s), Some(o)) => {
-                let o = self.lane(o, l);
                 let o = self.b.ins().uextend(types::I64, o);
                 let m = self.b.ins().imul_imm_s(x, i64::from(s));
                 self.b.ins().iadd(m, o)
@@ -1102,31 +1112,22 @@ impl Lower<'_, '_> {
 
     /// Vector `j`'s one DWORD (i64) when its lanes' addresses are splats
     /// of scalars (a group-uniform address, `out[gid] = ...`): the same
-    /// DWORD in every lane, as the per-lane path computes it (a raw byte
-    /// address over 4; a structured index times the stride plus the
-    /// offset, over 4). `None` for any other address.
+    /// DWORD in every lane, as the per-lane path computes it
+    /// ([`Self::dword_at`]). `None` for any other address.
     fn splat_dword(&mut self, w: Window, a: V, off: Option<V>, j: usize) -> Option<Value> {
         if !fast_path_enabled() {
             return None;
         }
         let x = self.same_scalar(a[j])?;
-        let x = self.b.ins().uextend(types::I64, x);
-        let bytes = match (w.stride, off) {
-            (None, None) => x,
-            (Some(s), Some(off)) => {
-                let o = match self.splats.get(&off[j]) {
-                    Some(&o) => self.b.ins().iconst(types::I64, i64::from(o)),
-                    None => {
-                        let o = self.same_scalar(off[j])?;
-                        self.b.ins().uextend(types::I64, o)
-                    }
-                };
-                let m = self.b.ins().imul_imm_s(x, i64::from(s));
-                self.b.ins().iadd(m, o)
-            }
+        let o = match (w.stride, off) {
+            (None, None) => None,
+            (Some(_), Some(off)) => Some(match self.splats.get(&off[j]) {
+                Some(&o) => self.b.ins().iconst(types::I32, i64::from(o)),
+                None => self.same_scalar(off[j])?,
+            }),
             _ => return None,
         };
-        Some(self.b.ins().ushr_imm_s(bytes, 2))
+        Some(self.dword_at(x, o, w.stride))
     }
 
     /// The one value of every lane of `v` as a scalar, where its code
