@@ -3455,3 +3455,74 @@ ret
         }
     }
 }
+
+/// Per-thread values carried across a barrier live in the batch context
+/// when they fit (eight components, `BatchContext::inline_save`) and in
+/// the batch's save area when not: both give the interpreter's bits, over
+/// two dispatches (the second finds the first's words in both places),
+/// and only the second needs a save area.
+#[test]
+fn values_carried_across_a_barrier_keep_their_bits_inline_and_out_of_line() {
+    let input: Vec<u32> = (0..128u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) ^ 0x5a5a_0f0f)
+        .collect();
+    for carried in [1usize, 5, 7, 9, 12, 16] {
+        // r1..r4 hold `carried` components made from a loaded word, all
+        // read after the barrier; r0 holds the address, the word, the sum
+        // and a neighbour's word.
+        let mut text = String::from(
+            "cs_5_0
+dcl_resource_raw t0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 5
+dcl_tgsm_structured g0, 4, 64
+dcl_thread_group 64, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+ld_raw r0.y, r0.x, t0.xxxx
+",
+        );
+        let reg = |k: usize| format!("r{}.{}", 1 + k / 4, ['x', 'y', 'z', 'w'][k % 4]);
+        for k in 0..carried {
+            text += &format!("imad {}, r0.y, l({}), l({})\n", reg(k), 2 * k + 3, k * 977);
+        }
+        text += "store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.y
+sync_g_t
+iadd r0.w, vThreadIDInGroupFlattened.x, l(1)
+and r0.w, r0.w, l(63)
+ld_structured r0.w, r0.w, l(0), g0.xxxx
+mov r0.z, r0.w
+";
+        for k in 0..carried {
+            text += &format!(
+                "xor r0.z, r0.z, {}\niadd r0.z, r0.z, l({})\n",
+                reg(k),
+                k + 1
+            );
+        }
+        text += "store_raw u0.x, r0.x, r0.z\nret\n";
+        let program = parse(&text);
+        assert!(sm5jit::jit::runs_group_level(&program), "{text}");
+        let res = vec![
+            Res {
+                class: 't',
+                slot: 0,
+                view: raw(128),
+                data: to_bytes(&input),
+                counter: None,
+            },
+            uav(0, raw(128), &[0; 128]),
+        ];
+        let out = diff(&text, [2, 1, 1], &res);
+        assert!(out.iter().flatten().any(|&w| w != 0), "writes something");
+        let jit = JitShader::compile_with(&program, &CompileOptions::tier(Tier::One))
+            .unwrap_or_else(|e| panic!("compile: {e}\n{text}"));
+        let slots = jit.save_area_slots();
+        if carried <= 7 {
+            assert_eq!(slots, 0, "{carried} components kept in the context");
+        } else {
+            assert!(slots >= 2 * carried, "{carried} components: {slots} slots");
+        }
+    }
+}

@@ -157,7 +157,16 @@ pub struct BatchContext {
     /// Vertex/pixel batches: o# in the same layout, written when the
     /// batch ends.
     pub outputs: *mut u32,
+    /// Group-level code (`group.rs`) whose saved components fit keeps
+    /// them here instead of behind `save`: a region's batch then reads
+    /// and writes them at fixed offsets from its context, with no
+    /// pointer to load first.
+    pub inline_save: [u128; INLINE_SAVE_SLOTS],
 }
+
+/// 16-byte slots of [`BatchContext::inline_save`]: eight r# components of
+/// a batch of [`W`] lanes.
+pub const INLINE_SAVE_SLOTS: usize = 16;
 
 pub const OFF_TID: i32 = offset_of!(BatchContext, tid) as i32;
 pub const OFF_FLAT: i32 = offset_of!(BatchContext, flat) as i32;
@@ -207,6 +216,7 @@ pub fn tgsm_start(area: &mut [u32]) -> *mut u32 {
 }
 pub const OFF_XREGS: i32 = offset_of!(BatchContext, xregs) as i32;
 pub const OFF_SAVE: i32 = offset_of!(BatchContext, save) as i32;
+pub const OFF_INLINE_SAVE: i32 = offset_of!(BatchContext, inline_save) as i32;
 pub const OFF_TYPED: i32 = offset_of!(BatchContext, typed) as i32;
 pub const OFF_IO: i32 = offset_of!(BatchContext, io) as i32;
 
@@ -239,6 +249,7 @@ impl BatchContext {
             io: [0; 8],
             inputs: std::ptr::null(),
             outputs: std::ptr::null_mut(),
+            inline_save: [0; INLINE_SAVE_SLOTS],
         }
     }
 

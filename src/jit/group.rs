@@ -44,7 +44,7 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
-use super::context::{CTX_SIZE, N, OFF_LIVE, OFF_SAVE, W};
+use super::context::{CTX_SIZE, INLINE_SAVE_SLOTS, N, OFF_INLINE_SAVE, OFF_LIVE, OFF_SAVE, W};
 use super::liveness::Liveness;
 use super::lower::{trusted, Lower};
 use super::pretest::Pretest;
@@ -469,6 +469,7 @@ impl Lower<'_, '_> {
         count: Value,
         fin: Block,
     ) -> Result<(), JitError> {
+        self.save_map = Some(self.save_map_of(plan));
         let mut loops = Vec::new();
         self.group_items(plan, &plan.items, count, &mut loops)?;
         self.b.ins().jump(fin, &[]);
@@ -751,6 +752,19 @@ impl Lower<'_, '_> {
         };
         let counted = stop.is_none();
         if self.region_pretest_on(&lp) {
+            // The pretested copy runs on copies of the group's context,
+            // its first context and its stop that the register allocator
+            // sees as values of their own (`Lower::fence`): sharing them
+            // with the ordinary loop, where calls and more values compete
+            // for registers, it kept the copy's context in a stack slot,
+            // stored and reloaded every batch.
+            let zero = self.fence();
+            let fgroup = self.b.ins().iadd(self.group, zero);
+            let ffrom = self.b.ins().iadd(lp.from, zero);
+            let fstop = stop.map(|s| self.b.ins().iadd(s, zero));
+            let mut fentering = entering.clone();
+            fentering[0] = arg(ffrom);
+            let group = std::mem::replace(&mut self.group, fgroup);
             // The pretested copy first: its flags make the probe.
             let probe = self.b.create_block();
             self.b.ins().jump(probe, &[]);
@@ -759,25 +773,30 @@ impl Lower<'_, '_> {
             self.b.switch_to_block(fhead);
             let fctx = self.b.func.dfg.block_params(fhead)[0];
             self.pretest = Some(Pretest::after(fctx, self.p.group_size, values));
-            let lowered = self.batch_loop_body(plan, start, end, entry, &lp, (fhead, stop), after);
+            let lowered = self.batch_loop_body(plan, start, end, entry, &lp, (fhead, fstop), after);
             let pretest = self.pretest.take();
-            lowered?;
+            if let Err(e) = lowered {
+                self.group = group;
+                return Err(e);
+            }
             self.b.switch_to_block(probe);
             self.b.seal_block(probe);
             let taken = pretest.as_ref().is_some_and(Pretest::taken);
             if !taken {
                 // Nothing decided: the copy is the ordinary loop.
-                self.b.ins().jump(fhead, &entering);
+                self.group = group;
+                self.b.ins().jump(fhead, &fentering);
                 self.b.seal_block(fhead);
             } else {
                 // The loop's last batch: `n - 1` contexts on from its first.
                 let n = self.b.ins().uextend(types::I64, lp.n);
                 let n1 = self.b.ins().iadd_imm_s(n, -1);
                 let off = self.b.ins().imul_imm_s(n1, CTX_SIZE);
-                let last = self.b.ins().iadd(lp.from, off);
+                let last = self.b.ins().iadd(ffrom, off);
                 self.pretest = pretest;
-                let ok = self.probe(lp.from, last);
+                let ok = self.probe(ffrom, last);
                 self.pretest = None;
+                self.group = group;
                 // Each loop is entered through a block of its own, where
                 // Cranelift puts what it hoists out of that loop.
                 let (fpre, pre) = (self.b.create_block(), self.b.create_block());
@@ -787,7 +806,7 @@ impl Lower<'_, '_> {
                 };
                 self.b.switch_to_block(fpre);
                 self.b.seal_block(fpre);
-                self.b.ins().jump(fhead, &entering);
+                self.b.ins().jump(fhead, &fentering);
                 self.b.seal_block(fhead);
                 self.b.switch_to_block(pre);
                 self.b.seal_block(pre);
@@ -975,7 +994,7 @@ impl Lower<'_, '_> {
             })
         };
         self.def_vars(self.exec, exec);
-        let save = self.b.ins().load(types::I64, trusted(), cptr, OFF_SAVE);
+        let save = self.save_base(cptr);
         for &(r, c, v) in entry {
             self.b.def_var(self.shadows[r][c], v);
             if live(self, start, r, c) {
@@ -997,10 +1016,9 @@ impl Lower<'_, '_> {
                     }
                     continue;
                 }
+                let at = self.save_offsets(r, c)?;
                 let vals: [Value; N] = std::array::from_fn(|j| {
-                    self.b
-                        .ins()
-                        .load(types::I32X4, trusted(), save, slot(r, c, j))
+                    self.b.ins().load(types::I32X4, trusted(), save, at[j])
                 });
                 self.def_vars(self.regs[r][c], vals);
             }
@@ -1040,12 +1058,65 @@ impl Lower<'_, '_> {
                     continue;
                 }
                 let vals = self.use_vars(self.regs[r][c]);
-                for (j, v) in vals.into_iter().enumerate() {
-                    self.b.ins().store(trusted(), v, save, slot(r, c, j));
+                let at = self.save_offsets(r, c)?;
+                for (v, at) in vals.into_iter().zip(at) {
+                    self.b.ins().store(trusted(), v, save, at);
                 }
             }
         }
         Ok(())
+    }
+}
+
+impl Lower<'_, '_> {
+    /// The [`SaveMap`] of `plan`: every component some region may load
+    /// at its start (live there, not group-uniform, not recomputed) or
+    /// store at its end (live there and not kept as a group scalar); the
+    /// same tests [`Lower::region_batch`] makes.
+    fn save_map_of(&self, plan: &GroupPlan) -> SaveMap {
+        let temps = self.regs.len();
+        let gu = &plan.group;
+        let live = |k: usize, r: usize, c: usize| {
+            self.live
+                .as_ref()
+                .is_none_or(|l: &Liveness| l.live_at(k, r as u32, c))
+        };
+        let mut regions = Vec::new();
+        regions_of(&plan.items, &mut regions);
+        let mut kept = vec![false; 4 * temps];
+        for (start, end) in regions {
+            for r in 0..temps {
+                for c in 0..4 {
+                    if plan.remat[4 * r + c].is_some() {
+                        continue;
+                    }
+                    let loads = live(start, r, c) && !gu.uniform_at(start, r as u32, c);
+                    let scalar = gu.uniform_at(end, r as u32, c) && !plan.risk[4 * r + c];
+                    let stores = live(end, r, c) && !scalar;
+                    kept[4 * r + c] |= loads || stores;
+                }
+            }
+        }
+        SaveMap::new(&kept)
+    }
+
+    /// The base of the batch at `cptr`'s save slots: the context itself
+    /// where they are inline, else the area its `save` pointer names.
+    fn save_base(&mut self, cptr: Value) -> Value {
+        match &self.save_map {
+            Some(m) if m.inline => cptr,
+            _ => self.b.ins().load(types::I64, trusted(), cptr, OFF_SAVE),
+        }
+    }
+
+    /// [`SaveMap::offset`] of the function's map, for each vector of
+    /// component `c` of r`r`; an error (never met: the map keeps every
+    /// component a region loads or stores) where it has none.
+    fn save_offsets(&self, r: usize, c: usize) -> Result<[i32; N], JitError> {
+        let m = self.save_map.as_ref();
+        let at: Option<Vec<i32>> = (0..N).map(|j| m?.offset(r, c, j)).collect();
+        at.and_then(|v| v.try_into().ok())
+            .ok_or_else(|| JitError::Codegen(format!("r{r}.{c} has no save slot")))
     }
 }
 
@@ -1152,13 +1223,65 @@ fn held_at(plan: &GroupPlan, start: usize, temps: usize) -> Vec<bool> {
 }
 
 /// The save-area offset of vector `j` of `r#.c` in group mode.
-fn slot(r: usize, c: usize, j: usize) -> i32 {
-    (16 * ((4 * r + c) * N + j)) as i32
+/// Where a batch keeps the r# components its regions carry across
+/// barriers: each such component gets [`N`] consecutive 16-byte slots
+/// (its vectors), numbered densely, in the context's inline area
+/// ([`BatchContext::inline_save`](super::context::BatchContext)) when
+/// they all fit, else in the area its `save` pointer names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SaveMap {
+    /// Per r# component (`4 * r + c`): its index among the kept ones.
+    index: Vec<Option<usize>>,
+    inline: bool,
 }
 
-/// Save slots a group-mode function needs per batch.
-pub fn save_slots(temps: usize) -> usize {
-    4 * temps * N
+impl SaveMap {
+    /// A map for the components `kept` marks (per `4 * r + c`).
+    fn new(kept: &[bool]) -> SaveMap {
+        let mut next = 0;
+        let index: Vec<Option<usize>> = kept
+            .iter()
+            .map(|&k| {
+                k.then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        SaveMap {
+            index,
+            inline: next * N <= INLINE_SAVE_SLOTS,
+        }
+    }
+
+    /// 16-byte slots a batch's out-of-line save area needs (0 when the
+    /// components are kept inline).
+    pub fn slots(&self) -> usize {
+        if self.inline {
+            return 0;
+        }
+        N * self.index.iter().flatten().count()
+    }
+
+    /// The byte offset of vector `j` of component `c` of r`r` from the
+    /// base [`Lower::save_base`] gives; `None` for a component no region
+    /// loads or stores.
+    fn offset(&self, r: usize, c: usize, j: usize) -> Option<i32> {
+        let k = self.index.get(4 * r + c).copied().flatten()?;
+        let first = if self.inline { OFF_INLINE_SAVE } else { 0 };
+        Some(first + (16 * (k * N + j)) as i32)
+    }
+}
+
+/// The regions of `items`, loops' bodies included, as `(start, end)`.
+fn regions_of(items: &[Item], out: &mut Vec<(usize, usize)>) {
+    for item in items {
+        match item {
+            Item::Region { start, end, .. } => out.push((*start, *end)),
+            Item::Loop { body, .. } => regions_of(body, out),
+            Item::Scalar(_) | Item::Break(_) | Item::Barrier(_) => {}
+        }
+    }
 }
 
 #[cfg(test)]

@@ -31,7 +31,9 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 
-use super::context::{N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_LANES, OFF_LIVE, OFF_TID, W};
+use super::context::{
+    N, OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_LANES, OFF_LIVE, OFF_TID, OFF_ZERO, W,
+};
 use super::flow::Frame;
 use super::libcalls::Shim;
 use super::plan::Plan;
@@ -238,6 +240,9 @@ pub struct Lower<'a, 'f> {
     /// While the pretested batch loop is lowered (`pretest.rs`): its
     /// context and the tests its probe decides for the whole group.
     pub pretest: Option<super::pretest::Pretest>,
+    /// Group-level code (`group.rs`): where a batch keeps the components
+    /// its regions carry across barriers.
+    pub save_map: Option<super::group::SaveMap>,
     /// Tier 0: the out-of-line ALU calls (`tier0.rs`, `tier0_alu.rs`).
     pub t0: super::tier0::AluCalls,
 }
@@ -280,6 +285,18 @@ pub fn fixed() -> MemFlagsData {
 }
 
 impl<'a, 'f> Lower<'a, 'f> {
+    /// An `i64` zero that Cranelift cannot see through: the group
+    /// context's `zero` words (never written), loaded without
+    /// `readonly`. A value plus it is a copy that no pass folds back into
+    /// the value, so a loop can be given copies of its own of values
+    /// another loop uses too (`group.rs`, the pretested copy): the
+    /// register allocator then places the two loops' live ranges apart.
+    pub(super) fn fence(&mut self) -> Value {
+        self.b
+            .ins()
+            .load(types::I64, trusted(), self.group, OFF_ZERO)
+    }
+
     // -----------------------------------------------------------------
     // Small builders
     // -----------------------------------------------------------------

@@ -196,6 +196,10 @@ struct Compiled {
     tier: u8,
     /// The function runs `run` groups along x per call (`runs_groups`).
     runs: bool,
+    /// The function reads each context's `resume` (barriers in the resume
+    /// scheme): the runner sets it to 0 before each group. Group-level
+    /// code (`group.rs`) never reads it.
+    resumes: bool,
     /// Declared after `func` so the code is freed last.
     _code: Code,
     /// Tier 0's out-of-line ALU descriptors, whose addresses the code
@@ -206,8 +210,6 @@ struct Compiled {
 struct Inner {
     prepared: Prepared,
     plan: Plan,
-    /// The program has a group barrier ([`has_group_barrier`]).
-    barriers: bool,
     /// The code compiled with the shader (tier 0, or tier 1 on
     /// [`Tier::One`]).
     first: Compiled,
@@ -574,7 +576,6 @@ impl JitShader {
         let auto = options.tier == Tier::Auto;
         let shader = JitShader {
             inner: Arc::new(Inner {
-                barriers: has_group_barrier(&prepared),
                 prepared,
                 plan,
                 first,
@@ -620,6 +621,7 @@ fn compile_code(
         id,
         save_slots,
         runs,
+        resumes,
         alu,
         dump: code_dump,
     } = match built {
@@ -644,6 +646,7 @@ fn compile_code(
         save_slots,
         tier,
         runs,
+        resumes,
         _code: Code(ManuallyDrop::new(module)),
         _alu: alu,
     };
@@ -678,6 +681,8 @@ struct Built {
     save_slots: usize,
     /// See [`Compiled::runs`].
     runs: bool,
+    /// See [`Compiled::resumes`].
+    resumes: bool,
     /// Tier 0's out-of-line call descriptors the code points at.
     alu: tier0::Descs,
     dump: Option<CodeDump>,
@@ -736,6 +741,7 @@ fn build(
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let save_slots;
     let runs;
+    let resumes;
     let alu;
     let observed = if opt_off("nan") {
         observed::Observed::all()
@@ -800,6 +806,7 @@ fn build(
             .unwrap_or(insts.len());
         let uniform_on = tier != 0 && runs_in_batches(p) && !opt_off("uniform");
         let group_plan = group_plan(p, tier, main_end);
+        resumes = barriers && group_plan.is_none();
         if group_plan.is_some() {
             // Group mode runs the group's batches, all of them: a region's
             // batch loop may run them in pairs (`group.rs`).
@@ -939,6 +946,7 @@ fn build(
             consec_base: None,
             bytes_base: None,
             region_uniform: None,
+            save_map: None,
             id_floor: None,
             span_full: None,
             ctx_loads: Default::default(),
@@ -1069,7 +1077,7 @@ fn build(
         lw.b.ins().return_(&[st]);
         save_slots = match tier {
             0 => lw.all_vars.len(),
-            _ if group_plan.is_some() => group::save_slots(p.temps as usize),
+            _ if group_plan.is_some() => lw.save_map.as_ref().map_or(0, group::SaveMap::slots),
             _ => lw.resumes.iter().map(|r| r.1).max().unwrap_or(0),
         };
         lw.b.seal_all_blocks();
@@ -1106,6 +1114,7 @@ fn build(
         id,
         save_slots,
         runs,
+        resumes,
         alu,
         dump: code_dump,
     })

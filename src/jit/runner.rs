@@ -466,7 +466,7 @@ impl JitShader {
             if clear_x {
                 w.xregs.iter_mut().for_each(|x| x.fill(0));
             }
-            if inner.barriers {
+            if code.resumes {
                 w.ctxs.iter_mut().for_each(|c| c.resume = 0);
             }
             let first = &mut w.ctxs[0];

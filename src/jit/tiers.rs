@@ -317,6 +317,14 @@ impl JitShader {
         self.inner.code().tier
     }
 
+    /// 16-byte slots of each batch's out-of-line barrier save area that
+    /// the code the next group runs needs: 0 without barriers, and for
+    /// group-level code (docs/architecture.md, "Groups") whose values
+    /// carried across barriers fit in the batch's context.
+    pub fn save_area_slots(&self) -> usize {
+        self.inner.code().save_slots
+    }
+
     /// Whether `other` shares this shader's compiled code (a cache hit).
     pub fn same_code(&self, other: &JitShader) -> bool {
         std::sync::Arc::ptr_eq(&self.inner, &other.inner)
