@@ -1746,16 +1746,7 @@ ret
         (
             scan,
             [3, 1, 1],
-            vec![
-                Res {
-                    class: 't',
-                    slot: 0,
-                    view: raw(192),
-                    data: to_bytes(&input),
-                    counter: None,
-                },
-                uav(0, raw(192), &[0; 192]),
-            ],
+            vec![srv(0, raw(192), &input), uav(0, raw(192), &[0; 192])],
         ),
     ];
     for (text, groups, res) in cases {
@@ -3504,16 +3495,7 @@ mov r0.z, r0.w
         text += "store_raw u0.x, r0.x, r0.z\nret\n";
         let program = parse(&text);
         assert!(sm5jit::jit::runs_group_level(&program), "{text}");
-        let res = vec![
-            Res {
-                class: 't',
-                slot: 0,
-                view: raw(128),
-                data: to_bytes(&input),
-                counter: None,
-            },
-            uav(0, raw(128), &[0; 128]),
-        ];
+        let res = vec![srv(0, raw(128), &input), uav(0, raw(128), &[0; 128])];
         let out = diff(&text, [2, 1, 1], &res);
         assert!(out.iter().flatten().any(|&w| w != 0), "writes something");
         let jit = JitShader::compile_with(&program, &CompileOptions::tier(Tier::One))

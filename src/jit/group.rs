@@ -1222,7 +1222,6 @@ fn held_at(plan: &GroupPlan, start: usize, temps: usize) -> Vec<bool> {
         .collect()
 }
 
-/// The save-area offset of vector `j` of `r#.c` in group mode.
 /// Where a batch keeps the r# components its regions carry across
 /// barriers: each such component gets [`N`] consecutive 16-byte slots
 /// (its vectors), numbered densely, in the context's inline area
@@ -1299,6 +1298,28 @@ mod tests {
             .position(|i| i.opcode == Opcode::Label)
             .unwrap_or(p.program.insts.len());
         GroupPlan::build(&p, end)
+    }
+
+    /// Kept components are numbered densely; the map is inline while
+    /// their vectors fit in the context's area.
+    #[test]
+    fn save_maps_number_kept_components_densely_inline_up_to_the_limit() {
+        // r0.y and r1.w kept: slots 0-1 and 2-3, in the context.
+        let mut kept = vec![false; 8];
+        kept[1] = true;
+        kept[7] = true;
+        let m = SaveMap::new(&kept);
+        assert_eq!(m.slots(), 0);
+        assert_eq!(m.offset(0, 1, 1), Some(OFF_INLINE_SAVE + 16));
+        assert_eq!(m.offset(1, 3, 0), Some(OFF_INLINE_SAVE + 16 * N as i32));
+        assert_eq!(m.offset(0, 0, 0), None);
+        assert_eq!(m.offset(5, 0, 0), None);
+        // As many components as the inline area holds, then one more.
+        let per = INLINE_SAVE_SLOTS / N;
+        assert_eq!(SaveMap::new(&vec![true; per]).slots(), 0);
+        let over = SaveMap::new(&vec![true; per + 1]);
+        assert_eq!(over.slots(), N * (per + 1));
+        assert_eq!(over.offset(0, 1, 0), Some(16 * N as i32));
     }
 
     /// Region copies are in view for a one-row group of whole batches
