@@ -3508,3 +3508,168 @@ mov r0.z, r0.w
         }
     }
 }
+
+/// A halving tree (`tid < s`) over a g# of `size` words, as reduce runs
+/// it, with `s` from `start` down to 1, every thread writing its final
+/// word; or with `scan` the doubling steps of a scan (`tid >= s`, `s`
+/// from 1 while below `size`) through a second g#. Both loops' trip
+/// counts are known when compiling.
+fn counted_tree(size: u32, start: u32, scan: bool) -> String {
+    let head = format!(
+        "cs_5_0
+dcl_resource_raw t0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_tgsm_structured g0, 4, {size}
+dcl_tgsm_structured g1, 4, {size}
+dcl_thread_group {size}, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+ld_raw r0.x, r0.x, t0.xxxx
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+sync_g_t
+"
+    );
+    let steps = if scan {
+        format!(
+            "mov r0.y, l(1)
+loop
+  uge r0.z, r0.y, l({size})
+  breakc_nz r0.z
+  uge r0.z, vThreadIDInGroupFlattened.x, r0.y
+  if_nz r0.z
+    iadd r0.w, vThreadIDInGroupFlattened.x, -r0.y
+    ld_structured r1.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+    ld_structured r1.y, r0.w, l(0), g0.xxxx
+    iadd r1.x, r1.x, r1.y
+    store_structured g1.x, vThreadIDInGroupFlattened.x, l(0), r1.x
+  endif
+  sync_g_t
+  uge r0.z, vThreadIDInGroupFlattened.x, r0.y
+  if_nz r0.z
+    ld_structured r1.x, vThreadIDInGroupFlattened.x, l(0), g1.xxxx
+    store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.x
+  endif
+  sync_g_t
+  ishl r0.y, r0.y, l(1)
+endloop
+"
+        )
+    } else {
+        format!(
+            "mov r0.y, l({start})
+loop
+  ieq r0.z, r0.y, l(0)
+  breakc_nz r0.z
+  ult r0.z, vThreadIDInGroupFlattened.x, r0.y
+  if_nz r0.z
+    iadd r0.w, vThreadIDInGroupFlattened.x, r0.y
+    ld_structured r1.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+    ld_structured r1.y, r0.w, l(0), g0.xxxx
+    iadd r1.x, r1.x, r1.y
+    store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.x
+  endif
+  sync_g_t
+  ushr r0.y, r0.y, l(1)
+endloop
+"
+        )
+    };
+    head + &steps
+        + "ld_structured r1.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+ishl r0.x, vThreadID.x, l(2)
+store_raw u0.x, r0.x, r1.x
+ret
+"
+}
+
+/// Group loops whose trip count is known when compiling run as copies of
+/// their body (`jit/unroll.rs`), and the part batch of each step's span
+/// leaves out its vectors that hold no thread of the span: every word of
+/// every group is the interpreter's, for groups of whole and part batches,
+/// prefix and suffix spans whose part batch starts, ends or lies within
+/// either vector, and a loop that leaves before its first iteration.
+#[test]
+fn counted_group_loops_give_the_interpreters_bits() {
+    let input: Vec<u32> = (0..512u32)
+        .map(|i| i.wrapping_mul(2_246_822_519) ^ 0x3c3c_9669)
+        .collect();
+    let cases = [
+        (64, 32, false),
+        (64, 0, false),
+        (40, 20, false),
+        (24, 12, false),
+        (56, 29, false),
+        (64, 0, true),
+        (40, 0, true),
+        (24, 0, true),
+        (20, 0, true),
+    ];
+    for (size, start, scan) in cases {
+        let text = counted_tree(size, start, scan);
+        let program = parse(&text);
+        assert!(sm5jit::jit::runs_group_level(&program), "{text}");
+        let words = 4 * size;
+        let res = vec![
+            srv(0, raw(512), &input),
+            uav(0, raw(words as u64), &vec![0; words as usize]),
+        ];
+        let out = diff(&text, [4, 1, 1], &res);
+        assert!(out.iter().flatten().any(|&w| w != 0), "writes something");
+    }
+}
+
+/// The smallest budget at which `program` runs one group on `tier`.
+fn least_budget(program: &sm5jit::ir::Program, tier: Tier, words: usize) -> u64 {
+    let options = CompileOptions {
+        cache: false,
+        ..CompileOptions::tier(tier)
+    };
+    let jit = JitShader::compile_with(program, &options).expect("compile");
+    let input = vec![7u32; words];
+    let runs = |budget: u64| {
+        let mut res = [
+            srv(0, raw(words as u64), &input),
+            uav(0, raw(words as u64), &vec![0; words]),
+        ];
+        let o = DispatchOptions { budget };
+        with_bound(&mut res, |b| {
+            jit.dispatch_threads(b, [1, 1, 1], &o, 1).map(|_| ())
+        })
+        .is_ok()
+    };
+    let (mut lo, mut hi) = (0u64, 1u64 << 24);
+    assert!(runs(hi), "{tier:?} runs with a large budget");
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if runs(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+/// An unrolled loop is charged once, on entry, for all its iterations,
+/// what the loop charges at its `endloop` (docs/semantics.md): its
+/// length (`endloop`'s index less `loop`'s) times 8 lanes per batch of
+/// the group per iteration. The least budget that runs one group is
+/// exactly that; one less stops it.
+#[test]
+fn counted_group_loops_use_the_budget_of_their_iterations() {
+    // (size, start, scan, iterations, loop length)
+    for (size, start, scan, iterations, len) in [(64, 32, false, 6, 13), (40, 0, true, 6, 19)] {
+        let text = counted_tree(size, start, scan);
+        let program = parse(&text);
+        let insts = &program.insts;
+        let at = |op| insts.iter().position(|i| i.opcode == op).unwrap();
+        use sm5jit::ir::Opcode;
+        assert_eq!(at(Opcode::EndLoop) - at(Opcode::Loop), len as usize);
+        let batches = u64::from(size).div_ceil(8);
+        let want = iterations * len * 8 * batches;
+        let one = least_budget(&program, Tier::One, size as usize);
+        assert_eq!(one, want, "size {size}, scan {scan}");
+    }
+}

@@ -51,6 +51,7 @@ use super::pretest::Pretest;
 use super::remat;
 use super::span::{self, Facts, Rel, Span};
 use super::uniform::{first_comp, scalar_op, Spread, Uniform};
+use super::unroll::Trips;
 use super::JitError;
 use crate::analysis::Prepared;
 use crate::ir::{sync_flags, Instruction, Opcode, OperandType};
@@ -470,8 +471,13 @@ impl Lower<'_, '_> {
         fin: Block,
     ) -> Result<(), JitError> {
         self.save_map = Some(self.save_map_of(plan));
+        let trips = if super::opt_off("unroll") {
+            Trips::default()
+        } else {
+            Trips::of(self.p, plan)
+        };
         let mut loops = Vec::new();
-        self.group_items(plan, &plan.items, count, &mut loops)?;
+        self.group_items(plan, &plan.items, count, &mut loops, &trips)?;
         self.b.ins().jump(fin, &[]);
         Ok(())
     }
@@ -482,6 +488,7 @@ impl Lower<'_, '_> {
         items: &[Item],
         count: Value,
         loops: &mut Vec<GroupLoop>,
+        trips: &Trips,
     ) -> Result<(), JitError> {
         for item in items {
             match item {
@@ -504,21 +511,55 @@ impl Lower<'_, '_> {
                 }
                 Item::Barrier(_) => {}
                 Item::Loop { at, end, body } => {
-                    let head = self.b.create_block();
                     let exit = self.b.create_block();
+                    if let Some(n) = trips.get(*at) {
+                        self.unrolled_loop(plan, (*at, *end, body), n, count, exit, trips)?;
+                    }
+                    // The ordinary loop: after an unrolled one, reached
+                    // only if a copy's break did not leave as counted
+                    // (never: Cranelift drops it with the folded breaks).
+                    let head = self.b.create_block();
                     self.b.ins().jump(head, &[]);
                     self.b.switch_to_block(head);
                     loops.push(GroupLoop { exit });
-                    self.group_items(plan, body, count, loops)?;
+                    self.group_items(plan, body, count, loops, trips)?;
                     loops.pop();
                     self.at = *end;
-                    self.group_charge(*at, *end, count);
+                    self.group_charge(*at, *end, count, 1);
                     self.b.ins().jump(head, &[]);
                     self.b.seal_block(head);
                     self.b.seal_block(exit);
                     self.b.switch_to_block(exit);
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The group loop `at..end` whose body reaches `endloop` `n` times
+    /// (`unroll.rs`) as `n + 1` copies of its body in a row, each with
+    /// its breaks to `exit` (the last copy's break leaves), after one
+    /// budget charge for all `n` iterations.
+    fn unrolled_loop(
+        &mut self,
+        plan: &GroupPlan,
+        (at, end, body): (usize, usize, &[Item]),
+        n: u32,
+        count: Value,
+        exit: Block,
+        trips: &Trips,
+    ) -> Result<(), JitError> {
+        if n > 0 {
+            self.at = end;
+            self.group_charge(at, end, count, u64::from(n));
+        }
+        // The entry checked `count`: with it a constant, each copy's
+        // spans fold to constant batch ranges.
+        let batches = group_batches(self.p) as i64;
+        let count = self.b.ins().iconst(types::I32, batches);
+        let mut loops = vec![GroupLoop { exit }];
+        for _ in 0..=n {
+            self.group_items(plan, body, count, &mut loops, trips)?;
         }
         Ok(())
     }
@@ -538,16 +579,26 @@ impl Lower<'_, '_> {
             .map(|c| (c, self.scalar_alu(inst, c)))
             .collect();
         for (c, v) in vals {
+            // A value the builder's constants fix (an unrolled loop's
+            // counter, `unroll.rs`) as one constant: what reads it later
+            // then finds it without following every step before.
+            let v = match self.known(v) {
+                Some(k) => self.b.ins().iconst(types::I32, k as i64),
+                None => v,
+            };
             self.b.def_var(self.shadows[r as usize][c], v);
         }
     }
 
-    /// The budget of one iteration of the group loop `at..end`: what
-    /// every batch would be charged at its `endloop` (`flow.rs`), for all
-    /// `count` batches at once.
-    fn group_charge(&mut self, at: usize, end: usize, count: Value) {
+    /// The budget of `times` iterations of the group loop `at..end`:
+    /// what every batch would be charged at its `endloop` (`flow.rs`),
+    /// for all `count` batches at once.
+    fn group_charge(&mut self, at: usize, end: usize, count: Value, times: u64) {
         let cost = self.loop_len.get(&at).copied().unwrap_or(1).max(1);
-        let per = cost.saturating_mul(W as u64).min(u32::MAX as u64) as i64;
+        let per = cost
+            .saturating_mul(W as u64)
+            .saturating_mul(times)
+            .min(u32::MAX as u64) as i64;
         let n = self.b.ins().uextend(types::I64, count);
         let charge = self.b.ins().imul_imm_s(n, per);
         self.charge_budget(charge, end);
@@ -610,7 +661,13 @@ impl Lower<'_, '_> {
                             paired: paired && inside,
                             ..lp(from, n, full_if)
                         };
-                        self.batch_loop(plan, start, end, &entry, one, true)?;
+                        self.idle_vectors = match inside {
+                            false => self.idle_in_part(span, count, first, n),
+                            true => 0,
+                        };
+                        let lowered = self.batch_loop(plan, start, end, &entry, one, true);
+                        self.idle_vectors = 0;
+                        lowered?;
                     }
                 }
                 None => {
@@ -627,6 +684,29 @@ impl Lower<'_, '_> {
         }
         self.ctx = group;
         Ok(())
+    }
+
+    /// For a part of a span's batches that is one batch, known when
+    /// compiling, in a span known too (an unrolled loop's, `unroll.rs`):
+    /// the vectors of that batch that hold no thread of the span, as
+    /// bits ([`Lower::idle_vectors`]). The batch of flat thread `t` is
+    /// `t / W`, its lane `t % W`, so vector `j` of batch `b` holds threads
+    /// `b * W + 4j ..` four on.
+    fn idle_in_part(&mut self, span: &Span, count: Value, first: Value, n: Value) -> u8 {
+        if self.known(n) != Some(1) || super::opt_off("idle") {
+            return 0;
+        }
+        let (lo, hi) = self.span_threads(span, count);
+        let (Some(b), Some(lo), Some(hi)) = (self.known(first), self.known(lo), self.known(hi))
+        else {
+            return 0;
+        };
+        (0..N)
+            .filter(|&j| {
+                let t0 = b * W as u64 + 4 * j as u64;
+                t0 + 4 <= lo || t0 >= hi
+            })
+            .fold(0, |bits, j| bits | 1 << j)
     }
 
     /// The context of batch `first` (i64) of the group.
@@ -738,8 +818,14 @@ impl Lower<'_, '_> {
         may_be_empty: bool,
     ) -> Result<(), JitError> {
         let arg = cranelift_codegen::ir::BlockArg::Value;
+        // A count fixed when compiling (an unrolled loop's span,
+        // `unroll.rs`): no loop where it is 0, no test where it is not.
+        let known = self.known(lp.n);
+        if known == Some(0) {
+            return Ok(());
+        }
         let after = self.b.create_block();
-        if may_be_empty {
+        if may_be_empty && known.is_none() {
             let enter = self.b.create_block();
             self.b.ins().brif(lp.n, enter, &[], after, &[]);
             self.b.seal_block(enter);
@@ -968,7 +1054,8 @@ impl Lower<'_, '_> {
                 .is_none_or(|l: &Liveness| l.live_at(k, r as u32, c))
         };
         self.ctx = cptr;
-        self.full_exec = self.entry_full;
+        // An idle vector's lanes run nothing: the mask is not full.
+        self.full_exec = self.entry_full && self.idle_vectors == 0;
         // Every variable starts the batch defined: nothing flows from one
         // batch into the next.
         let zero = self.vsplat(0);
@@ -993,6 +1080,12 @@ impl Lower<'_, '_> {
                     .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
             })
         };
+        let mut exec = exec;
+        for (j, e) in exec.iter_mut().enumerate() {
+            if self.idle_vectors & (1 << j) != 0 {
+                *e = self.vsplat(0);
+            }
+        }
         self.def_vars(self.exec, exec);
         let save = self.save_base(cptr);
         for &(r, c, v) in entry {

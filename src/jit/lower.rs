@@ -221,6 +221,12 @@ pub struct Lower<'a, 'f> {
     /// whose body then runs on every lane of the batch, so a split of it
     /// (`split.rs`) lowers its full-mask path alone.
     pub span_full: Option<usize>,
+    /// While a batch of a group region's span is lowered whose vectors
+    /// are known when compiling to hold no thread of the span (`group.rs`,
+    /// a span's part batch): bit `j` for such a vector `j`, whose mask
+    /// then starts the region as the zero constant, so its loads and
+    /// stores are left out (`memory.rs`) as the batch left out would.
+    pub idle_vectors: u8,
     /// While a structured load with a consecutive index is lowered: the
     /// index's base (`shadow.rs`), so its shape needs no run-time test.
     pub consec_base: Option<Value>,
@@ -525,8 +531,8 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// group region, `group.rs`) leaves the other unchanged.
     pub fn and_v(&mut self, a: V, b: V) -> V {
         self.map2(a, b, |s, x, y| match (s.splats.get(&x), s.splats.get(&y)) {
-            (Some(&u32::MAX), _) => y,
-            (_, Some(&u32::MAX)) => x,
+            (Some(&u32::MAX), _) | (_, Some(&0)) => y,
+            (_, Some(&u32::MAX)) | (Some(&0), _) => x,
             _ => s.b.ins().band(x, y),
         })
     }
@@ -540,6 +546,13 @@ impl<'a, 'f> Lower<'a, 'f> {
     }
 
     /// An `i8` that is non-zero when any lane of `m` is set.
+    /// Whether vector `j` of the mask is the zero constant: no lane of
+    /// it runs the code being lowered.
+    pub fn vector_idle(&mut self, j: usize) -> bool {
+        let exec = self.use_vars(self.exec)[j];
+        self.splats.get(&exec) == Some(&0)
+    }
+
     pub fn any(&mut self, m: V) -> Value {
         let mut acc = m[0];
         for v in &m[1..] {

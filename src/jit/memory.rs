@@ -90,7 +90,7 @@ impl Lower<'_, '_> {
         flags: MemFlagsData,
     ) -> Value {
         let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
-        let off = self.b.ins().ishl_imm_s(d, 2);
+        let off = self.dword_bytes(d);
         let addr = self.b.ins().iadd(base, off);
         let zero = self.ptr_at(OFF_ZERO);
         let p = self.b.ins().select(inb, addr, zero);
@@ -102,7 +102,7 @@ impl Lower<'_, '_> {
     fn store_ptr(&mut self, base: Value, dwords: Value, d: Value, ok: Value) -> (Value, Value) {
         let inb = self.b.ins().icmp(IntCC::UnsignedLessThan, d, dwords);
         let both = self.b.ins().band(inb, ok);
-        let off = self.b.ins().ishl_imm_s(d, 2);
+        let off = self.dword_bytes(d);
         let addr = self.b.ins().iadd(base, off);
         let sink = self.ptr_at(OFF_SINK);
         (self.b.ins().select(both, addr, sink), inb)
@@ -367,6 +367,11 @@ impl Lower<'_, '_> {
     /// each `k` is one scalar load broadcast to the lanes; otherwise the
     /// lanes load one by one.
     fn load_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, ks: &[u8]) -> Vec<Value> {
+        // No lane of it runs (`Lower::idle_vectors`): nothing is read,
+        // and the values are never seen.
+        if self.vector_idle(j) {
+            return vec![self.vsplat(0); ks.len()];
+        }
         // Tier 0 (`tier0.rs`) compiles for speed: the out-of-line lanes only.
         if self.slots.is_some() && self.out_of_line(w) {
             return self.lane_loads(w, a, off, j, ks);
@@ -819,7 +824,7 @@ impl Lower<'_, '_> {
     /// none), the per-vector path ([`Self::load_vector`]) otherwise.
     /// Returns, per `k`, the batch's values.
     fn batch_load(&mut self, w: Window, a: V, off: Option<V>, ks: &[u8]) -> Option<Vec<V>> {
-        if self.slots.is_some() && self.out_of_line(w) {
+        if (self.slots.is_some() && self.out_of_line(w)) || self.any_vector_idle() {
             return None;
         }
         let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
@@ -864,7 +869,7 @@ impl Lower<'_, '_> {
     /// ([`Self::store_vector`]) otherwise. Returns whether it lowered the
     /// store.
     fn batch_store(&mut self, w: Window, a: V, off: Option<V>, value: V) -> bool {
-        if self.slots.is_some() && self.out_of_line(w) {
+        if (self.slots.is_some() && self.out_of_line(w)) || self.any_vector_idle() {
             return false;
         }
         let Some((d0, nowrap)) = self.batch_shape(w, a, off, 0) else {
@@ -955,9 +960,75 @@ impl Lower<'_, '_> {
         matches!(dfg.insts[inst], InstructionData::UnaryImm { opcode: ClifOpcode::Iconst, imm } if imm.bits() == 1)
     }
 
+    /// Whether some vector of the mask is the zero constant
+    /// ([`Lower::vector_idle`]): the whole-batch paths, which access
+    /// every vector, then give way to the per-vector ones.
+    fn any_vector_idle(&mut self) -> bool {
+        (0..N).any(|j| self.vector_idle(j))
+    }
+
+    /// `4 * d` for a DWORD index `d` (i64): the byte address `d` was
+    /// made from where that address is a multiple of 4 (Cranelift turns
+    /// the shifts down and up into an `and` it cannot drop).
+    fn dword_bytes(&mut self, d: Value) -> Value {
+        match self.aligned_bytes(d) {
+            Some(a) => a,
+            None => self.b.ins().ishl_imm_s(d, 2),
+        }
+    }
+
+    /// `a` where `d` is `a >> 2` (logical) and `a` a multiple of 4.
+    fn aligned_bytes(&self, d: Value) -> Option<Value> {
+        let dfg = &self.b.func.dfg;
+        let inst = dfg.value_def(d).inst()?;
+        match dfg.insts[inst] {
+            InstructionData::Binary {
+                opcode: ClifOpcode::Ushr,
+                args: [a, k],
+            } if self.known(k) == Some(2) && self.multiple_of_4(a, 4) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Whether the integer `v` is a multiple of 4 by its definition: a
+    /// left shift by 2 to 31, an `and` with such a constant, a constant,
+    /// a zero extension or a sum of such values (at most `depth` deep).
+    fn multiple_of_4(&self, v: Value, depth: u32) -> bool {
+        if let Some(k) = self.known(v) {
+            return k & 3 == 0;
+        }
+        let dfg = &self.b.func.dfg;
+        let Some(inst) = dfg.value_def(v).inst() else {
+            return false;
+        };
+        if depth == 0 {
+            return false;
+        }
+        let bits = u64::from(dfg.value_type(v).bits());
+        match dfg.insts[inst] {
+            InstructionData::Unary {
+                opcode: ClifOpcode::Uextend,
+                arg,
+            } => self.multiple_of_4(arg, depth - 1),
+            InstructionData::Binary {
+                opcode: ClifOpcode::Ishl,
+                args: [_, k],
+            } => self.known(k).is_some_and(|k| (2..bits).contains(&k)),
+            InstructionData::Binary {
+                opcode: ClifOpcode::Band,
+                args: [x, y],
+            } => self.multiple_of_4(x, depth - 1) || self.multiple_of_4(y, depth - 1),
+            InstructionData::Binary {
+                opcode: ClifOpcode::Iadd | ClifOpcode::Isub,
+                args: [x, y],
+            } => self.multiple_of_4(x, depth - 1) && self.multiple_of_4(y, depth - 1),
+            _ => false,
+        }
+    }
+
     /// `base + 4 * d` for a DWORD index `d` (i64).
     fn dword_ptr(&mut self, base: Value, d: Value) -> Value {
-        let off = self.b.ins().ishl_imm_s(d, 2);
+        let off = self.dword_bytes(d);
         self.b.ins().iadd(base, off)
     }
 
@@ -1008,6 +1079,9 @@ impl Lower<'_, '_> {
     /// memory is never read back and rewritten: other threads may own
     /// those words; g# is, below).
     fn store_vector(&mut self, w: Window, a: V, off: Option<V>, j: usize, vals: &[V]) {
+        if self.vector_idle(j) {
+            return;
+        }
         let tier0 = self.slots.is_some() && self.out_of_line(w);
         if let ([one], false) = (vals, tier0) {
             if let Some(u0) = self.splat_dword(w, a, off, j) {

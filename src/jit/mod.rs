@@ -77,6 +77,7 @@ pub mod tiers;
 mod transpose;
 pub mod typed;
 mod uniform;
+mod unroll;
 
 pub use batch::JitBatchRunner;
 pub use tiers::{CompileOptions, Tier};
@@ -130,7 +131,9 @@ use plan::Plan;
 /// `analysis::Prepared::tgsm_written_first`), `blend` (a g# store
 /// under a partial mask branches per lane instead of blending,
 /// `memory.rs`), `tail` (no vector g# load ending at lane 3's DWORD,
-/// `memory.rs`).
+/// `memory.rs`), `unroll` (a group loop with a known trip count stays a
+/// loop, `unroll.rs`), `idle` (a span's part batch runs all its vectors,
+/// `group.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
     static OFF: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
@@ -949,6 +952,7 @@ fn build(
             save_map: None,
             id_floor: None,
             span_full: None,
+            idle_vectors: 0,
             ctx_loads: Default::default(),
             group_ids,
             run_res,
