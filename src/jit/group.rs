@@ -1077,7 +1077,7 @@ impl Lower<'_, '_> {
         // A group of whole batches with no `ret` before the end
         // (`GroupPlan::new`) has every lane live at every region's start:
         // the mask is the all-ones constant, which `and_v` folds away.
-        let exec: [Value; N] = if self.entry_full {
+        let mut exec: [Value; N] = if self.entry_full {
             [self.vsplat(u32::MAX); N]
         } else {
             std::array::from_fn(|j| {
@@ -1086,7 +1086,6 @@ impl Lower<'_, '_> {
                     .load(types::I32X4, trusted(), cptr, OFF_LIVE + 16 * j as i32)
             })
         };
-        let mut exec = exec;
         for (j, e) in exec.iter_mut().enumerate() {
             if self.idle_vectors & (1 << j) != 0 {
                 *e = self.vsplat(0);

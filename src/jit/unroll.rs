@@ -52,15 +52,12 @@ impl Trips {
             seen: HashMap::new(),
         };
         walk.items(&plan.items);
-        let insts = &p.program.insts;
         let trips = walk
             .seen
             .into_iter()
-            .filter_map(|(at, n)| Some((at, n?)))
-            .filter(|&(at, n)| {
-                let len = loop_end(insts, at).map_or(usize::MAX, |end| end - at);
-                len.saturating_mul(n as usize + 1) <= MAX_UNROLLED
-            })
+            .filter_map(|(at, (n, len))| Some((at, n?, len)))
+            .filter(|&(_, n, len)| len.saturating_mul(n as usize + 1) <= MAX_UNROLLED)
+            .map(|(at, n, _)| (at, n))
             .collect();
         Trips(trips)
     }
@@ -69,24 +66,6 @@ impl Trips {
     pub fn get(&self, at: usize) -> Option<u32> {
         self.0.get(&at).copied()
     }
-}
-
-/// The `endloop` of the loop at `at`.
-fn loop_end(insts: &[Instruction], at: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, inst) in insts.iter().enumerate().skip(at) {
-        match inst.opcode {
-            Opcode::Loop => depth += 1,
-            Opcode::EndLoop => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// How a walk over a loop body ended.
@@ -106,8 +85,8 @@ struct Walk<'a> {
     /// Per r# component (`4 * r + c`), its value when known.
     vals: Vec<Option<u32>>,
     /// Per loop met: its count, `None` where unknown or not the same
-    /// every time the loop was entered.
-    seen: HashMap<usize, Option<u32>>,
+    /// every time the loop was entered, and its length (`end - at`).
+    seen: HashMap<usize, (Option<u32>, usize)>,
 }
 
 impl Walk<'_> {
@@ -145,10 +124,10 @@ impl Walk<'_> {
         let entry = self.vals.clone();
         let count = self.run_loop(body);
         let count = match self.seen.get(&at) {
-            Some(&old) if old != count => None,
+            Some(&(old, _)) if old != count => None,
             _ => count,
         };
-        self.seen.insert(at, count);
+        self.seen.insert(at, (count, end - at));
         if count.is_none() {
             self.vals = entry;
             let insts = &self.p.program.insts[at..=end.min(self.p.program.insts.len() - 1)];
