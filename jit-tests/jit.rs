@@ -3586,7 +3586,8 @@ ret
 
 /// Group loops whose trip count is known when compiling run as copies of
 /// their body (`jit/unroll.rs`), and the part batch of each step's span
-/// leaves out its vectors that hold no thread of the span: every word of
+/// leaves out its lanes that hold no thread of the span (whole vectors,
+/// and loads narrowed to a vector's first one or two lanes): every word of
 /// every group is the interpreter's, for groups of whole and part batches,
 /// prefix and suffix spans whose part batch starts, ends or lies within
 /// either vector, and a loop that leaves before its first iteration.

@@ -22,9 +22,9 @@
 //! same result as their flushed zero, see [`Lower::exp2`]).
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, Endianness, InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, Value};
 
-use super::lower::{mem, Lower};
+use super::lower::{little, mem, Lower};
 use crate::sem::elementary::{ATANH, EXP_TERMS, INV_FACT, LN_2, LOG2_E, SQRT_2_MANTISSA};
 use crate::sem::float::CANONICAL_NAN;
 
@@ -35,12 +35,6 @@ const NEG_INF: u32 = 0xFF80_0000;
 /// 1.5·2^52: adding it to an integer-valued f64 k, |k| < 2^51, is exact
 /// and leaves k + 2^51 in the low mantissa bits.
 const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
-
-/// Flags of a bitcast that changes the lane count (the verifier wants the
-/// byte order named).
-fn little() -> cranelift_codegen::ir::MemFlagsData {
-    mem().with_endianness(Endianness::Little)
-}
 
 impl Lower<'_, '_> {
     /// `sem::float::exp2` of each lane of `x` (f32 bits).

@@ -661,12 +661,12 @@ impl Lower<'_, '_> {
                             paired: paired && inside,
                             ..lp(from, n, full_if)
                         };
-                        self.idle_vectors = match inside {
+                        self.idle_lanes = match inside {
                             false => self.idle_in_part(span, count, first, n),
                             true => 0,
                         };
                         let lowered = self.batch_loop(plan, start, end, &entry, one, true);
-                        self.idle_vectors = 0;
+                        self.idle_lanes = 0;
                         lowered?;
                     }
                 }
@@ -688,10 +688,9 @@ impl Lower<'_, '_> {
 
     /// For a part of a span's batches that is one batch, known when
     /// compiling, in a span known too (an unrolled loop's, `unroll.rs`):
-    /// the vectors of that batch that hold no thread of the span, as
-    /// bits ([`Lower::idle_vectors`]). The batch of flat thread `t` is
-    /// `t / W`, its lane `t % W`, so vector `j` of batch `b` holds threads
-    /// `b * W + 4j ..` four on.
+    /// the lanes of that batch that hold no thread of the span, as bits
+    /// ([`Lower::idle_lanes`]). The batch of flat thread `t` is `t / W`,
+    /// its lane `t % W`, so lane `l` of batch `b` holds thread `b * W + l`.
     fn idle_in_part(&mut self, span: &Span, count: Value, first: Value, n: Value) -> u8 {
         if self.known(n) != Some(1) || super::opt_off("idle") {
             return 0;
@@ -701,12 +700,7 @@ impl Lower<'_, '_> {
         else {
             return 0;
         };
-        (0..N)
-            .filter(|&j| {
-                let t0 = b * W as u64 + 4 * j as u64;
-                t0 + 4 <= lo || t0 >= hi
-            })
-            .fold(0, |bits, j| bits | 1 << j)
+        idle_lanes_of(b, lo, hi)
     }
 
     /// The context of batch `first` (i64) of the group.
@@ -1061,7 +1055,7 @@ impl Lower<'_, '_> {
         };
         self.ctx = cptr;
         // An idle vector's lanes run nothing: the mask is not full.
-        self.full_exec = self.entry_full && self.idle_vectors == 0;
+        self.full_exec = self.entry_full && self.idle_lanes == 0;
         // Every variable starts the batch defined: nothing flows from one
         // batch into the next.
         let zero = self.vsplat(0);
@@ -1087,8 +1081,13 @@ impl Lower<'_, '_> {
             })
         };
         for (j, e) in exec.iter_mut().enumerate() {
-            if self.idle_vectors & (1 << j) != 0 {
-                *e = self.vsplat(0);
+            match self.idle_in_vector(j) {
+                0 => {}
+                0xF => *e = self.vsplat(0),
+                idle => {
+                    let live = self.lanes_const(!idle);
+                    *e = self.b.ins().band(*e, live);
+                }
             }
         }
         self.def_vars(self.exec, exec);
@@ -1227,6 +1226,17 @@ struct BatchLoop {
     paired: bool,
     /// The region's `if` where every batch lies inside its span.
     full_if: Option<usize>,
+}
+
+/// The lanes of batch `b` that hold no thread of `lo .. hi` (flat ids;
+/// lane `l` holds thread `b * W + l`), as bits.
+fn idle_lanes_of(b: u64, lo: u64, hi: u64) -> u8 {
+    (0..W)
+        .filter(|&l| {
+            let t = b * W as u64 + l as u64;
+            t < lo || t >= hi
+        })
+        .fold(0, |bits, l| bits | 1 << l)
 }
 
 /// Whether the group of `p` is one row of whole batches (`y` and `z`
@@ -1400,6 +1410,17 @@ mod tests {
 
     /// Kept components are numbered densely; the map is inline while
     /// their vectors fit in the context's area.
+    #[test]
+    fn idle_lanes_are_those_outside_the_span() {
+        // Batch 0 of `tid < 2`: lanes 2 to 7 idle.
+        assert_eq!(idle_lanes_of(0, 0, 2), 0b1111_1100);
+        // Batch 2 (threads 16..24) of `tid >= 21`: lanes 0 to 4 idle.
+        assert_eq!(idle_lanes_of(2, 21, 64), 0b0001_1111);
+        // A batch the span covers, and one it misses.
+        assert_eq!(idle_lanes_of(1, 0, 64), 0);
+        assert_eq!(idle_lanes_of(3, 0, 8), 0xFF);
+    }
+
     #[test]
     fn save_maps_number_kept_components_densely_inline_up_to_the_limit() {
         // r0.y and r1.w kept: slots 0-1 and 2-3, in the context.

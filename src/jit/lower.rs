@@ -221,12 +221,14 @@ pub struct Lower<'a, 'f> {
     /// whose body then runs on every lane of the batch, so a split of it
     /// (`split.rs`) lowers its full-mask path alone.
     pub span_full: Option<usize>,
-    /// While a batch of a group region's span is lowered whose vectors
-    /// are known when compiling to hold no thread of the span (`group.rs`,
-    /// a span's part batch): bit `j` for such a vector `j`, whose mask
-    /// then starts the region as the zero constant, so its loads and
-    /// stores are left out (`memory.rs`) as the batch left out would.
-    pub idle_vectors: u8,
+    /// While a batch of a group region's span is lowered whose lanes are
+    /// known when compiling to hold no thread of the span (`group.rs`, a
+    /// span's part batch): bit `l` for such a lane `l`. Its mask starts
+    /// the region with those lanes clear (a vector of idle lanes only is
+    /// the zero constant, so its loads and stores are left out,
+    /// `memory.rs`), and a vector whose live lanes are its first one or
+    /// two reads only their words ([`Lower::live_prefix`]).
+    pub idle_lanes: u8,
     /// While a structured load with a consecutive index is lowered: the
     /// index's base (`shadow.rs`), so its shape needs no run-time test.
     pub consec_base: Option<Value>,
@@ -270,6 +272,12 @@ fn lane_blend() -> bool {
 
 pub fn mem() -> MemFlagsData {
     MemFlagsData::new()
+}
+
+/// Flags of a bitcast that changes the lane count (the verifier wants the
+/// byte order named).
+pub fn little() -> MemFlagsData {
+    mem().with_endianness(cranelift_codegen::ir::Endianness::Little)
 }
 
 /// Flags for accesses that cannot trap: every address generated code uses
@@ -492,6 +500,19 @@ impl<'a, 'f> Lower<'a, 'f> {
         v
     }
 
+    /// An `i32x4` mask constant: lane `k` all ones where bit `k` of
+    /// `bits` is set, else zero.
+    pub fn lanes_const(&mut self, bits: u8) -> Value {
+        let bytes: Vec<u8> = (0..4)
+            .flat_map(|k| match bits >> k & 1 {
+                1 => u32::MAX.to_le_bytes(),
+                _ => 0u32.to_le_bytes(),
+            })
+            .collect();
+        let c = self.b.func.dfg.constants.insert(bytes.into());
+        self.b.ins().vconst(types::I32X4, c)
+    }
+
     pub fn splat_v(&mut self, x: u32) -> V {
         let v = self.vsplat(x);
         [v; N]
@@ -545,7 +566,6 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.map2(a, b, |s, x, y| s.b.ins().band_not(x, y))
     }
 
-    /// An `i8` that is non-zero when any lane of `m` is set.
     /// Whether vector `j` of the mask is the zero constant: no lane of
     /// it runs the code being lowered.
     pub fn vector_idle(&mut self, j: usize) -> bool {
@@ -553,6 +573,26 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.splats.get(&exec) == Some(&0)
     }
 
+    /// The idle lanes of vector `j` ([`Lower::idle_lanes`]), as 4 bits.
+    pub fn idle_in_vector(&self, j: usize) -> u8 {
+        (self.idle_lanes >> (4 * j)) & 0xF
+    }
+
+    /// Where only the first one or two lanes of vector `j` can run (the
+    /// others idle, [`Lower::idle_lanes`]): how many. A load then reads
+    /// only their words: a wider one would also span words that earlier
+    /// narrower or offset stores wrote, which the store buffer cannot
+    /// forward (a halving tree's last steps read `g[tid + 2]` and
+    /// `g[tid + 1]` right after the step before wrote `g[0 .. 4]`).
+    pub fn live_prefix(&self, j: usize) -> Option<u8> {
+        match self.idle_in_vector(j) {
+            0b1110 => Some(1),
+            0b1100 => Some(2),
+            _ => None,
+        }
+    }
+
+    /// An `i8` that is non-zero when any lane of `m` is set.
     pub fn any(&mut self, m: V) -> Value {
         let mut acc = m[0];
         for v in &m[1..] {

@@ -25,7 +25,7 @@ use super::context::{
     OFF_ZERO, RES_BASE, RES_BUFINFO, RES_COUNTER, RES_DWORDS, RES_SIZE, W,
 };
 use super::lanes;
-use super::lower::{fixed, trusted, Lower, Ty, V};
+use super::lower::{fixed, little, trusted, Lower, Ty, V};
 use super::uniform::Spread;
 use super::JitError;
 use crate::ir::{AtomicInst, Instruction, MemoryInst, Opcode, Operand, OperandType, ProgramKind};
@@ -377,9 +377,10 @@ impl Lower<'_, '_> {
             return self.lane_loads(w, a, off, j, ks);
         }
         let kmax = i64::from(ks.iter().copied().max().unwrap_or(0));
+        let live = self.live_prefix(j);
         if let Some(d0) = self.static_consecutive(w, a, off, j, kmax) {
             let p = self.dword_ptr(w.base, d0);
-            return self.vector_loads(p, 1, ks);
+            return self.vector_loads_live(p, ks, live);
         }
         let consecutive = self.same_shape(a, off, w, j, Shape::Consecutive);
         if consecutive.is_none() && (!fast_path_enabled() || w.stride.is_none()) {
@@ -392,7 +393,7 @@ impl Lower<'_, '_> {
             .collect();
         // Consecutive: DWORDs d0 .. d0 + kmax + 3 in bounds.
         if let Some((consec, d0)) = consecutive {
-            let vector = |s: &mut Self, p: Value| s.vector_loads(p, 1, ks);
+            let vector = move |s: &mut Self, p: Value| s.vector_loads_live(p, ks, live);
             let rest = self.fast_case(w, consec, d0, Some(kmax + 3), merge, vector);
             self.b.switch_to_block(rest);
             // The first lanes idle and wrapped below g# (`g[tid - s]`
@@ -449,6 +450,32 @@ impl Lower<'_, '_> {
             }
         }
         out
+    }
+
+    /// One vector of lanes from `p` (lane 0's first DWORD) as
+    /// [`Self::vector_loads`], or, where only its first `live` lanes run
+    /// ([`Lower::live_prefix`]), their DWORDs alone with the other lanes
+    /// zero: their values are never seen.
+    fn vector_loads_live(&mut self, p: Value, ks: &[u8], live: Option<u8>) -> Vec<Value> {
+        let Some(live) = live else {
+            return self.vector_loads(p, 1, ks);
+        };
+        ks.iter()
+            .map(|&k| {
+                let at = 4 * i32::from(k);
+                match live {
+                    1 => {
+                        let x = self.b.ins().load(types::I32, trusted(), p, at);
+                        self.b.ins().scalar_to_vector(types::I32X4, x)
+                    }
+                    _ => {
+                        let x = self.b.ins().load(types::I64, trusted(), p, at);
+                        let v = self.b.ins().scalar_to_vector(types::I64X2, x);
+                        self.b.ins().bitcast(types::I32X4, little(), v)
+                    }
+                }
+            })
+            .collect()
     }
 
     /// Emits `if shape && d0 + last < dwords { jump merge(access(&base[d0])) }`
@@ -961,10 +988,11 @@ impl Lower<'_, '_> {
     }
 
     /// Whether some vector of the mask is the zero constant
-    /// ([`Lower::vector_idle`]): the whole-batch paths, which access
-    /// every vector, then give way to the per-vector ones.
+    /// ([`Lower::vector_idle`]) or has only its first lanes live
+    /// ([`Lower::live_prefix`]): the whole-batch paths, which access
+    /// every word of every vector, then give way to the per-vector ones.
     fn any_vector_idle(&mut self) -> bool {
-        (0..N).any(|j| self.vector_idle(j))
+        (0..N).any(|j| self.vector_idle(j) || self.live_prefix(j).is_some())
     }
 
     /// `4 * d` for a DWORD index `d` (i64): the byte address `d` was

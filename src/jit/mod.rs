@@ -132,7 +132,7 @@ use plan::Plan;
 /// under a partial mask branches per lane instead of blending,
 /// `memory.rs`), `tail` (no vector g# load ending at lane 3's DWORD,
 /// `memory.rs`), `unroll` (a group loop with a known trip count stays a
-/// loop, `unroll.rs`), `idle` (a span's part batch runs all its vectors,
+/// loop, `unroll.rs`), `idle` (a span's part batch runs all its lanes and loads whole vectors,
 /// `group.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
 pub fn opt_off(name: &str) -> bool {
@@ -952,7 +952,7 @@ fn build(
             save_map: None,
             id_floor: None,
             span_full: None,
-            idle_vectors: 0,
+            idle_lanes: 0,
             ctx_loads: Default::default(),
             group_ids,
             run_res,
