@@ -634,6 +634,7 @@ impl Lower<'_, '_> {
         }
         let batches = group_batches(self.p);
         let paired = pairs_region(&self.p.program.insts, start, end, batches);
+        let batches_c = self.b.ins().iconst(types::I32, batches as i64);
         let group = self.group;
         let lp = |from, n, full_if| BatchLoop {
             from,
@@ -652,7 +653,11 @@ impl Lower<'_, '_> {
                 };
                 self.batch_loop(plan, start, end, &entry, lp(group, n, None), false)?;
             }
-            Some(span) => match self.peeled_region(plan, span, start, end, count, paired) {
+            // The entry checked `count`: as a constant, a span whose bound
+            // is known when compiling (a literal, a step of an unrolled
+            // loop) gives constant batch ranges, and its part batches
+            // their idle lanes.
+            Some(span) => match self.peeled_region(plan, span, start, end, batches_c, paired) {
                 Some((at_if, parts)) => {
                     for (first, n, inside) in parts {
                         let from = self.batch_ctx(first);
@@ -662,7 +667,7 @@ impl Lower<'_, '_> {
                             ..lp(from, n, full_if)
                         };
                         self.idle_lanes = match inside {
-                            false => self.idle_in_part(span, count, first, n),
+                            false => self.idle_in_part(span, batches_c, first, n),
                             true => 0,
                         };
                         let lowered = self.batch_loop(plan, start, end, &entry, one, true);
@@ -671,14 +676,18 @@ impl Lower<'_, '_> {
                     }
                 }
                 None => {
-                    let (first, n) = self.span_batches(span, count);
+                    let (first, n) = self.span_batches(span, batches_c);
                     let (first, n) = if paired {
                         self.pair_span(first, n, batches)
                     } else {
+                        self.idle_lanes = self.idle_in_part(span, batches_c, first, n);
                         (first, n)
                     };
                     let from = self.batch_ctx(first);
-                    self.batch_loop(plan, start, end, &entry, lp(from, n, None), true)?;
+                    let lowered =
+                        self.batch_loop(plan, start, end, &entry, lp(from, n, None), true);
+                    self.idle_lanes = 0;
+                    lowered?;
                 }
             },
         }
@@ -998,6 +1007,12 @@ impl Lower<'_, '_> {
             });
         self.span_full = None;
         lowered?;
+        // One iteration, known when compiling: no back edge.
+        if self.known(lp.n) == Some(1) && !super::opt_off("once") {
+            self.b.ins().jump(after, &[]);
+            self.ctx = self.group;
+            return Ok(());
+        }
         let step = if lp.paired { 2 } else { 1 };
         let following = self.b.ins().iadd_imm_s(cptr, step * CTX_SIZE);
         match (stop, left) {
@@ -1037,8 +1052,24 @@ impl Lower<'_, '_> {
 
     /// One batch of a region (its context at `cptr`): registers from the
     /// save area and the group scalars `entry`, the region's code, the
-    /// registers it changed back to the save area.
+    /// registers it changed back to the save area. The batch's lane-0
+    /// ids are loaded once at its head ([`Lower::preload_ids`]).
     fn region_batch(
+        &mut self,
+        plan: &GroupPlan,
+        start: usize,
+        end: usize,
+        cptr: Value,
+        entry: &[(usize, usize, Value)],
+    ) -> Result<(), JitError> {
+        self.preload_ids(cptr);
+        let lowered = self.region_batch_code(plan, start, end, cptr, entry);
+        self.forget_ids();
+        lowered
+    }
+
+    /// [`Self::region_batch`] once its ids are loaded.
+    fn region_batch_code(
         &mut self,
         plan: &GroupPlan,
         start: usize,

@@ -131,6 +131,9 @@ pub struct Lower<'a, 'f> {
     /// `finish`, min/max, reads of always-flushed registers, constants):
     /// `flush` returns them as they are.
     pub known_flushed: HashSet<Value>,
+    /// What [`Lower::known`] found of each value it looked at, and how
+    /// deep it looked (`unroll.rs`).
+    pub known_values: HashMap<Value, (Option<u64>, u32)>,
     /// Tier 0 (`tier0.rs`): every variable lives in a 16-byte slot of the
     /// batch's save area at this address (variable `k` at `16 * k`) and is
     /// loaded and stored where it is used and defined, instead of being an
@@ -193,6 +196,9 @@ pub struct Lower<'a, 'f> {
     /// id shifted left by 2: four times the id's). The lanes are ids (or
     /// ids times 4) as true integers: consecutive without a wrap.
     pub lane_bound: HashMap<Value, u32>,
+    /// The batch's lane-0 id loads ([`Lower::preload_ids`]) by context
+    /// and offset: the `i64` load and its `i32`.
+    pub id_loads: HashMap<(Value, i32), (Value, Value)>,
     /// `i32x4` values whose every lane has bit 31 clear (a logical right
     /// shift by a literal of 1 to 31, an `and` with such a value or
     /// constant): `utof` converts them as signed integers, one
@@ -566,9 +572,13 @@ impl<'a, 'f> Lower<'a, 'f> {
         self.map2(a, b, |s, x, y| s.b.ins().band_not(x, y))
     }
 
-    /// Whether vector `j` of the mask is the zero constant: no lane of
-    /// it runs the code being lowered.
+    /// Whether vector `j` of the mask is the zero constant, or all its
+    /// lanes are idle ([`Lower::idle_lanes`]): no lane of it runs the code
+    /// being lowered.
     pub fn vector_idle(&mut self, j: usize) -> bool {
+        if self.idle_in_vector(j) == 0xF {
+            return true;
+        }
         let exec = self.use_vars(self.exec)[j];
         self.splats.get(&exec) == Some(&0)
     }
@@ -935,7 +945,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// [`Lower::lane0`] zero-extended to `i64` (a zero-extending load).
     pub fn lane0_u64(&mut self, v: Value) -> Value {
         match self.ctx_loads.get(&v) {
-            Some(&(base, at)) => self.b.ins().uload32(fixed(), base, at),
+            Some(&(base, at)) => self.ctx_word_u64(base, at),
             None => {
                 let x = self.b.ins().extractlane(v, 0);
                 self.b.ins().uextend(types::I64, x)
@@ -948,19 +958,156 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// else the extract.
     pub fn lane0(&mut self, v: Value) -> Value {
         match self.ctx_loads.get(&v) {
-            Some(&(base, at)) => self.b.ins().load(types::I32, fixed(), base, at),
+            Some(&(base, at)) => self.ctx_word(base, at),
             None => self.b.ins().extractlane(v, 0),
         }
+    }
+
+    /// The `u32` at `at` in the context `base`, as an `i32`: the batch's
+    /// load of it where [`Lower::preload_ids`] made one, else a load here.
+    pub fn ctx_word(&mut self, base: Value, at: i32) -> Value {
+        match self.id_loads.get(&(base, at)) {
+            Some(&(_, x)) => x,
+            None => self.b.ins().load(types::I32, fixed(), base, at),
+        }
+    }
+
+    /// [`Lower::ctx_word`] zero-extended to `i64`.
+    pub fn ctx_word_u64(&mut self, base: Value, at: i32) -> Value {
+        match self.id_loads.get(&(base, at)) {
+            Some(&(x, _)) => x,
+            None => self.b.ins().uload32(fixed(), base, at),
+        }
+    }
+
+    /// At the head of a batch of a region (`group.rs`, context `cptr`):
+    /// lane 0 of each vector of the flattened and x thread ids, loaded
+    /// once as `i64` for every lane-0 address of the batch
+    /// ([`Lower::ctx_word`]). Cranelift merges only plain loads, not the
+    /// zero-extending ones an address needs, so reduce's steps loaded
+    /// `vThreadIDInGroupFlattened` three times a batch. In a group of
+    /// one row the two ids are the same numbers (padding lanes hold 0 in
+    /// both), so they share a load. The head dominates the whole batch;
+    /// a load nothing reads is removed (`prune.rs`). The loads are the
+    /// batch's own until [`Lower::forget_ids`].
+    pub fn preload_ids(&mut self, cptr: Value) {
+        if super::opt_off("ids") {
+            return;
+        }
+        let g = self.p.group_size;
+        for j in 0..N {
+            let at = 16 * j as i32;
+            let load = |lw: &mut Self, off: i32| {
+                let wide = lw.b.ins().uload32(fixed(), cptr, off + at);
+                (wide, lw.b.ins().ireduce(types::I32, wide))
+            };
+            let flat = load(self, OFF_FLAT);
+            let x = if g[1] == 1 && g[2] == 1 {
+                flat
+            } else {
+                load(self, OFF_TID)
+            };
+            self.id_loads.insert((cptr, OFF_FLAT + at), flat);
+            self.id_loads.insert((cptr, OFF_TID + at), x);
+        }
+    }
+
+    /// Ends the batch of [`Lower::preload_ids`]: its loads dominate only
+    /// that batch's code.
+    pub fn forget_ids(&mut self) {
+        self.id_loads.clear();
     }
 
     /// [`Lower::lane0_u64`] of an address built from thread ids: the same
     /// scalar steps on lane 0 where [`Lower::scalar_lane0`] can follow
     /// them (a byte address whose vector nothing else needs then costs
-    /// no vector code), else the extract.
+    /// no vector code), else the extract. Where no step can wrap
+    /// ([`Lower::wide_lane0`]) the steps are on `i64`, so Cranelift folds
+    /// constant offsets and scales into the access's address.
     pub fn address_lane0_u64(&mut self, v: Value) -> Value {
+        if let Some((x, _)) = self.wide_lane0(v, LANE0_DEPTH) {
+            return x;
+        }
         match self.scalar_lane0(v, LANE0_DEPTH) {
             Some(x) => self.b.ins().uextend(types::I64, x),
             None => self.lane0_u64(v),
+        }
+    }
+
+    /// Lane 0 of the `i32x4` `v` zero-extended to `i64`, computed on
+    /// `i64`, with the greatest value it can have, where every step is
+    /// known not to wrap in 32 bits: lanes of the context with a bound
+    /// ([`Lower::lane_bound`]), a splat of a constant, a sum whose
+    /// greatest values add up below 2^32 (or which is a bounded id
+    /// itself: `vThreadID.x`, the group's base plus the id), a left
+    /// shift by a constant that keeps the greatest value below 2^32. The
+    /// 32-bit steps then give the same number, so the bits are those of
+    /// [`Lower::scalar_lane0`] zero-extended. `None` otherwise.
+    pub(super) fn wide_lane0(&mut self, v: Value, depth: u32) -> Option<(Value, u64)> {
+        use cranelift_codegen::ir::{InstructionData, Opcode as Clif, ValueDef};
+        const TOP: u64 = u32::MAX as u64;
+        if super::opt_off("wide") || depth == 0 {
+            return None;
+        }
+        let bound = self.lane_bound.get(&v).map(|&b| u64::from(b.max(1)) - 1);
+        if self.ctx_loads.contains_key(&v) {
+            return Some((self.lane0_u64(v), bound?));
+        }
+        let dfg = &self.b.func.dfg;
+        if dfg.value_type(v) != types::I32X4 {
+            return None;
+        }
+        let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
+            return None;
+        };
+        match dfg.insts[inst] {
+            InstructionData::Unary {
+                opcode: Clif::Splat,
+                arg,
+            } => {
+                let k = self.known(arg)?;
+                Some((self.b.ins().iconst(types::I64, k as i64), k))
+            }
+            InstructionData::Binary {
+                opcode: Clif::Iadd,
+                args: [a, b],
+            } => {
+                let (x, mx) = self.wide_lane0(a, depth - 1)?;
+                let (y, my) = match self.wide_lane0(b, depth - 1) {
+                    Some(y) => y,
+                    // The group's base plus a bounded id: bounded itself.
+                    None if bound.is_some() => {
+                        let s = self.splat_scalar(b)?;
+                        (self.b.ins().uextend(types::I64, s), 0)
+                    }
+                    None => return None,
+                };
+                let most = bound.map_or(mx + my, |b| b.min(mx + my));
+                (mx + my <= TOP || bound.is_some()).then(|| (self.b.ins().iadd(x, y), most))
+            }
+            InstructionData::Binary {
+                opcode: Clif::Ishl,
+                args: [a, by],
+            } => {
+                let k = self.known(by)? & 31;
+                let (x, mx) = self.wide_lane0(a, depth - 1)?;
+                let most = mx << k;
+                (most <= TOP).then(|| (self.b.ins().ishl_imm_s(x, k as i64), most))
+            }
+            _ => None,
+        }
+    }
+
+    /// The `i32` scalar `v` is a splat of, if it is one.
+    fn splat_scalar(&self, v: Value) -> Option<Value> {
+        use cranelift_codegen::ir::{InstructionData, Opcode as Clif};
+        let dfg = &self.b.func.dfg;
+        match dfg.insts[dfg.value_def(v).inst()?] {
+            InstructionData::Unary {
+                opcode: Clif::Splat,
+                arg,
+            } if dfg.value_type(arg) == types::I32 => Some(arg),
+            _ => None,
         }
     }
 

@@ -724,8 +724,7 @@ impl Lower<'_, '_> {
         match shape {
             Shape::Consecutive if s == 4 && self.consec_base.is_some() => {
                 let base = self.consec_base?;
-                let i0 = self.consecutive_lane0(base, j);
-                let i0 = self.b.ins().uextend(types::I64, i0);
+                let i0 = self.consecutive_lane0_u64(base, j);
                 let nowrap = self.no_wrap_of(w, &a[j..=j], i0, 0xFFFF_FFFC);
                 Some((nowrap, self.b.ins().iadd_imm_s(i0, (o0 >> 2) as i64)))
             }
@@ -774,8 +773,7 @@ impl Lower<'_, '_> {
         // extract from the vector).
         let i0 = match self.consec_base {
             Some(base) if !self.ctx_loads.contains_key(&a[j]) => {
-                let x = self.consecutive_lane0(base, j);
-                self.b.ins().uextend(types::I64, x)
+                self.consecutive_lane0_u64(base, j)
             }
             _ => self.lane0_u64(a[j]),
         };
@@ -1006,10 +1004,10 @@ impl Lower<'_, '_> {
     }
 
     /// `a` where `d` is `a >> 2` (logical) and `a` a multiple of 4.
-    fn aligned_bytes(&self, d: Value) -> Option<Value> {
+    fn aligned_bytes(&mut self, d: Value) -> Option<Value> {
         let dfg = &self.b.func.dfg;
         let inst = dfg.value_def(d).inst()?;
-        match dfg.insts[inst] {
+        match dfg.insts[inst].clone() {
             InstructionData::Binary {
                 opcode: ClifOpcode::Ushr,
                 args: [a, k],
@@ -1021,7 +1019,7 @@ impl Lower<'_, '_> {
     /// Whether the integer `v` is a multiple of 4 by its definition: a
     /// left shift by 2 to 31, an `and` with such a constant, a constant,
     /// a zero extension or a sum of such values (at most `depth` deep).
-    fn multiple_of_4(&self, v: Value, depth: u32) -> bool {
+    fn multiple_of_4(&mut self, v: Value, depth: u32) -> bool {
         if let Some(k) = self.known(v) {
             return k & 3 == 0;
         }
@@ -1033,7 +1031,7 @@ impl Lower<'_, '_> {
             return false;
         }
         let bits = u64::from(dfg.value_type(v).bits());
-        match dfg.insts[inst] {
+        match dfg.insts[inst].clone() {
             InstructionData::Unary {
                 opcode: ClifOpcode::Uextend,
                 arg,
@@ -1199,8 +1197,9 @@ impl Lower<'_, '_> {
         // Every lane at one in-bounds DWORD (`if (tid == 0) out[gid] =`):
         // the last writing lane's value, as lane order leaves it.
         if let Some((same, u0)) = self.same_shape(a, off, w, j, Shape::Uniform) {
+            let idle = self.idle_in_vector(j);
             let last_lane = move |s: &mut Self, p: Value| -> Vec<Value> {
-                s.last_writing_lane(bits, value, p);
+                s.last_writing_lane(bits, value, p, idle);
                 Vec::new()
             };
             let rest = self.fast_case(w, same, u0, Some(0), merge, last_lane);
@@ -1261,8 +1260,9 @@ impl Lower<'_, '_> {
         let bits = self.b.ins().vhigh_bits(types::I32, writes);
         let merge = self.b.create_block();
         let yes = self.b.ins().iconst(types::I8, 1);
+        let idle = self.idle_in_vector(j);
         let last_lane = move |s: &mut Self, p: Value| -> Vec<Value> {
-            s.last_writing_lane(bits, value, p);
+            s.last_writing_lane(bits, value, p, idle);
             Vec::new()
         };
         let rest = self.fast_case(w, yes, u0, Some(0), merge, last_lane);
@@ -1293,15 +1293,21 @@ impl Lower<'_, '_> {
 
     /// Stores to `p` the lane of `value` with the highest bit set in
     /// `bits` (a write mask's `vhigh_bits`), when any is: what four stores
-    /// to one DWORD in lane order leave there.
-    fn last_writing_lane(&mut self, bits: Value, value: Value, p: Value) {
+    /// to one DWORD in lane order leave there. The lanes set in `idle`
+    /// (4 bits, [`Lower::idle_in_vector`]) never write and are not looked at.
+    fn last_writing_lane(&mut self, bits: Value, value: Value, p: Value, idle: u8) {
         let (some, done) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(bits, some, &[], done, &[]);
         self.b.seal_block(some);
         self.b.seal_block(done);
         self.b.switch_to_block(some);
-        let mut x = self.b.ins().extractlane(value, 0);
-        for i in 1..4u8 {
+        // Lane 0 of a splat is its scalar, with no extract.
+        let mut x = match self.scalar_lane0(value, 1) {
+            Some(x) => x,
+            None => self.b.ins().extractlane(value, 0),
+        };
+        // An idle lane never writes (`Lower::idle_lanes`).
+        for i in (1..4u8).filter(|i| idle & 1 << i == 0) {
             let on = self.b.ins().band_imm_s(bits, 1 << i);
             let xi = self.b.ins().extractlane(value, i);
             x = self.b.ins().select(on, xi, x);

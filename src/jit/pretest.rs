@@ -427,6 +427,15 @@ impl Lower<'_, '_> {
                 opcode: Clif::Uextend | Clif::Splat,
                 arg,
             } => self.fact(arg, memo),
+            // A narrowing keeps a bound below its type's limit.
+            InstructionData::Unary {
+                opcode: Clif::Ireduce,
+                arg,
+            } => match self.fact(arg, memo)? {
+                Fixed(x) => Some(Fixed(x.filter(|&x| x < lim))),
+                Rising(x) => (x < lim).then_some(Rising(x)),
+                Ends(_) | Circ(_) => None,
+            },
             InstructionData::BinaryImm8 {
                 opcode: Clif::Extractlane,
                 arg,
@@ -436,7 +445,7 @@ impl Lower<'_, '_> {
                 opcode,
                 args: [a, b],
             } => {
-                if opcode == Clif::Isub && self.equal_ids(a, b) {
+                if opcode == Clif::Isub && (a == b || self.equal_ids(a, b)) {
                     return Some(Fixed(Some(0)));
                 }
                 let (fa, fb) = (self.fact(a, memo)?, self.fact(b, memo)?);
@@ -512,20 +521,42 @@ impl Lower<'_, '_> {
             return false;
         };
         let dfg = &self.b.func.dfg;
-        let field = |v: Value| match dfg.value_def(dfg.resolve_aliases(v)).inst() {
+        // A row's word as loaded, or as the `i32` of a batch's `i64` load
+        // of it (`Lower::preload_ids`).
+        let loaded = |v: Value| match dfg.value_def(dfg.resolve_aliases(v)).inst() {
             Some(i) => match dfg.insts[i] {
                 InstructionData::Load {
-                    opcode: Clif::Load,
+                    opcode: Clif::Load | Clif::Uload32,
                     arg,
                     flags,
                     offset,
                 } if dfg.resolve_aliases(arg) == p.ctx && dfg.mem_flags[flags].readonly() => {
-                    Some((i32::from(offset), dfg.value_type(v)))
+                    Some(i32::from(offset))
                 }
+                InstructionData::Unary {
+                    opcode: Clif::Ireduce,
+                    arg,
+                } => match dfg.value_def(dfg.resolve_aliases(arg)).inst() {
+                    Some(j) => match dfg.insts[j] {
+                        InstructionData::Load {
+                            opcode: Clif::Uload32,
+                            arg,
+                            flags,
+                            offset,
+                        } if dfg.resolve_aliases(arg) == p.ctx
+                            && dfg.mem_flags[flags].readonly() =>
+                        {
+                            Some(i32::from(offset))
+                        }
+                        _ => None,
+                    },
+                    None => None,
+                },
                 _ => None,
             },
             None => None,
         };
+        let field = |v: Value| loaded(v).map(|o| (o, dfg.value_type(v)));
         let (Some((oa, ta)), Some((ob, tb))) = (field(a), field(b)) else {
             return false;
         };

@@ -165,7 +165,14 @@ fn remove_unreachable(func: &mut Function) {
 fn removable(func: &Function, inst: Inst) -> bool {
     match func.dfg.insts[inst] {
         InstructionData::Load {
-            opcode: Opcode::Load,
+            opcode:
+                Opcode::Load
+                | Opcode::Uload8
+                | Opcode::Sload8
+                | Opcode::Uload16
+                | Opcode::Sload16
+                | Opcode::Uload32
+                | Opcode::Sload32,
             flags,
             ..
         } => func.dfg.mem_flags[flags].notrap(),

@@ -53,7 +53,7 @@ impl Lower<'_, '_> {
             OperandType::ThreadIdInGroup | OperandType::ThreadId if comp < 3 => {
                 // Lane 0's: every lane of the batch has it (`uniform.rs`).
                 let off = OFF_TID + (comp * 4 * W) as i32;
-                let t = self.b.ins().load(types::I32, fixed(), self.ctx, off);
+                let t = self.ctx_word(self.ctx, off);
                 if op.ty == OperandType::ThreadIdInGroup {
                     return t;
                 }
@@ -195,8 +195,8 @@ impl Lower<'_, '_> {
             OperandType::ThreadId => self.group_base(0),
             // Lane 0's flat id less its x: the start of the batch's row.
             OperandType::ThreadIdInGroupFlattened => {
-                let flat = self.b.ins().load(types::I32, fixed(), self.ctx, OFF_FLAT);
-                let x = self.b.ins().load(types::I32, fixed(), self.ctx, OFF_TID);
+                let flat = self.ctx_word(self.ctx, OFF_FLAT);
+                let x = self.ctx_word(self.ctx, OFF_TID);
                 self.b.ins().isub(flat, x)
             }
             // The shadow of a consecutive component is its base.
@@ -291,7 +291,7 @@ impl Lower<'_, '_> {
                 // Lane 0 is active: its value (less its id) is the shadow.
                 let mut s = self.b.ins().extractlane(v[0], 0);
                 if let Some(shift) = shift {
-                    let t = self.b.ins().load(types::I32, fixed(), self.ctx, OFF_TID);
+                    let t = self.ctx_word(self.ctx, OFF_TID);
                     let t = self.b.ins().ishl_imm_s(t, shift);
                     s = self.b.ins().isub(s, t);
                 }
@@ -328,11 +328,27 @@ impl Lower<'_, '_> {
     /// `vThreadIDInGroup.x` of lane `4 * j` plus the consecutive base
     /// `base`: the value of lane `4 * j` of a consecutive component.
     pub fn consecutive_lane0(&mut self, base: Value, j: usize) -> Value {
-        let t = self
-            .b
-            .ins()
-            .load(types::I32, fixed(), self.ctx, OFF_TID + 16 * j as i32);
+        let t = self.ctx_word(self.ctx, OFF_TID + 16 * j as i32);
         self.b.ins().iadd(base, t)
+    }
+
+    /// [`Lower::consecutive_lane0`] zero-extended to `i64`: summed on
+    /// `i64` where the base is a constant `k` and `k` plus the widest x id
+    /// stays below 2^32 (no wrap in 32 bits, so the same number), which
+    /// lets Cranelift fold `k` into the access's address.
+    pub fn consecutive_lane0_u64(&mut self, base: Value, j: usize) -> Value {
+        let at = OFF_TID + 16 * j as i32;
+        let widest = u64::from(self.p.group_size[0].max(1) - 1);
+        match self.known(base) {
+            Some(k) if k + widest <= u64::from(u32::MAX) && !super::opt_off("wide") => {
+                let t = self.ctx_word_u64(self.ctx, at);
+                self.b.ins().iadd_imm_s(t, k as i64)
+            }
+            _ => {
+                let x = self.consecutive_lane0(base, j);
+                self.b.ins().uextend(types::I64, x)
+            }
+        }
     }
 
     /// The base of an access's address at `k` (operand `first` of
@@ -355,10 +371,7 @@ impl Lower<'_, '_> {
 
     /// Lane `4 * j`'s byte address of byte ids with base `base`.
     pub fn byte_ids_lane0(&mut self, base: Value, j: usize) -> Value {
-        let t = self
-            .b
-            .ins()
-            .load(types::I32, fixed(), self.ctx, OFF_TID + 16 * j as i32);
+        let t = self.ctx_word(self.ctx, OFF_TID + 16 * j as i32);
         let t = self.b.ins().ishl_imm_s(t, 2);
         self.b.ins().iadd(base, t)
     }

@@ -28,7 +28,7 @@ use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
 use super::context::{OFF_FLAT, W};
-use super::lower::{fixed, Lower, Ty};
+use super::lower::{Lower, Ty};
 use super::uniform::{first_comp, src_comp};
 use super::JitError;
 use crate::ir::{Instruction, Modifier, OpClass, Opcode, Operand, OperandType};
@@ -584,9 +584,7 @@ impl Lower<'_, '_> {
     /// Lane 0's value of a [`row_id`] operand (`i32`).
     fn row_id_lane0(&mut self, op: &Operand) -> Value {
         match op.ty {
-            OperandType::ThreadIdInGroupFlattened => {
-                self.b.ins().load(types::I32, fixed(), self.ctx, OFF_FLAT)
-            }
+            OperandType::ThreadIdInGroupFlattened => self.ctx_word(self.ctx, OFF_FLAT),
             // Lane 0's x id (plus the group's base for `vThreadID`).
             _ => self.uniform_operand(op, 0),
         }

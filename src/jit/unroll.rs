@@ -259,17 +259,35 @@ impl Walk<'_> {
     }
 }
 
+/// How many instructions back [`Lower::known`] follows a value.
+const KNOWN_DEPTH: u32 = 16;
+
 impl Lower<'_, '_> {
     /// The value of the integer `v` when the builder's instructions fix
     /// it (constants and integer arithmetic on them, as an unrolled
     /// copy's spans compute), zero-extended from its type; Cranelift
     /// folds the same when it optimises, this lets the lowering leave
     /// out a batch loop that never runs instead of compiling it.
-    pub(super) fn known(&self, v: Value) -> Option<u64> {
-        self.known_at(v, 12)
+    ///
+    /// Each value's answer is kept with the depth it was found at
+    /// ([`Lower::known_values`]; a value's instruction never changes), so
+    /// a value shared by many others is looked at once per depth.
+    pub(super) fn known(&mut self, v: Value) -> Option<u64> {
+        self.known_at(v, KNOWN_DEPTH)
     }
 
-    fn known_at(&self, v: Value, depth: u32) -> Option<u64> {
+    fn known_at(&mut self, v: Value, depth: u32) -> Option<u64> {
+        match self.known_values.get(&v) {
+            Some(&(x @ Some(_), _)) => return x,
+            Some(&(None, d)) if d >= depth => return None,
+            _ => {}
+        }
+        let x = self.known_eval(v, depth);
+        self.known_values.insert(v, (x, depth));
+        x
+    }
+
+    fn known_eval(&mut self, v: Value, depth: u32) -> Option<u64> {
         use cranelift_codegen::ir::{InstructionData as D, Opcode as C, ValueDef};
         let dfg = &self.b.func.dfg;
         let ty = dfg.value_type(v);
@@ -288,14 +306,19 @@ impl Lower<'_, '_> {
             }
         };
         let signed = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
-        let arg = |a: Value| self.known_at(a, depth - 1);
-        let out = match dfg.insts[inst] {
+        let data = dfg.insts[inst];
+        let type_bits = |a: Value| dfg.value_type(a).bits();
+        let from = match data {
+            D::Unary { arg: a, .. } | D::IntCompare { args: [a, _], .. } => type_bits(a),
+            _ => 0,
+        };
+        let mut arg = |a: Value| self.known_at(a, depth - 1);
+        let out = match data {
             D::UnaryImm {
                 opcode: C::Iconst,
                 imm,
             } => imm.bits() as u64,
             D::Unary { opcode, arg: a } => {
-                let from = dfg.value_type(a).bits();
                 let x = arg(a)?;
                 match opcode {
                     C::Uextend | C::Ireduce => x,
@@ -305,6 +328,12 @@ impl Lower<'_, '_> {
                     _ => return None,
                 }
             }
+            // A value less itself, whatever it is (a row's start, the
+            // flat id less the x id of a group of one row).
+            D::Binary {
+                opcode: C::Isub | C::Bxor,
+                args: [a, b],
+            } if a == b => 0,
             D::Binary {
                 opcode,
                 args: [a, b],
@@ -334,9 +363,8 @@ impl Lower<'_, '_> {
                 cond,
                 args: [a, b],
             } => {
-                let w = dfg.value_type(a).bits();
                 let (x, y) = (arg(a)?, arg(b)?);
-                let s = |x: u64| ((x << (64 - w)) as i64) >> (64 - w);
+                let s = |x: u64| ((x << (64 - from)) as i64) >> (64 - from);
                 u64::from(icmp(cond, x, y, s(x), s(y)))
             }
             D::Ternary {
