@@ -1007,12 +1007,6 @@ impl Lower<'_, '_> {
             });
         self.span_full = None;
         lowered?;
-        // One iteration, known when compiling: no back edge.
-        if self.known(lp.n) == Some(1) && !super::opt_off("once") {
-            self.b.ins().jump(after, &[]);
-            self.ctx = self.group;
-            return Ok(());
-        }
         let step = if lp.paired { 2 } else { 1 };
         let following = self.b.ins().iadd_imm_s(cptr, step * CTX_SIZE);
         match (stop, left) {

@@ -133,8 +133,7 @@ use plan::Plan;
 /// `memory.rs`), `tail` (no vector g# load ending at lane 3's DWORD,
 /// `memory.rs`), `unroll` (a group loop with a known trip count stays a
 /// loop, `unroll.rs`), `idle` (a span's part batch runs all its lanes and loads whole vectors,
-/// `group.rs`), `once` (a batch loop known to run once keeps its back
-/// edge, `group.rs`), `ids` (every lane-0 id is a load of its own, no
+/// `group.rs`), `ids` (every lane-0 id is a load of its own, no
 /// batch loads, `lower.rs`), `wide` (lane-0 addresses on 32 bits,
 /// zero-extended, `lower.rs`).
 /// FTZ+DAZ has its own switch, `SM5JIT_SOFT_FLUSH` (`fpmode`).
