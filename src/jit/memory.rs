@@ -1007,7 +1007,8 @@ impl Lower<'_, '_> {
     fn aligned_bytes(&mut self, d: Value) -> Option<Value> {
         let dfg = &self.b.func.dfg;
         let inst = dfg.value_def(d).inst()?;
-        match dfg.insts[inst].clone() {
+        let data = dfg.insts[inst];
+        match data {
             InstructionData::Binary {
                 opcode: ClifOpcode::Ushr,
                 args: [a, k],
@@ -1031,7 +1032,8 @@ impl Lower<'_, '_> {
             return false;
         }
         let bits = u64::from(dfg.value_type(v).bits());
-        match dfg.insts[inst].clone() {
+        let data = dfg.insts[inst];
+        match data {
             InstructionData::Unary {
                 opcode: ClifOpcode::Uextend,
                 arg,
