@@ -1044,7 +1044,7 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// 32-bit steps then give the same number, so the bits are those of
     /// [`Lower::scalar_lane0`] zero-extended. `None` otherwise.
     pub(super) fn wide_lane0(&mut self, v: Value, depth: u32) -> Option<(Value, u64)> {
-        use cranelift_codegen::ir::{InstructionData, Opcode as Clif, ValueDef};
+        use cranelift_codegen::ir::{InstructionData, Opcode as Clif};
         const TOP: u64 = u32::MAX as u64;
         if super::opt_off("wide") || depth == 0 {
             return None;
@@ -1053,14 +1053,7 @@ impl<'a, 'f> Lower<'a, 'f> {
         if self.ctx_loads.contains_key(&v) {
             return Some((self.lane0_u64(v), bound?));
         }
-        let dfg = &self.b.func.dfg;
-        if dfg.value_type(v) != types::I32X4 {
-            return None;
-        }
-        let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
-            return None;
-        };
-        match dfg.insts[inst] {
+        match self.i32x4_def(v)? {
             InstructionData::Unary {
                 opcode: Clif::Splat,
                 arg,
@@ -1101,12 +1094,24 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// The `i32` scalar `v` is a splat of, if it is one.
     fn splat_scalar(&self, v: Value) -> Option<Value> {
         use cranelift_codegen::ir::{InstructionData, Opcode as Clif};
-        let dfg = &self.b.func.dfg;
-        match dfg.insts[dfg.value_def(v).inst()?] {
+        match self.i32x4_def(v)? {
             InstructionData::Unary {
                 opcode: Clif::Splat,
                 arg,
-            } if dfg.value_type(arg) == types::I32 => Some(arg),
+            } if self.b.func.dfg.value_type(arg) == types::I32 => Some(arg),
+            _ => None,
+        }
+    }
+
+    /// The instruction that makes the `i32x4` `v` (its first result),
+    /// if `v` is one's result.
+    fn i32x4_def(&self, v: Value) -> Option<cranelift_codegen::ir::InstructionData> {
+        let dfg = &self.b.func.dfg;
+        if dfg.value_type(v) != types::I32X4 {
+            return None;
+        }
+        match dfg.value_def(v) {
+            cranelift_codegen::ir::ValueDef::Result(inst, 0) => Some(dfg.insts[inst]),
             _ => None,
         }
     }
@@ -1119,22 +1124,17 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// shift takes its amount modulo 32 as the scalar one does), so the
     /// bits are those of the extract. `None` where `v` is anything else.
     pub(super) fn scalar_lane0(&mut self, v: Value, depth: u32) -> Option<Value> {
-        use cranelift_codegen::ir::{InstructionData, Opcode as Clif, ValueDef};
+        use cranelift_codegen::ir::{InstructionData, Opcode as Clif};
         if self.ctx_loads.contains_key(&v) {
             return Some(self.lane0(v));
         }
-        let dfg = &self.b.func.dfg;
-        if depth == 0 || dfg.value_type(v) != types::I32X4 {
+        if depth == 0 {
             return None;
         }
-        let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
-            return None;
-        };
-        match dfg.insts[inst] {
-            InstructionData::Unary {
-                opcode: Clif::Splat,
-                arg,
-            } if dfg.value_type(arg) == types::I32 => Some(arg),
+        if let Some(x) = self.splat_scalar(v) {
+            return Some(x);
+        }
+        match self.i32x4_def(v)? {
             InstructionData::Binary {
                 opcode: op @ (Clif::Iadd | Clif::Isub | Clif::Ishl),
                 args: [a, b],
