@@ -3621,6 +3621,69 @@ fn counted_group_loops_give_the_interpreters_bits() {
     }
 }
 
+/// A span region's `if` in a group of two batches, its bound a literal:
+/// the batch the bound falls inside runs its live lanes alone (the rest
+/// idle, the `if`'s full-mask path) and its g# stores write only those
+/// lanes' words: whole vectors, a prefix of one or two words, a blend;
+/// a uniform u# store writes the last live lane's value. Every thread
+/// then reads every word back.
+#[test]
+fn part_batches_of_a_span_write_only_their_live_lanes() {
+    let input: Vec<u32> = (0..16u32).map(|i| 0x0101_0101 * (i + 1)).collect();
+    let mut conditions: Vec<String> = Vec::new();
+    for k in [1, 2, 3, 4, 5, 9, 10, 12] {
+        conditions.push(format!(
+            "ult r0.z, vThreadIDInGroupFlattened.x, l({k})\nif_nz r0.z"
+        ));
+    }
+    for k in [3, 6, 13, 14, 15] {
+        conditions.push(format!(
+            "uge r0.z, vThreadIDInGroupFlattened.x, l({k})\nif_nz r0.z"
+        ));
+    }
+    for k in [0, 3, 9] {
+        conditions.push(format!(
+            "ieq r0.z, vThreadIDInGroupFlattened.x, l({k})\nif_nz r0.z"
+        ));
+    }
+    conditions.push("if_z vThreadIDInGroupFlattened.x".into());
+    for cond in &conditions {
+        let text = format!(
+            "cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_resource_raw t0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_tgsm_structured g0, 4, 16
+dcl_thread_group 16, 1, 1
+ishl r0.x, vThreadID.x, l(2)
+ld_raw r0.x, r0.x, t0.xxxx
+store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r0.x
+sync_g_t
+{cond}
+  iadd r1.x, vThreadIDInGroupFlattened.x, l(1)
+  and r1.x, r1.x, l(15)
+  ld_structured r1.x, r1.x, l(0), g0.xxxx
+  iadd r1.x, r1.x, vThreadIDInGroupFlattened.x
+  store_structured g0.x, vThreadIDInGroupFlattened.x, l(0), r1.x
+  store_raw u0.x, l(80), r1.x
+endif
+sync_g_t
+ld_structured r1.x, vThreadIDInGroupFlattened.x, l(0), g0.xxxx
+ishl r0.y, vThreadID.x, l(2)
+store_raw u0.x, r0.y, r1.x
+ret
+"
+        );
+        assert!(sm5jit::jit::runs_group_level(&parse(&text)), "{text}");
+        let res = vec![srv(0, raw(16), &input), uav(0, raw(24), &[0; 24])];
+        let out = diff(&text, [1, 1, 1], &res);
+        assert_ne!(out[0][20], 0, "the uniform store ran\n{text}");
+    }
+}
+
 /// The smallest budget at which `program` runs one group on `tier`.
 fn least_budget(program: &sm5jit::ir::Program, tier: Tier, words: usize) -> u64 {
     let options = CompileOptions {

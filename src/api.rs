@@ -121,7 +121,7 @@ impl Default for DispatchConfig {
 
 impl DispatchConfig {
     fn worker_threads(&self) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::jit::pool::cores();
         match self.threads {
             0 => cores,
             n => n.min(4 * cores),

@@ -661,14 +661,16 @@ impl Lower<'_, '_> {
                 Some((at_if, parts)) => {
                     for (first, n, inside) in parts {
                         let from = self.batch_ctx(first);
-                        let full_if = inside.then_some(at_if);
-                        let one = BatchLoop {
-                            paired: paired && inside,
-                            ..lp(from, n, full_if)
-                        };
                         self.idle_lanes = match inside {
                             false => self.idle_in_part(span, batches_c, first, n),
                             true => 0,
+                        };
+                        // A part batch whose lanes outside the span are
+                        // idle: every lane that runs enters the `if`.
+                        let full_if = (inside || self.idle_lanes != 0).then_some(at_if);
+                        let one = BatchLoop {
+                            paired: paired && inside,
+                            ..lp(from, n, full_if)
                         };
                         let lowered = self.batch_loop(plan, start, end, &entry, one, true);
                         self.idle_lanes = 0;
@@ -683,9 +685,15 @@ impl Lower<'_, '_> {
                         self.idle_lanes = self.idle_in_part(span, batches_c, first, n);
                         (first, n)
                     };
+                    // One batch whose lanes outside the span are idle
+                    // (`if (tid == 0)`): the lane that runs enters the `if`.
+                    let full_if = match self.idle_lanes {
+                        0 => None,
+                        _ => self.splitting_if(plan, start, end),
+                    };
                     let from = self.batch_ctx(first);
                     let lowered =
-                        self.batch_loop(plan, start, end, &entry, lp(from, n, None), true);
+                        self.batch_loop(plan, start, end, &entry, lp(from, n, full_if), true);
                     self.idle_lanes = 0;
                     lowered?;
                 }
@@ -732,12 +740,19 @@ impl Lower<'_, '_> {
         count: Value,
         paired: bool,
     ) -> Option<(usize, Vec<Part>)> {
+        let at_if = self.splitting_if(plan, start, end)?;
+        Some((at_if, self.peeled_span(span, count, paired)?))
+    }
+
+    /// The `if` of span region `start..end` when it is lowered as a split
+    /// (`split.rs`), which then takes its full-mask path alone in a batch
+    /// the `if` admits on every lane that runs.
+    fn splitting_if(&mut self, plan: &GroupPlan, start: usize, end: usize) -> Option<usize> {
         let insts = &self.p.program.insts;
         let at_if = (start..end).find(|&k| insts[k].opcode == Opcode::If)?;
-        if !self.region_if_splits(held_at(plan, start, self.regs.len()), start, at_if, end) {
-            return None;
-        }
-        Some((at_if, self.peeled_span(span, count, paired)?))
+        let held = held_at(plan, start, self.regs.len());
+        self.region_if_splits(held, start, at_if, end)
+            .then_some(at_if)
     }
 
     /// A span of a prefix (`t < s`, `t <= s`) or a suffix (`t >= s`,
@@ -1110,8 +1125,13 @@ impl Lower<'_, '_> {
                 0 => {}
                 0xF => *e = self.vsplat(0),
                 idle => {
+                    // A constant where every lane entered: stores read the
+                    // lanes that write from it (`memory.rs`).
                     let live = self.lanes_const(!idle);
-                    *e = self.b.ins().band(*e, live);
+                    *e = match self.entry_full {
+                        true => live,
+                        false => self.b.ins().band(*e, live),
+                    };
                 }
             }
         }

@@ -1034,6 +1034,30 @@ impl<'a, 'f> Lower<'a, 'f> {
         }
     }
 
+    /// Lane 0 of the raw byte address `v` as a DWORD index (`i64`), given
+    /// `a0`, lane 0 of `v` ([`Lower::address_lane0_u64`]): where `v` is
+    /// `a << 2` with no step wrapping ([`Lower::wide_lane0`]), lane 0 of
+    /// `a` itself, since `(a << 2) >> 2 = a` when `a << 2` stays below
+    /// 2^32 (Cranelift masks the shifted `i64` instead, an `and` with a
+    /// constant from memory); else `a0 >> 2`.
+    pub fn dword_lane0_u64(&mut self, v: Value, a0: Value) -> Value {
+        use cranelift_codegen::ir::{InstructionData, Opcode as Clif};
+        if let Some(InstructionData::Binary {
+            opcode: Clif::Ishl,
+            args: [a, by],
+        }) = self.i32x4_def(v)
+        {
+            if self.known(by).is_some_and(|k| k & 31 == 2) {
+                if let Some((x, most)) = self.wide_lane0(a, LANE0_DEPTH - 1) {
+                    if most << 2 <= u64::from(u32::MAX) {
+                        return x;
+                    }
+                }
+            }
+        }
+        self.b.ins().ushr_imm_s(a0, 2)
+    }
+
     /// Lane 0 of the `i32x4` `v` zero-extended to `i64`, computed on
     /// `i64`, with the greatest value it can have, where every step is
     /// known not to wrap in 32 bits: lanes of the context with a bound
@@ -1201,6 +1225,13 @@ impl<'a, 'f> Lower<'a, 'f> {
                     return Ok(self.splat_v(0));
                 }
                 let mut v = self.ctx_lanes(OFF_TID + (comp * 4 * W) as i32);
+                if comp == 0 && self.p.group_size[0] % 4 == 0 {
+                    // The in-group ids under vThreadID's sum keep their own
+                    // bound, so lane-0 addresses widen through the sum
+                    // (`Lower::wide_lane0`).
+                    let bound = self.p.group_size[0];
+                    self.lane_bound.extend(v.iter().map(|&x| (x, bound)));
+                }
                 if op.ty == OperandType::ThreadId {
                     // vThreadID = the group's base + vThreadIDInGroup.
                     let s = self.group_base(comp);
@@ -1213,11 +1244,8 @@ impl<'a, 'f> Lower<'a, 'f> {
                     self.consecutive.extend(v);
                     // vThreadID.x is below the widest dispatch's ids
                     // (`check_groups` refuses more groups).
-                    let bound = match op.ty {
-                        OperandType::ThreadIdInGroup => Some(self.p.group_size[0]),
-                        _ => self.p.group_size[0].checked_mul(MAX_GROUPS_PER_DIM),
-                    };
-                    if let Some(bound) = bound {
+                    let widest = self.p.group_size[0].checked_mul(MAX_GROUPS_PER_DIM);
+                    if let (OperandType::ThreadId, Some(bound)) = (op.ty, widest) {
                         self.lane_bound.extend(v.iter().map(|&x| (x, bound)));
                     }
                 }

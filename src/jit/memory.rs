@@ -685,15 +685,18 @@ impl Lower<'_, '_> {
         Some((ok, self.b.ins().iadd_imm_s(d3, -3)))
     }
 
-    /// Lane `4 * j`'s byte address (u64) when vector `j` of raw address
-    /// `a` is known to hold byte addresses 4 apart: a value shifted from
-    /// thread ids (`Lower::consecutive4`) or byte ids (`bytes_base`).
-    fn byte_ids_at(&mut self, a: V, j: usize) -> Option<Value> {
+    /// Lane `4 * j`'s byte address and its DWORD index (both `u64`) when
+    /// vector `j` of raw address `a` is known to hold byte addresses 4
+    /// apart: a value shifted from thread ids (`Lower::consecutive4`) or
+    /// byte ids (`bytes_base`).
+    fn byte_ids_at(&mut self, a: V, j: usize) -> Option<(Value, Value)> {
         if self.consecutive4.contains(&a[j]) {
-            return Some(self.address_lane0_u64(a[j]));
+            let a0 = self.address_lane0_u64(a[j]);
+            return Some((a0, self.dword_lane0_u64(a[j], a0)));
         }
         let a0 = self.byte_ids_lane0(self.bytes_base?, j);
-        Some(self.b.ins().uextend(types::I64, a0))
+        let a0 = self.b.ins().uextend(types::I64, a0);
+        Some((a0, self.b.ins().ushr_imm_s(a0, 2)))
     }
 
     /// [`Self::same_shape`] decided when compiling: a structured access
@@ -712,9 +715,9 @@ impl Lower<'_, '_> {
         // A raw address four bytes apart per lane: lane 0's DWORD, when
         // the last lane's address does not wrap.
         if stride.is_none() && shape == Shape::Consecutive {
-            if let Some(a0) = self.byte_ids_at(a, j) {
+            if let Some((a0, d0)) = self.byte_ids_at(a, j) {
                 let nowrap = self.no_wrap_of(w, &a[j..=j], a0, 0xFFFF_FFF0);
-                return Some((nowrap, self.b.ins().ushr_imm_s(a0, 2)));
+                return Some((nowrap, d0));
             }
         }
         let (Some(s), Some(off)) = (stride, off) else {
@@ -820,9 +823,9 @@ impl Lower<'_, '_> {
         let span = (W - 1) as u32;
         let shifted_ids = a.iter().all(|v| self.consecutive4.contains(v));
         if w.stride.is_none() && (shifted_ids || self.bytes_base.is_some()) {
-            let a0 = self.byte_ids_at(a, 0)?;
+            let (a0, d0) = self.byte_ids_at(a, 0)?;
             let nowrap = self.no_wrap_of(w, &a, a0, 0xFFFF_FFFC - 4 * span);
-            return Some((self.b.ins().ushr_imm_s(a0, 2), Some(nowrap)));
+            return Some((d0, Some(nowrap)));
         }
         if w.stride != Some(4) {
             return None;
@@ -1133,10 +1136,21 @@ impl Lower<'_, '_> {
             return;
         };
         let value = vals[0][j];
-        let every = self.every_lane_writes();
+        // Which lanes write, where the mask is a constant: a part batch's
+        // full-mask path (`split.rs`) writes its live lanes alone.
+        let lanes = self.known_write_lanes(j);
+        let every = self.every_lane_writes() || lanes == Some(0xF);
+        let prefix = lanes.and_then(prefix_lanes);
         if every && known.is_some() {
             let p = self.dword_ptr(w.base, d0);
             self.b.ins().store(trusted(), value, p, 0);
+            return;
+        }
+        // The first one or two lanes: their words alone, as a narrow
+        // store (no read-back, so t# and u# memory too).
+        if let (Some(k), Some(_)) = (prefix, known) {
+            let p = self.dword_ptr(w.base, d0);
+            self.store_prefix(value, k, p);
             return;
         }
         // Private memory (g#) whose four DWORDs are consecutive and in
@@ -1145,15 +1159,19 @@ impl Lower<'_, '_> {
         // bits just read, so the memory ends as lane-by-lane stores leave
         // it, with no branch per lane (a halving tree's last steps, where
         // a batch is partly active).
-        let blend = w.private && !every && !super::opt_off("blend");
+        let blend = w.private && !every && prefix.is_none() && !super::opt_off("blend");
         let writes = blend.then(|| self.write_lanes(j));
         let put = move |s: &mut Self, p: Value| -> Vec<Value> {
-            let new = match writes {
-                Some(writes) => {
+            let new = match (writes, prefix) {
+                (_, Some(k)) => {
+                    s.store_prefix(value, k, p);
+                    return Vec::new();
+                }
+                (Some(writes), None) => {
                     let old = s.b.ins().load(types::I32X4, trusted(), p, 0);
                     s.b.ins().bitselect(writes, value, old)
                 }
-                None => value,
+                (None, None) => value,
             };
             s.b.ins().store(trusted(), new, p, 0);
             Vec::new()
@@ -1165,7 +1183,7 @@ impl Lower<'_, '_> {
         }
         // Otherwise every lane must be active and allowed to write (not a
         // pixel quad's helper lane).
-        let ok = if every || blend {
+        let ok = if every || blend || prefix.is_some() {
             consec
         } else {
             let writes = self.write_lanes(j);
@@ -1258,13 +1276,20 @@ impl Lower<'_, '_> {
         u0: Value,
     ) {
         let value = vals[j];
+        let known = self.known_write_lanes(j);
+        if known == Some(0) {
+            return;
+        }
         let writes = self.write_lanes(j);
         let bits = self.b.ins().vhigh_bits(types::I32, writes);
         let merge = self.b.create_block();
         let yes = self.b.ins().iconst(types::I8, 1);
         let idle = self.idle_in_vector(j);
         let last_lane = move |s: &mut Self, p: Value| -> Vec<Value> {
-            s.last_writing_lane(bits, value, p, idle);
+            match known {
+                Some(lanes) => s.known_last_lane(lanes, value, p),
+                None => s.last_writing_lane(bits, value, p, idle),
+            }
             Vec::new()
         };
         let rest = self.fast_case(w, yes, u0, Some(0), merge, last_lane);
@@ -1291,6 +1316,18 @@ impl Lower<'_, '_> {
             self.b.ins().jump(next, &[]);
             self.b.switch_to_block(next);
         }
+    }
+
+    /// Stores to `p` the lane of `value` that writes last where the
+    /// writing lanes are known (`lanes`, 4 bits, not 0): the highest.
+    fn known_last_lane(&mut self, lanes: u8, value: Value, p: Value) {
+        let last = 7 - lanes.leading_zeros() as u8;
+        let x = match self.scalar_lane0(value, 1) {
+            // A splat's lanes are its scalar.
+            Some(x) if last == 0 || lanes_equal(&self.b.func.dfg, value, 1) => x,
+            _ => self.b.ins().extractlane(value, last),
+        };
+        self.b.ins().store(trusted(), x, p, 0);
     }
 
     /// Stores to `p` the lane of `value` with the highest bit set in
@@ -1325,6 +1362,64 @@ impl Lower<'_, '_> {
     /// at a point where `exec` is still the entry's full mask.
     fn every_lane_writes(&self) -> bool {
         self.full_exec && self.entry_full && self.p.version().kind == ProgramKind::Compute
+    }
+
+    /// The lanes of vector `j` that write (4 bits), where that is known
+    /// when compiling: a compute batch's mask that is a constant (every
+    /// lane, none, or a part batch's live lanes, `group.rs`).
+    fn known_write_lanes(&mut self, j: usize) -> Option<u8> {
+        if self.p.version().kind != ProgramKind::Compute {
+            return None;
+        }
+        let exec = self.use_vars(self.exec)[j];
+        match self.splats.get(&exec) {
+            Some(&u32::MAX) => return Some(0xF),
+            Some(0) => return Some(0),
+            Some(_) => return None,
+            None => {}
+        }
+        let dfg = &self.b.func.dfg;
+        let inst = dfg.value_def(exec).inst()?;
+        let constant_handle = match dfg.insts[inst] {
+            InstructionData::UnaryConst {
+                opcode: ClifOpcode::Vconst,
+                constant_handle,
+            } => constant_handle,
+            // A splat made before the region (`Lower::vsplat` reuses it).
+            InstructionData::Unary {
+                opcode: ClifOpcode::Splat,
+                arg,
+            } => {
+                return match self.known(arg)? as u32 {
+                    u32::MAX => Some(0xF),
+                    0 => Some(0),
+                    _ => None,
+                }
+            }
+            _ => return None,
+        };
+        let bytes = dfg.constants.get(constant_handle).as_slice();
+        let mut bits = 0u8;
+        for (k, lane) in bytes.chunks_exact(4).enumerate() {
+            match lane {
+                [0xFF, 0xFF, 0xFF, 0xFF] => bits |= 1 << k,
+                [0, 0, 0, 0] => {}
+                _ => return None,
+            }
+        }
+        Some(bits)
+    }
+
+    /// Stores the first `k` (1 or 2) lanes of `value` at `p`.
+    fn store_prefix(&mut self, value: Value, k: u8, p: Value) {
+        let word = match k {
+            1 => self.b.ins().extractlane(value, 0),
+            _ => {
+                let pair = self.b.ins().bitcast(types::I64X2, little(), value);
+                self.b.ins().extractlane(pair, 0)
+            }
+        };
+        self.b.ins().store(trusted(), word, p, 0);
     }
 
     /// Vector `j` of the lanes whose stores count: active (`exec`) and
@@ -2058,5 +2153,15 @@ fn lanes_equal(dfg: &cranelift_codegen::ir::DataFlowGraph, v: Value, depth: u32)
             args: [a, b],
         } => lanes_equal(dfg, a, depth - 1) && lanes_equal(dfg, b, depth - 1),
         _ => false,
+    }
+}
+
+/// The number of lanes of a write mask (4 bits) that is a prefix of one
+/// or two lanes.
+fn prefix_lanes(bits: u8) -> Option<u8> {
+    match bits {
+        0b0001 => Some(1),
+        0b0011 => Some(2),
+        _ => None,
     }
 }

@@ -59,7 +59,7 @@ mod lower;
 mod memory;
 mod observed;
 pub mod plan;
-mod pool;
+pub(crate) mod pool;
 mod pretest;
 mod prune;
 mod ranges;

@@ -47,6 +47,16 @@ pub fn spin_time() -> Duration {
     *SPIN_TIME.get_or_init(|| spin_from(std::env::var("SM5JIT_SPIN_US").ok().as_deref()))
 }
 
+/// The cores this process may run on, asked of the OS once: on Linux
+/// `available_parallelism` reads the cgroup's CPU quota from files,
+/// about 13 us a call, as long as a small dispatch runs, so a dispatch
+/// must not ask each time. A quota changed while the process runs is
+/// not seen.
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// The spin a `SM5JIT_SPIN_US` value asks for: [`SPIN`] when unset or not
 /// a number.
 fn spin_from(value: Option<&str>) -> Duration {

@@ -297,7 +297,7 @@ impl JitShader {
         groups: [u32; 3],
         o: &DispatchOptions,
     ) -> Result<DispatchStats, RuntimeError> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = super::pool::cores();
         self.dispatch_threads(b, groups, o, threads)
     }
 

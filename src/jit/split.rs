@@ -181,7 +181,7 @@ impl Lower<'_, '_> {
     fn id_condition<'p>(&self, insts: &'p [Instruction], i: usize) -> Option<Split<'p>> {
         if self.slots.is_some()
             || super::opt_off("split")
-            || !self.full_exec
+            || !(self.full_exec || self.span_full.is_some())
             || !self.plan.ranges.is_empty()
             || !self.batch_in_row()
         {
@@ -303,12 +303,19 @@ impl Lower<'_, '_> {
             return Ok(None);
         };
         if self.span_full == Some(s.at_if) {
-            // A batch inside its region's span (`group.rs`): every lane's
-            // id passes the test, so the full-mask path is all there is.
+            // A batch inside its region's span (`group.rs`), or one whose
+            // lanes outside it are idle (`Lower::idle_lanes`): every
+            // lane that runs passes the test, so the full-mask path is
+            // all there is.
             self.at = s.cmp.unwrap_or(s.at_if);
             self.split_full(&s)?;
             self.at = s.end;
             return Ok(Some(s.end + 1));
+        }
+        if !self.full_exec {
+            // A part batch's idle lanes (`Lower::idle_lanes`) leave the
+            // mask short: the plain `if`.
+            return Ok(None);
         }
         let Branch {
             all: full,
@@ -341,7 +348,9 @@ impl Lower<'_, '_> {
     fn split_full(&mut self, s: &Split) -> Result<(), JitError> {
         self.split_result(s, s.on_true)?;
         self.at = s.at_if;
-        self.id_floor = self.floor_of(s);
+        // Idle lanes run the body too, masked, with ids outside the
+        // span: `x - u` may wrap there, so no floor.
+        self.id_floor = self.floor_of(s).filter(|_| self.idle_lanes == 0);
         self.push_full(true, Some(vec![s.end + 1]));
         let lowered = self.body(s.at_if + 1, s.end);
         self.id_floor = None;
