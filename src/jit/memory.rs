@@ -1147,7 +1147,7 @@ impl Lower<'_, '_> {
             return;
         }
         // The first one or two lanes: their words alone, as a narrow
-        // store (no read-back, so t# and u# memory too).
+        // store (no read-back, so u# memory too, which other threads share).
         if let (Some(k), Some(_)) = (prefix, known) {
             let p = self.dword_ptr(w.base, d0);
             self.store_prefix(value, k, p);
