@@ -44,9 +44,11 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 
-use super::context::{CTX_SIZE, INLINE_SAVE_SLOTS, N, OFF_INLINE_SAVE, OFF_LIVE, OFF_SAVE, W};
+use super::context::{
+    CTX_SIZE, INLINE_SAVE_SLOTS, N, OFF_FLAT, OFF_INLINE_SAVE, OFF_LIVE, OFF_SAVE, W,
+};
 use super::liveness::Liveness;
-use super::lower::{trusted, Lower};
+use super::lower::{fixed, trusted, Lower};
 use super::pretest::Pretest;
 use super::remat;
 use super::span::{self, Facts, Rel, Span};
@@ -874,9 +876,16 @@ impl Lower<'_, '_> {
             self.b.ins().jump(probe, &[]);
             let values = self.b.func.dfg.num_values();
             let fhead = self.loop_head(counted);
+            // Its batches' lane-0 flattened id, carried from batch to batch
+            // instead of loaded from each context (`Lower::preload_ids`).
+            // `SM5JIT_NO_OPT=carry` turns it off.
+            let fid =
+                (!super::opt_off("carry")).then(|| self.b.append_block_param(fhead, types::I64));
             self.b.switch_to_block(fhead);
             let fctx = self.b.func.dfg.block_params(fhead)[0];
-            self.pretest = Some(Pretest::after(fctx, self.p.group_size, values));
+            let mut pretest = Pretest::after(fctx, self.p.group_size, values);
+            pretest.fid = fid;
+            self.pretest = Some(pretest);
             let lowered = self.batch_loop_body(plan, start, end, entry, &lp, (fhead, fstop), after);
             let pretest = self.pretest.take();
             if let Err(e) = lowered {
@@ -889,7 +898,7 @@ impl Lower<'_, '_> {
             if !taken {
                 // Nothing decided: the copy is the ordinary loop.
                 self.group = group;
-                self.b.ins().jump(fhead, &fentering);
+                self.enter_carrying_id(fhead, &fentering, ffrom);
                 self.b.seal_block(fhead);
             } else {
                 // The loop's last batch: `n - 1` contexts on from its first.
@@ -910,7 +919,7 @@ impl Lower<'_, '_> {
                 };
                 self.b.switch_to_block(fpre);
                 self.b.seal_block(fpre);
-                self.b.ins().jump(fhead, &fentering);
+                self.enter_carrying_id(fhead, &fentering, ffrom);
                 self.b.seal_block(fhead);
                 self.b.switch_to_block(pre);
                 self.b.seal_block(pre);
@@ -927,6 +936,22 @@ impl Lower<'_, '_> {
         self.b.seal_block(after);
         self.ctx = self.group;
         Ok(())
+    }
+
+    /// Jumps to the pretested loop's head `head` with `entering` and the
+    /// lane-0 flattened id of its first batch, at context `from`.
+    fn enter_carrying_id(
+        &mut self,
+        head: Block,
+        entering: &[cranelift_codegen::ir::BlockArg],
+        from: Value,
+    ) {
+        let mut args = entering.to_vec();
+        if self.b.func.dfg.num_block_params(head) > args.len() {
+            let id = self.b.ins().uload32(fixed(), from, OFF_FLAT);
+            args.push(cranelift_codegen::ir::BlockArg::Value(id));
+        }
+        self.b.ins().jump(head, &args);
     }
 
     /// Where a batch loop whose count is known only at run time (a
@@ -1024,16 +1049,21 @@ impl Lower<'_, '_> {
         lowered?;
         let step = if lp.paired { 2 } else { 1 };
         let following = self.b.ins().iadd_imm_s(cptr, step * CTX_SIZE);
+        // The pretested loop's carried id steps with the context.
+        let next_id = match self.pretest.as_ref().and_then(|p| p.fid) {
+            Some(fid) => vec![arg(self.b.ins().iadd_imm_s(fid, step * W as i64))],
+            None => Vec::new(),
+        };
         match (stop, left) {
             (Some(stop), _) => {
                 let more = self.b.ins().icmp(IntCC::NotEqual, following, stop);
-                self.b.ins().brif(more, head, &[arg(following)], after, &[]);
+                let args = [vec![arg(following)], next_id].concat();
+                self.b.ins().brif(more, head, &args, after, &[]);
             }
             (None, Some(left)) => {
                 let rest = self.b.ins().iadd_imm_s(left, -1);
-                self.b
-                    .ins()
-                    .brif(rest, head, &[arg(following), arg(rest)], after, &[]);
+                let args = [vec![arg(following), arg(rest)], next_id].concat();
+                self.b.ins().brif(rest, head, &args, after, &[]);
             }
             (None, None) => return Err(self.unsupported(Opcode::Loop)),
         }

@@ -995,6 +995,24 @@ impl<'a, 'f> Lower<'a, 'f> {
             return;
         }
         let g = self.p.group_size;
+        // The pretested loop of a region carries its batches' lane-0
+        // flattened id (`pretest.rs`): each vector's is that plus its
+        // first lane, with no load.
+        let carried = self
+            .pretest
+            .as_ref()
+            .filter(|p| p.ctx == cptr && g[1] == 1 && g[2] == 1)
+            .and_then(|p| p.fid);
+        if let Some(fid) = carried {
+            for j in 0..N {
+                let at = 16 * j as i32;
+                let wide = self.b.ins().iadd_imm_s(fid, 4 * j as i64);
+                let ids = (wide, self.b.ins().ireduce(types::I32, wide));
+                self.id_loads.insert((cptr, OFF_FLAT + at), ids);
+                self.id_loads.insert((cptr, OFF_TID + at), ids);
+            }
+            return;
+        }
         for j in 0..N {
             let at = 16 * j as i32;
             let load = |lw: &mut Self, off: i32| {

@@ -41,7 +41,7 @@ use cranelift_codegen::ir::{
 };
 
 use super::context::{OFF_FLAT, OFF_GROUP_BASE, OFF_GROUP_ID, OFF_RES, OFF_TGSM, OFF_TID, W};
-use super::lower::Lower;
+use super::lower::{fixed, Lower};
 use crate::limits::MAX_GROUPS_PER_DIM;
 
 /// The most instructions of the main program a pretested loop lowers
@@ -62,6 +62,11 @@ pub(super) struct Pretest {
     /// its probe: where the loop reads one, it is the same in every
     /// batch and the probe can read it too ([`Pretest::before_loop`]).
     before: Option<u32>,
+    /// The loop's lane-0 flattened id (`i64`), a parameter of its head
+    /// that steps by `W` a batch, where the loop carries one
+    /// ([`Lower::preload_ids`]): a rising value, which the probe reads
+    /// from the batch's context.
+    pub fid: Option<Value>,
 }
 
 impl Pretest {
@@ -72,6 +77,7 @@ impl Pretest {
             flags: Vec::new(),
             size,
             before: None,
+            fid: None,
         }
     }
 
@@ -388,6 +394,10 @@ impl Lower<'_, '_> {
         if let Some(f) = self.run_value(v) {
             return Some(f);
         }
+        if p.fid == Some(v) {
+            let n = p.size[0] * p.size[1] * p.size[2];
+            return Some(Fact::Rising(u128::from(n.max(1) - 1)));
+        }
         let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
             // The group's first context (the function's parameter) is the
             // same in every batch; any other parameter is not known.
@@ -627,6 +637,13 @@ impl Lower<'_, '_> {
         if v == pctx {
             return Some(ctx);
         }
+        if self.pretest.as_ref()?.fid == Some(v) {
+            let id = *built
+                .fid
+                .entry(ctx)
+                .or_insert_with(|| self.b.ins().uload32(fixed(), ctx, OFF_FLAT));
+            return Some(id);
+        }
         // Made before the loop: it dominates the probe.
         if self.pretest.as_ref()?.before_loop(v) {
             return Some(v);
@@ -677,6 +694,8 @@ impl Lower<'_, '_> {
 struct Built {
     memo: HashMap<Value, Value>,
     same: HashMap<(InstructionData, Type), Value>,
+    /// The lane-0 flattened id read per probed context.
+    fid: HashMap<Value, Value>,
 }
 
 /// What is known of the group context's field at `off`: the group's id
