@@ -26,7 +26,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{types, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
@@ -678,11 +678,8 @@ impl<'a, 'f> Lower<'a, 'f> {
     /// replaced by the canonical NaN anyway); one instruction for four.
     pub(super) fn finish_always(&mut self, v: Value) -> Value {
         let fv = self.f(v);
-        let fl = if self.hw_flush && !self.known_flushed.contains(&v) {
-            let one = self.b.ins().f32const(1.0);
-            let one = self.b.ins().splat(types::F32X4, one);
-            let m = self.b.ins().fmul(fv, one);
-            self.i(m)
+        let fl = if self.hw_flush {
+            self.flush_by_one(v)
         } else {
             self.flush(v)
         };
@@ -691,6 +688,80 @@ impl<'a, 'f> Lower<'a, 'f> {
         let r = self.b.ins().bitselect(nan, canon, fl);
         self.known_flushed.insert(r);
         r
+    }
+
+    /// `finish` of the results `vals` of one instruction, all at once.
+    /// Under DAZ each is flushed as `finish_always` flushes it; their NaN
+    /// lanes are then found with one unordered compare per two vectors
+    /// (true where either holds a NaN) and one test of them all, and only
+    /// when some lane is NaN does a cold block canonicalise them: the same
+    /// bits as `finish` on each, with a compare per two vectors and a
+    /// branch that is never taken on NaN-free data instead of a compare
+    /// and a blend per vector. One value, tier 0, the explicit flush and
+    /// `SM5JIT_NO_OPT=nanbranch` finish each value as `finish` does.
+    pub(super) fn finish_all(&mut self, vals: &mut [Value]) {
+        if self.unobserved {
+            return;
+        }
+        if vals.len() < 2 || !self.hw_flush || self.slots.is_some() || super::opt_off("nanbranch") {
+            for v in vals.iter_mut() {
+                *v = self.finish_always(*v);
+            }
+            return;
+        }
+        let flushed: Vec<Value> = vals.iter().map(|&v| self.flush_by_one(v)).collect();
+        let mut any_nan = None;
+        for pair in flushed.chunks(2) {
+            let (a, b) = (self.f(pair[0]), self.f(pair[pair.len() - 1]));
+            let m = self.b.ins().fcmp(FloatCC::Unordered, a, b);
+            any_nan = Some(match any_nan {
+                None => m,
+                Some(acc) => self.b.ins().bor(acc, m),
+            });
+        }
+        let Some(any_nan) = any_nan else { return };
+        let bits = self.b.ins().vhigh_bits(types::I32, any_nan);
+        let fix = self.b.create_block();
+        let join = self.b.create_block();
+        for _ in &flushed {
+            self.b.append_block_param(join, types::I32X4);
+        }
+        self.b.set_cold_block(fix);
+        let args: Vec<BlockArg> = flushed.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().brif(bits, fix, &[], join, &args);
+        self.b.switch_to_block(fix);
+        self.b.seal_block(fix);
+        let canon = self.vsplat(CANONICAL_NAN);
+        let fixed: Vec<BlockArg> = flushed
+            .iter()
+            .map(|&v| {
+                let fv = self.f(v);
+                let nan = self.b.ins().fcmp(FloatCC::Unordered, fv, fv);
+                BlockArg::Value(self.b.ins().bitselect(nan, canon, v))
+            })
+            .collect();
+        self.b.ins().jump(join, &fixed);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        for (v, &p) in vals.iter_mut().zip(self.b.func.dfg.block_params(join)) {
+            *v = p;
+        }
+        for &v in vals.iter() {
+            self.known_flushed.insert(v);
+        }
+    }
+
+    /// The output flush of `finish_always` under DAZ: a multiply by 1.0,
+    /// or nothing for a value already flushed.
+    fn flush_by_one(&mut self, v: Value) -> Value {
+        if self.known_flushed.contains(&v) {
+            return v;
+        }
+        let fv = self.f(v);
+        let one = self.b.ins().f32const(1.0);
+        let one = self.b.ins().splat(types::F32X4, one);
+        let m = self.b.ins().fmul(fv, one);
+        self.i(m)
     }
 
     /// A binary float op on flushed inputs with a finished output
@@ -749,19 +820,6 @@ impl<'a, 'f> Lower<'a, 'f> {
 
     pub fn fadd(&mut self, a: Value, b: Value) -> Value {
         self.fbin(a, b, FBin::Add)
-    }
-
-    /// `a - b`: the same rules as [`Lower::fadd`] of `a` and `-b`.
-    pub fn fsub(&mut self, a: Value, b: Value) -> Value {
-        self.fbin(a, b, FBin::Sub)
-    }
-
-    pub fn fmul(&mut self, a: Value, b: Value) -> Value {
-        self.fbin(a, b, FBin::Mul)
-    }
-
-    pub fn fdiv(&mut self, a: Value, b: Value) -> Value {
-        self.fbin(a, b, FBin::Div)
     }
 
     /// Semantics: D3D min/max (`sem::float::min`/`max`): inputs flushed, a
@@ -1410,19 +1468,19 @@ impl<'a, 'f> Lower<'a, 'f> {
             // the sign of a NaN result, which `finish` makes canonical or
             // nothing observes: one op instead of a sign flip and an add.
             Add => match negated_last(inst) {
-                Some(sub) => self.cw(&sub, Ty::Float, sub.saturate(), |s, [a, b]| s.fsub(a, b)),
-                None => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fadd(a, b)),
+                Some(sub) => self.cw_finished(&sub, |s, [a, b]| s.fbin_inner(a, b, FBin::Sub)),
+                None => self.cw_finished(inst, |s, [a, b]| s.fbin_inner(a, b, FBin::Add)),
             },
-            Mul => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fmul(a, b)),
-            Div => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| s.fdiv(a, b)),
+            Mul => self.cw_finished(inst, |s, [a, b]| s.fbin_inner(a, b, FBin::Mul)),
+            Div => self.cw_finished(inst, |s, [a, b]| s.fbin_inner(a, b, FBin::Div)),
             Mad => match negated_last(inst) {
-                Some(sub) => self.cw(&sub, Ty::Float, sub.saturate(), |s, [a, b, c]| {
+                Some(sub) => self.cw_finished(&sub, |s, [a, b, c]| {
                     let m = s.fbin_inner(a, b, FBin::Mul);
-                    s.fsub(m, c)
+                    s.fbin_inner(m, c, FBin::Sub)
                 }),
-                None => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b, c]| {
+                None => self.cw_finished(inst, |s, [a, b, c]| {
                     let m = s.fbin_inner(a, b, FBin::Mul);
-                    s.fadd(m, c)
+                    s.fbin_inner(m, c, FBin::Add)
                 }),
             },
             Min => self.cw(inst, Ty::Float, inst.saturate(), |s, [a, b]| {
@@ -1437,9 +1495,9 @@ impl<'a, 'f> Lower<'a, 'f> {
                     s.funary(a, op)
                 })
             }
-            Rcp => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| {
+            Rcp => self.cw_finished(inst, |s, [a]| {
                 let one = s.vsplat(ONE);
-                s.fdiv(one, a)
+                s.fbin_inner(one, a, FBin::Div)
             }),
             Frc => self.cw(inst, Ty::Float, inst.saturate(), |s, [a]| s.frc(a)),
             Exp | Log if super::opt_off("vecexp") => {
@@ -1600,6 +1658,50 @@ impl<'a, 'f> Lower<'a, 'f> {
         sat: bool,
         f: impl Fn(&mut Self, [Value; K]) -> Value,
     ) -> Result<(), JitError> {
+        let out = self.cw_values(inst, ty, sat, f)?;
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    /// [`Lower::cw`] of a float instruction whose last step is `finish`:
+    /// `f` gives the unfinished result, and every vector of every
+    /// component the instruction writes is finished together
+    /// ([`Lower::finish_all`]). With `_sat` each is finished and then
+    /// saturated, as `cw` does.
+    fn cw_finished<const K: usize>(
+        &mut self,
+        inst: &Instruction,
+        f: impl Fn(&mut Self, [Value; K]) -> Value,
+    ) -> Result<(), JitError> {
+        if inst.saturate() {
+            return self.cw(inst, Ty::Float, true, |s, args| {
+                let r = f(s, args);
+                s.finish(r)
+            });
+        }
+        let mut out = self.cw_values(inst, Ty::Float, false, f)?;
+        self.finish_each(&mut out);
+        let dst = self.operand(inst, 0)?;
+        self.write(dst, &out)
+    }
+
+    /// [`Lower::finish_all`] of every vector in `out`, in place.
+    fn finish_each(&mut self, out: &mut [Option<V>]) {
+        let mut flat: Vec<Value> = out.iter().flatten().flatten().copied().collect();
+        self.finish_all(&mut flat);
+        for (slot, v) in out.iter_mut().flatten().flatten().zip(flat) {
+            *slot = v;
+        }
+    }
+
+    /// The per-component results of [`Lower::cw`], before they are written.
+    fn cw_values<const K: usize>(
+        &mut self,
+        inst: &Instruction,
+        ty: Ty,
+        sat: bool,
+        f: impl Fn(&mut Self, [Value; K]) -> Value,
+    ) -> Result<[Option<V>; 4], JitError> {
         let mask = self.dst_mask(inst, 1);
         let mut out: [Option<V>; 4] = [None; 4];
         for (c, slot) in out.iter_mut().enumerate() {
@@ -1621,8 +1723,7 @@ impl<'a, 'f> Lower<'a, 'f> {
             }
             *slot = Some(r);
         }
-        let dst = self.operand(inst, 0)?;
-        self.write(dst, &out)
+        Ok(out)
     }
 
     /// `sem::int::ieq`/`ine`/`ilt`/`ige`/`ult`/`uge`: a 0/!0 mask.
@@ -1691,11 +1792,14 @@ impl<'a, 'f> Lower<'a, 'f> {
             let p = self.map2(a, b, |s, x, y| s.fbin_inner(x, y, FBin::Mul));
             acc = Some(match acc {
                 None => p,
-                Some(sum) if c + 1 == n => self.map2(p, sum, |s, x, y| s.fadd(x, y)),
                 Some(sum) => self.map2(p, sum, |s, x, y| s.fbin_inner(x, y, FBin::Add)),
             });
         }
-        let mut r = acc.unwrap_or_else(|| self.splat_v(0));
+        // Only the last sum is finished, all its vectors at once.
+        let sum = acc.unwrap_or_else(|| self.splat_v(0));
+        let mut out = [Some(sum)];
+        self.finish_each(&mut out);
+        let mut r = out[0].unwrap_or(sum);
         if inst.saturate() {
             r = self.map1(r, |s, v| s.sat(v));
         }

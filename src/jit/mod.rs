@@ -58,6 +58,7 @@ mod liveness;
 mod lower;
 mod memory;
 mod observed;
+mod perfmap;
 pub mod plan;
 pub(crate) mod pool;
 mod pretest;
@@ -629,6 +630,7 @@ fn compile_code(
         resumes,
         alu,
         dump: code_dump,
+        size,
     } = match built {
         Ok(x) => x,
         Err(e) => {
@@ -643,6 +645,7 @@ fn compile_code(
         return Err(JitError::Codegen(e.to_string()));
     }
     let ptr = module.get_finalized_function(id);
+    perfmap::note(ptr, size, tier);
     // SAFETY: the function was built with exactly this signature
     // (one pointer argument, one i32 result, the host's C convention).
     let func = unsafe { std::mem::transmute::<*const u8, BatchFn>(ptr) };
@@ -691,6 +694,8 @@ struct Built {
     /// Tier 0's out-of-line call descriptors the code points at.
     alu: tier0::Descs,
     dump: Option<CodeDump>,
+    /// The machine code's length in bytes.
+    size: usize,
 }
 
 /// Builds and defines the batch function; returns its id, the number
@@ -1116,6 +1121,7 @@ fn build(
             .map(|c| c.code_buffer().to_vec())
             .unwrap_or_default(),
     });
+    let size = ctx.compiled_code().map_or(0, |c| c.code_buffer().len());
     module.clear_context(&mut ctx);
     CONTEXTS.with(|c| c.set(Some((ctx, fctx))));
     Ok(Built {
@@ -1125,6 +1131,7 @@ fn build(
         resumes,
         alu,
         dump: code_dump,
+        size,
     })
 }
 
