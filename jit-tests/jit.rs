@@ -2992,6 +2992,60 @@ ret
     }
 }
 
+/// The pretested loop of a group that is one row of whole batches
+/// carries its batches' lane-0 id from batch to batch instead of loading
+/// it (docs/architecture.md, "The id carried through a pretested loop"):
+/// every thread of every batch and group reads and writes its own words,
+/// through `vThreadID.x` and `vThreadIDInGroupFlattened`, with buffers
+/// long enough for the probe to send each group to the pretested loop
+/// and shorter ones that send some to the ordinary loop.
+#[test]
+fn a_carried_id_gives_each_batch_of_a_pretested_loop_its_own_threads() {
+    let text = "cs_5_0
+dcl_resource_structured t0, 4
+dcl_uav_structured u0, 4
+dcl_uav_raw u1
+dcl_input vThreadIDInGroupFlattened
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_thread_group 32, 1, 1
+ld_structured r0.x, vThreadID.x, l(0), t0.xxxx
+ishl r0.y, vThreadIDInGroupFlattened.x, l(16)
+iadd r0.z, r0.x, r0.y
+store_structured u0.x, vThreadID.x, l(0), r0.z
+ishl r1.x, vThreadID.x, l(2)
+iadd r1.y, r0.x, l(7)
+store_raw u1.x, r1.x, r1.y
+ret
+";
+    assert!(sm5jit::jit::runs_pretested(&parse(text)));
+    let groups = 5u32;
+    let threads = 32 * groups;
+    let word = |w: &[u32], i: u32| w.get(i as usize).copied().unwrap_or(0);
+    for len in [threads as u64, threads as u64 + 3, 100, 64, 31] {
+        let t0: Vec<u32> = (0..len as u32).map(|i| 3 * i + 1).collect();
+        let out = diff(
+            text,
+            [groups, 1, 1],
+            &[
+                srv(0, structured(4, 0, len), &t0),
+                uav(0, structured(4, 0, len), &vec![0xEEEE; len as usize]),
+                uav(1, raw(len), &vec![0xDDDD; len as usize]),
+            ],
+        );
+        for x in 0..threads.min(len as u32) {
+            let v = word(&t0, x);
+            let flat = x % 32;
+            assert_eq!(
+                out[0][x as usize],
+                v + (flat << 16),
+                "u0 len {len} thread {x}"
+            );
+            assert_eq!(out[1][x as usize], v + 7, "u1 len {len} thread {x}");
+        }
+    }
+}
+
 /// The pretested loop is built where it may be: a program without
 /// barriers or calls whose group is whole batches in one row each, not
 /// one with a barrier or with batches that straddle rows.

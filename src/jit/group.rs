@@ -1318,7 +1318,7 @@ fn idle_lanes_of(b: u64, lo: u64, hi: u64) -> u8 {
 /// sizes 1, width a multiple of `W`): any range of its batches holds its
 /// least ids in its first batch and its greatest in its last, which a
 /// region loop's pretested copy needs ([`Lower::region_pretest_on`]).
-fn one_row_of_batches(p: &Prepared) -> bool {
+pub(super) fn one_row_of_batches(p: &Prepared) -> bool {
     let g = p.group_size;
     g[1] == 1 && g[2] == 1 && g[0] as usize % W == 0
 }

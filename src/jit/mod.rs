@@ -895,8 +895,13 @@ fn build(
                 // loop kept that (live across the whole run) in a stack
                 // slot, reloaded and stored back every batch.
                 let fleft = b.append_block_param(fhead, types::I32);
+                // Its batches' lane-0 flattened id, carried from batch to
+                // batch in a group that is one row of whole batches
+                // (`Lower::preload_ids`); `SM5JIT_NO_OPT=carry` loads it.
+                let fid = (group::one_row_of_batches(p) && !opt_off("carry"))
+                    .then(|| b.append_block_param(fhead, types::I64));
                 b.switch_to_block(fhead);
-                fast = Some((probe, fhead, fctx, fleft, end));
+                fast = Some((probe, fhead, fctx, fleft, fid, end));
             } else {
                 b.ins().jump(head, &[arg(group), arg(count)]);
                 b.switch_to_block(head);
@@ -968,21 +973,30 @@ fn build(
             pretest: None,
             t0: Default::default(),
         };
-        if let Some((probe, fhead, fctx, fleft, end)) = fast {
+        if let Some((probe, fhead, fctx, fleft, fid, end)) = fast {
             // The pretested loop first: its flags make the probe.
             let fnext = lw.b.create_block();
             (lw.ctx, lw.next) = (fctx, fnext);
-            lw.pretest = Some(pretest::Pretest::new(fctx, p.group_size));
+            let mut pretest = pretest::Pretest::new(fctx, p.group_size);
+            pretest.fid = fid;
+            lw.pretest = Some(pretest);
             lw.batch_start();
+            if fid.is_some() {
+                lw.preload_ids(fctx);
+            }
             lw.body(0, main_end)?;
+            lw.forget_ids();
             lw.stage_finish();
             lw.b.ins().jump(fnext, &[]);
             lw.b.switch_to_block(fnext);
             lw.batch_end();
             let following = lw.b.ins().iadd_imm_s(fctx, context::CTX_SIZE);
             let rest = lw.b.ins().iadd_imm_s(fleft, -1);
-            lw.b.ins()
-                .brif(rest, fhead, &[arg(following), arg(rest)], done, &[]);
+            let mut back = vec![arg(following), arg(rest)];
+            if let Some(fid) = fid {
+                back.push(arg(lw.b.ins().iadd_imm_s(fid, context::W as i64)));
+            }
+            lw.b.ins().brif(rest, fhead, &back, done, &[]);
             // Each loop is entered through a block of its own, where
             // Cranelift puts what it hoists out of that loop: the probe
             // runs none of either loop's invariants.
@@ -994,7 +1008,12 @@ fn build(
                 None => lw.b.ins().jump(pre, &[]),
             };
             lw.b.switch_to_block(fpre);
-            lw.b.ins().jump(fhead, &[arg(group), arg(count)]);
+            let mut entering = vec![arg(group), arg(count)];
+            if fid.is_some() {
+                let first = lw.b.ins().uload32(lower::fixed(), group, context::OFF_FLAT);
+                entering.push(arg(first));
+            }
+            lw.b.ins().jump(fhead, &entering);
             lw.b.switch_to_block(pre);
             lw.b.ins().jump(head, &[arg(group), arg(count)]);
             lw.restart(cptr, next);
