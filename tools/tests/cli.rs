@@ -542,6 +542,30 @@ fn code_dumps_of_run_and_bench() {
     assert!(stderr(&o).contains("/nonexistent-dir/x"), "{}", stderr(&o));
 }
 
+/// `bench --resident` times runs without resetting the UAVs, says so in
+/// its header, and still checks every kernel's first output.
+#[test]
+fn bench_resident_says_so_and_checks_the_output() {
+    let o = sm5jit(&[
+        "bench",
+        "saxpy",
+        "scan",
+        "--size",
+        "1024",
+        "--runs",
+        "3",
+        "--resident",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let header = out.lines().next().unwrap_or_default();
+    assert!(header.contains("resident buffers"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("saxpy")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("scan")), "{out}");
+    let o = sm5jit(&["bench", "saxpy", "--size", "1024", "--runs", "1"]);
+    assert!(!stdout(&o).contains("resident"), "{}", stdout(&o));
+}
+
 /// The `run` example of docs/cli.md is what the command prints (times
 /// aside): the command is taken from the `console` block and run.
 #[test]

@@ -7,8 +7,9 @@
 //! Invariant: a timing is only returned after the engine's output of the
 //! same problem has passed the kernel's checker against the native output,
 //! so a fast wrong engine never shows up as a number; every timed dispatch
-//! starts from a fresh copy of the problem's resources, made outside the
-//! timed region.
+//! starts from the problem's initial UAV contents, set outside the timed
+//! region, unless [`Between::Resident`] asks for back-to-back runs on the
+//! buffers as the run before left them.
 
 pub mod kernels;
 pub mod pixel;
@@ -63,6 +64,24 @@ pub fn program(k: &Kernel) -> Result<Program, BenchError> {
     Ok(p)
 }
 
+/// What happens to the UAVs between timed runs (of an engine's dispatch
+/// or a native baseline).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Between {
+    /// Set back to the problem's initial contents before each run,
+    /// outside the clock: every run computes the same result (`sm5jit
+    /// bench`'s default). The writes of the reset leave the buffers in the
+    /// cache of the CPU that made them.
+    #[default]
+    Reset,
+    /// Left as the run before left them: back-to-back runs over resident
+    /// buffers, as a pipeline of dispatches runs them (`--resident`). Each
+    /// worker finds the part of the buffers it touched last time where it
+    /// left it. Only the first run starts from the initial contents, and
+    /// only its output is the one checked.
+    Resident,
+}
+
 /// Median of durations in milliseconds (0 for none).
 pub fn median_ms(samples: &mut [Duration]) -> f64 {
     if samples.is_empty() {
@@ -104,8 +123,8 @@ pub struct NativeTiming {
 }
 
 /// Runs the native baseline `runs` times (at least once).
-pub fn time_native(k: &Kernel, p: &Problem, runs: usize) -> NativeTiming {
-    time_fn(k.native, p, runs)
+pub fn time_native(k: &Kernel, p: &Problem, runs: usize, between: Between) -> NativeTiming {
+    time_fn(k.native, p, runs, between)
 }
 
 /// Runs the kernel's plain "limit" loop `runs` times, when it has one, and
@@ -116,11 +135,12 @@ pub fn time_plain(
     p: &Problem,
     native: &[Vec<u32>],
     runs: usize,
+    between: Between,
 ) -> Result<Option<f64>, BenchError> {
     let Some(plain) = k.plain else {
         return Ok(None);
     };
-    let t = time_fn(plain, p, runs);
+    let t = time_fn(plain, p, runs, between);
     k.check(p, native, &t.outputs)
         .map_err(|message| BenchError::Mismatch {
             engine: "limit baseline".into(),
@@ -132,15 +152,19 @@ pub fn time_plain(
 /// Times `f` alone: its inputs are decoded once and its outputs set back
 /// to their initial words in place before the clock starts, as an
 /// engine's bindings are ready, and its UAVs reset, before its dispatch
-/// is timed ([`dispatch_timed`]).
-fn time_fn(f: kernels::Baseline, p: &Problem, runs: usize) -> NativeTiming {
+/// is timed ([`dispatch_timed`]); with [`Between::Resident`] only before
+/// the first run. The outputs returned are the first run's.
+fn time_fn(f: kernels::Baseline, p: &Problem, runs: usize, between: Between) -> NativeTiming {
     let inputs = p.inputs();
     let initial = p.outputs_of(&p.resources);
     let mut samples = Vec::new();
     let mut out = initial.clone();
+    let mut first = None;
     for _ in 0..runs.max(1) {
-        for (o, i) in out.iter_mut().zip(&initial) {
-            o.copy_from_slice(i);
+        if between == Between::Reset {
+            for (o, i) in out.iter_mut().zip(&initial) {
+                o.copy_from_slice(i);
+            }
         }
         let start = Instant::now();
         f(
@@ -148,10 +172,13 @@ fn time_fn(f: kernels::Baseline, p: &Problem, runs: usize) -> NativeTiming {
             std::hint::black_box(&mut out),
         );
         samples.push(start.elapsed());
+        if first.is_none() && between == Between::Resident {
+            first = Some(out.clone());
+        }
     }
     NativeTiming {
         ms: median_ms(&mut samples),
-        outputs: out,
+        outputs: first.unwrap_or(out),
     }
 }
 
@@ -210,7 +237,7 @@ pub fn dispatch_once(
     p: &Problem,
 ) -> Result<(Duration, Vec<Vec<u32>>), BenchError> {
     let mut resources = p.resources.clone();
-    let (took, _) = dispatch_timed(engine, program, k, p, &mut resources)?;
+    let (took, _) = dispatch_timed(engine, program, k, p, &mut resources, Between::Reset)?;
     Ok((took, p.outputs_of(&resources)))
 }
 
@@ -232,7 +259,8 @@ pub fn process_cpu() -> Duration {
 /// runs: a profile of the benchmark then shows the dispatch, not the
 /// conversion of the outputs), on `resources` as the last run left them:
 /// the UAVs are set back to `p`'s initial contents before the clock
-/// starts ([`reset_uavs`]), the SRVs and constant buffers stay where they
+/// starts ([`reset_uavs`]) unless `between` is [`Between::Resident`], the
+/// SRVs and constant buffers stay where they
 /// are, as an embedder's bound buffers stay between dispatches. Returns
 /// the wall time and the process's CPU time in the same interval.
 /// `program` is the one `engine` prepared last
@@ -243,8 +271,11 @@ pub fn dispatch_timed(
     k: &Kernel,
     p: &Problem,
     resources: &mut [Resource],
+    between: Between,
 ) -> Result<(Duration, Duration), BenchError> {
-    reset_uavs(resources, &p.resources);
+    if between == Between::Reset {
+        reset_uavs(resources, &p.resources);
+    }
     let cpu = process_cpu();
     let start = Instant::now();
     engine
@@ -275,14 +306,16 @@ pub fn reset_uavs(resources: &mut [Resource], initial: &[Resource]) {
 pub const WARM_UP: Duration = Duration::from_millis(25);
 
 /// Times `runs` compiles (each on a fresh engine from `make`) and `runs`
-/// dispatches, after one checked warm-up dispatch and [`WARM_UP`] more
-/// once the engine runs its final code.
+/// dispatches, after one checked warm-up dispatch (from the initial
+/// contents) and [`WARM_UP`] more once the engine runs its final code;
+/// `between` says what the UAVs are between the warm-up and timed ones.
 pub fn time_engine(
     k: &Kernel,
     p: &Problem,
     native: &[Vec<u32>],
     make: &mut dyn FnMut() -> Result<Box<dyn Engine>, String>,
     runs: usize,
+    between: Between,
 ) -> Result<EngineTiming, BenchError> {
     let program = program(k)?;
     let runs = runs.max(1);
@@ -317,7 +350,7 @@ pub fn time_engine(
     let mut resources = p.resources.clone();
     let warm = Instant::now();
     while !engine.settled() && warm.elapsed() < std::time::Duration::from_secs(20) {
-        dispatch_timed(engine.as_mut(), &program, k, p, &mut resources)?;
+        dispatch_timed(engine.as_mut(), &program, k, p, &mut resources, between)?;
     }
     // Then for another WARM_UP (unless one dispatch takes that long), so
     // that what is timed is the steady state: the first dispatches after
@@ -326,12 +359,12 @@ pub fn time_engine(
     // when it finds them there).
     let settled = Instant::now();
     while first < WARM_UP && settled.elapsed() < WARM_UP {
-        dispatch_timed(engine.as_mut(), &program, k, p, &mut resources)?;
+        dispatch_timed(engine.as_mut(), &program, k, p, &mut resources, between)?;
     }
     let mut dispatches = Vec::new();
     let mut cpu = Duration::ZERO;
     for _ in 0..runs {
-        let (wall, c) = dispatch_timed(engine.as_mut(), &program, k, p, &mut resources)?;
+        let (wall, c) = dispatch_timed(engine.as_mut(), &program, k, p, &mut resources, between)?;
         dispatches.push(wall);
         cpu += c;
     }
@@ -556,21 +589,52 @@ mod tests {
     fn interpreter_histogram_is_timed_after_a_check() {
         let k = kernel("histogram").unwrap();
         let p = k.problem(200);
-        let native = time_native(k, &p, 1);
-        let t = time_engine(k, &p, &native.outputs, &mut interp, 2).unwrap();
+        let native = time_native(k, &p, 1, Between::Reset);
+        let t = time_engine(k, &p, &native.outputs, &mut interp, 2, Between::Reset).unwrap();
         assert!(t.dispatch_ms > 0.0 && t.threads_per_s > 0.0, "{t:?}");
         assert!(t.cpu_pct >= 0.0, "{t:?}");
         let mut wrong = native.outputs.clone();
         wrong[0][0] += 1;
-        let e = time_engine(k, &p, &wrong, &mut interp, 1).unwrap_err();
+        let e = time_engine(k, &p, &wrong, &mut interp, 1, Between::Reset).unwrap_err();
         assert!(matches!(e, BenchError::Mismatch { .. }), "{e}");
+    }
+
+    #[test]
+    fn resident_runs_check_and_return_the_first_runs_output() {
+        // saxpy updates y in place: a second run without a reset gives
+        // other words, so the reference must be the first run's.
+        let k = kernel("saxpy").unwrap();
+        let p = k.problem(k.test_size);
+        let reset = time_native(k, &p, 1, Between::Reset);
+        let resident = time_native(k, &p, 3, Between::Resident);
+        assert_eq!(resident.outputs, reset.outputs);
+        let twice = time_native(k, &p, 2, Between::Reset);
+        assert_eq!(twice.outputs, reset.outputs);
+        let t = time_engine(k, &p, &resident.outputs, &mut interp, 3, Between::Resident).unwrap();
+        assert!(t.dispatch_ms > 0.0, "{t:?}");
+        // Without the reset the buffers do move on from run to run.
+        let mut engine = interp().unwrap();
+        let prog = program(k).unwrap();
+        let mut resources = p.resources.clone();
+        for _ in 0..2 {
+            dispatch_timed(
+                engine.as_mut(),
+                &prog,
+                k,
+                &p,
+                &mut resources,
+                Between::Resident,
+            )
+            .unwrap();
+        }
+        assert_ne!(p.outputs_of(&resources), reset.outputs);
     }
 
     #[test]
     fn the_jits_timed_dispatches_run_the_prepared_program() {
         let k = kernel("saxpy").unwrap();
         let p = k.problem(k.test_size);
-        let native = time_native(k, &p, 1);
+        let native = time_native(k, &p, 1, Between::Reset);
         let prog = program(k).unwrap();
         let mut jit = crate::case::jit::JitEngine::new(EngineOptions {
             threads: Some(1),
@@ -591,8 +655,8 @@ mod tests {
     fn same_algorithm_and_limit_baselines_agree() {
         for k in KERNELS.iter().filter(|k| k.plain.is_some()) {
             let p = k.problem(k.test_size);
-            let native = time_native(k, &p, 1);
-            let limit = time_plain(k, &p, &native.outputs, 1).unwrap();
+            let native = time_native(k, &p, 1, Between::Reset);
+            let limit = time_plain(k, &p, &native.outputs, 1, Between::Reset).unwrap();
             assert!(limit.is_some(), "{}", k.name);
         }
     }

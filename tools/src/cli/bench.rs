@@ -51,6 +51,12 @@ pub struct BenchArgs {
     /// One JSON object per kernel and thread count instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Compute kernels: time back-to-back runs on the buffers as the run
+    /// before left them, instead of setting the UAVs back to their initial
+    /// contents before each (the native baselines likewise; the first
+    /// run's output is still checked)
+    #[arg(long)]
+    pub resident: bool,
     /// Write each kernel's DXBC, inputs and vkd3d-run arguments to DIR and stop.
     #[arg(long, value_name = "DIR", conflicts_with = "peer_check")]
     pub peer_setup: Option<PathBuf>,
@@ -59,6 +65,17 @@ pub struct BenchArgs {
     pub peer_check: Option<PathBuf>,
     #[command(flatten)]
     pub code: super::codedump::CodeDumpArgs,
+}
+
+impl BenchArgs {
+    /// What the UAVs are between timed runs (`--resident`).
+    fn between(&self) -> bench::Between {
+        if self.resident {
+            bench::Between::Resident
+        } else {
+            bench::Between::Reset
+        }
+    }
 }
 
 /// The compute and pixel kernels named (none: all of both).
@@ -125,10 +142,15 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode, CliError> {
     // The machine first: timings mean nothing without it (stderr with
     // --json, so every stdout line stays one JSON object).
     let today = date_utc();
-    if a.json {
-        eprintln!("# {}; {today}", bench::machine_line());
+    let mode = if a.resident {
+        "; resident buffers (no UAV reset between timed runs)"
     } else {
-        println!("# {}; {today}", bench::machine_line());
+        ""
+    };
+    if a.json {
+        eprintln!("# {}; {today}{mode}", bench::machine_line());
+    } else {
+        println!("# {}; {today}{mode}", bench::machine_line());
         if !kernels.is_empty() {
             println!("{}", bench::table_header());
         }
@@ -201,8 +223,9 @@ fn measure(
         k.name, p.size, p.threads
     ));
     bar.set_message(format!("{}: native", k.name));
-    let native = bench::time_native(k, &p, a.runs);
-    let limit = bench::time_plain(k, &p, &native.outputs, a.runs)
+    let between = a.between();
+    let native = bench::time_native(k, &p, a.runs, between);
+    let limit = bench::time_plain(k, &p, &native.outputs, a.runs, between)
         .map_err(|e| CliError::runtime(e.to_string()))?;
     bar.inc(1);
     let mut row = Row {
@@ -235,7 +258,7 @@ fn measure(
                 .ok_or_else(|| "no engine".to_string())
         };
         bar.set_message(format!("{}: {choice:?}", k.name));
-        let t = bench::time_engine(k, &p, &native.outputs, &mut make, a.runs)
+        let t = bench::time_engine(k, &p, &native.outputs, &mut make, a.runs, between)
             .map_err(|e| CliError::runtime(e.to_string()))?;
         bar.inc(1);
         match choice {
